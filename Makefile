@@ -1,0 +1,28 @@
+# Two entry points for a fresh machine: `make demo` and `make test`. Both are idempotent:
+# the virtual environment is rebuilt only when pyproject.toml changes.
+PYTHON ?= python3.11
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
+
+.PHONY: install wordnet demo test bench
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --disable-pip-version-check -e ".[test]"
+	@rm -f $(VENV)/.installed-*
+	@touch $@
+
+install: $(STAMP) wordnet
+
+wordnet:
+	@sh scripts/install_wordnet.sh
+
+demo: install
+	$(BIN)/aspvqa demo
+
+test: install
+	$(BIN)/python -m pytest
+
+bench: install
+	@for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done

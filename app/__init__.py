@@ -1,0 +1,1 @@
+"""The service, the pipeline that composes the parts, and the command line."""

@@ -1,0 +1,23 @@
+"""The `aspvqa` command line: one Typer app, one module per command under `app.commands`."""
+
+from __future__ import annotations
+
+import typer
+
+from app.commands.demo import demo_command
+from app.commands.solve import solve_command
+
+cli = typer.Typer(
+    name="aspvqa",
+    help="Neuro-symbolic visual question answering with Answer Set Programming.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+cli.command("solve")(solve_command)
+cli.command("demo")(demo_command)
+
+
+def main() -> None:
+    """Entry point of the `aspvqa` console script."""
+    cli()

@@ -1,0 +1,64 @@
+"""`aspvqa solve`: answer a flat ASP question program on a scene encoding."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from app.commands.io import fail, read_input
+from theory import SolveLimits, SolveResult, SolveStatus, solve
+
+# Exit codes: 0 answered, 1 the solver found no answer (or hit a limit), 2 bad input.
+_EXIT = {SolveStatus.OK: 0, SolveStatus.INVALID_PROGRAM: 2, SolveStatus.INVALID_SCENE: 2}
+
+
+def result_json(result: SolveResult) -> dict:
+    """The JSON form of a solve result."""
+    return {
+        "status": result.status.value,
+        "message": result.message,
+        "optimal": result.optimal,
+        "seconds": round(result.seconds, 6),
+        "answers": [
+            {
+                "answer": a.answer,
+                "cost": list(a.cost),
+                "support": {"steps": {str(k): v for k, v in a.support.steps.items()}, "facts": a.support.facts},
+            }
+            for a in result.answers
+        ],
+    }
+
+
+def print_result(result: SolveResult) -> None:
+    """Human-readable answers, best first, with the facts behind the top answer."""
+    if not result.answers:
+        typer.echo(f"{result.status.value}: {result.message}")
+        return
+    for rank, answer in enumerate(result.answers, 1):
+        typer.echo(f"{rank}. {answer.answer}  (cost {', '.join(map(str, answer.cost))})")
+    typer.echo("because: " + " ".join(result.answers[0].support.facts))
+    if result.status is not SolveStatus.OK:
+        typer.echo(f"{result.status.value}: {result.message}")
+
+
+def solve_command(
+    program: Annotated[str, typer.Option("--program", "-p", help="Flat ASP question program file ('-' for stdin).")],
+    scene: Annotated[str, typer.Option("--scene", "-s", help="Scene facts file in ASP ('-' for stdin).")],
+    top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=100, help="Number of ranked answers.")] = 5,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    timeout: Annotated[float, typer.Option("--timeout", min=0.001, help="Solver time limit in seconds.")] = 10.0,
+) -> None:
+    """Answer a question program on a scene; answers ranked by cost, with supporting facts."""
+    if program == "-" and scene == "-":
+        fail("--program and --scene cannot both read stdin")
+    result = solve(read_input(program, "program"), read_input(scene, "scene"), top_k=top_k, limits=SolveLimits(timeout_s=timeout))
+    if as_json:
+        typer.echo(json.dumps(result_json(result)))
+    if result.status in (SolveStatus.INVALID_PROGRAM, SolveStatus.INVALID_SCENE):
+        fail(f"{result.status.value.replace('_', ' ')}: {result.message}")
+    if not as_json:
+        print_result(result)
+    raise typer.Exit(_EXIT.get(result.status, 1))

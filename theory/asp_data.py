@@ -1,0 +1,213 @@
+"""Reading untrusted ASP text as data: facts only (plus, for scenes, weighted choices).
+
+Question programs and scene encodings come from language models and users, so clingo must never
+ground them as code. The text is first scanned for directives (``#include`` would make clingo's
+parser open files), then parsed with clingo's own AST parser, and every statement is checked to
+be a ground fact (or, where allowed, a choice of one scene atom or a weak constraint on one).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import clingo
+from clingo import ast
+
+from theory.program import ProgramSyntaxError, UnsafeProgramError
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A ground atom read from text, with where it was written."""
+
+    symbol: clingo.Symbol
+    line: int
+    column: int
+
+    @property
+    def name(self) -> str:
+        return self.symbol.name
+
+    @property
+    def arguments(self) -> list[clingo.Symbol]:
+        return list(self.symbol.arguments)
+
+
+@dataclass(frozen=True)
+class WeakConstraint:
+    """``:~ [not] atom. [weight]``: pay `weight` when the atom is true (or false when negated)."""
+
+    atom: clingo.Symbol
+    negated: bool
+    weight: int
+    line: int
+
+
+@dataclass
+class DataStatements:
+    """The statements of a data program, by kind."""
+
+    facts: list[Fact]
+    choices: list[Fact]
+    weak_constraints: list[WeakConstraint]
+
+
+def _directive_position(text: str) -> tuple[int, int, str] | None:
+    """Line, column and word of the first ``#`` outside strings and comments, if any.
+
+    Written by hand because clingo's parser acts on some directives (``#include``) while parsing.
+    """
+    line, col, i, n = 1, 1, 0, len(text)
+    in_string = False
+    while i < n:
+        ch = text[i]
+        if in_string:
+            if ch == "\\":
+                i += 2
+                col += 2
+                continue
+            if ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif text.startswith("%*", i):
+            end = text.find("*%", i + 2)
+            end = n if end < 0 else end + 2
+            chunk = text[i:end]
+            line += chunk.count("\n")
+            col = len(chunk) - chunk.rfind("\n") if "\n" in chunk else col + len(chunk)
+            i = end
+            continue
+        elif ch == "%":
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+            col += end - i
+            i = end
+            continue
+        elif ch == "#":
+            j = i + 1
+            while j < n and (text[j].isalnum() or text[j] == "_"):
+                j += 1
+            return line, col, text[i:j]
+        if ch == "\n":
+            line, col = line + 1, 1
+        else:
+            col += 1
+        i += 1
+    return None
+
+
+# clingo >= 5.8 reports comments as statements.
+_COMMENT = getattr(ast.ASTType, "Comment", None)
+
+
+def _term_symbol(term: ast.AST) -> clingo.Symbol | None:
+    """The ground symbol a term denotes, or None when it is not ground data."""
+    if term.ast_type == ast.ASTType.SymbolicTerm:
+        return term.symbol
+    if term.ast_type == ast.ASTType.UnaryOperation and term.operator_type == ast.UnaryOperator.Minus:
+        inner = _term_symbol(term.argument)
+        if inner is not None and inner.type == clingo.SymbolType.Number:
+            return clingo.Number(-inner.number)
+    if term.ast_type == ast.ASTType.Function and not term.external:
+        args = [_term_symbol(a) for a in term.arguments]
+        if all(a is not None for a in args):
+            return clingo.Function(term.name, args)  # type: ignore[arg-type]
+    return None
+
+
+def _atom_symbol(literal: ast.AST) -> tuple[clingo.Symbol, bool] | None:
+    """(atom, negated) of a literal over a ground atom, else None."""
+    if literal.ast_type != ast.ASTType.Literal or literal.atom.ast_type != ast.ASTType.SymbolicAtom:
+        return None
+    if literal.sign == ast.Sign.DoubleNegation:
+        return None
+    symbol = _term_symbol(literal.atom.symbol)
+    if symbol is None or symbol.type != clingo.SymbolType.Function:
+        return None
+    return symbol, literal.sign == ast.Sign.Negation
+
+
+def parse_data(
+    text: str,
+    *,
+    what: str = "program",
+    allow_choices: bool = False,
+    allowed: dict[str, int] | None = None,
+) -> DataStatements:
+    """Parse `text` as ground data, raising a one-line error for anything else.
+
+    `allowed` maps predicate names to arities; atoms outside it are rejected.
+    """
+    found = _directive_position(text)
+    if found is not None:
+        line, col, word = found
+        raise UnsafeProgramError(f"directive {word or '#'} is not allowed in a {what}", f"line {line}:{col}")
+
+    statements: list[ast.AST] = []
+    messages: list[str] = []
+    try:
+        ast.parse_string(text, statements.append, logger=lambda _code, msg: messages.append(msg))
+    except RuntimeError:
+        detail = messages[0].strip() if messages else "syntax error"
+        detail = detail.replace("<string>:", "line ").replace("\n", " ")
+        raise ProgramSyntaxError(f"{what} is not valid ASP: {' '.join(detail.split())}") from None
+
+    result = DataStatements([], [], [])
+
+    def check(symbol: clingo.Symbol, line: int, column: int) -> None:
+        if allowed is None:
+            return
+        arity = allowed.get(symbol.name)
+        if arity is None:
+            raise UnsafeProgramError(f"unknown predicate {symbol.name}/{len(symbol.arguments)} in {what}", f"line {line}:{column}")
+        if arity != len(symbol.arguments):
+            raise ProgramSyntaxError(
+                f"{symbol.name} takes {arity} arguments, got {len(symbol.arguments)}: {symbol}", f"line {line}:{column}"
+            )
+
+    for stmt in statements:
+        loc = stmt.location.begin
+        where = f"line {loc.line}:{loc.column}"
+        kind = stmt.ast_type
+        if kind == _COMMENT:
+            continue
+        if kind == ast.ASTType.Program:
+            if stmt.name != "base" or stmt.parameters:
+                raise UnsafeProgramError(f"#program is not allowed in a {what}", where)
+            continue
+        if kind == ast.ASTType.Rule:
+            head = stmt.head
+            if stmt.body:
+                raise UnsafeProgramError(f"rules are not allowed in a {what}, only facts: {stmt}", where)
+            if head.ast_type == ast.ASTType.Literal:
+                parsed = _atom_symbol(head)
+                if parsed is None or parsed[1]:
+                    raise UnsafeProgramError(f"not a ground fact: {stmt}", where)
+                check(parsed[0], loc.line, loc.column)
+                result.facts.append(Fact(parsed[0], loc.line, loc.column))
+                continue
+            if allow_choices and head.ast_type == ast.ASTType.Aggregate and not head.left_guard and not head.right_guard:
+                if len(head.elements) == 1 and not head.elements[0].condition:
+                    parsed = _atom_symbol(head.elements[0].literal)
+                    if parsed is not None and not parsed[1]:
+                        check(parsed[0], loc.line, loc.column)
+                        result.choices.append(Fact(parsed[0], loc.line, loc.column))
+                        continue
+            raise UnsafeProgramError(f"not a ground fact: {stmt}", where)
+        if kind == ast.ASTType.Minimize and allow_choices:
+            weight = _term_symbol(stmt.weight)
+            priority = _term_symbol(stmt.priority)
+            parsed = _atom_symbol(stmt.body[0]) if len(stmt.body) == 1 else None
+            if (
+                parsed is not None
+                and weight is not None
+                and weight.type == clingo.SymbolType.Number
+                and priority == clingo.Number(0)
+            ):
+                check(parsed[0], loc.line, loc.column)
+                result.weak_constraints.append(WeakConstraint(parsed[0], parsed[1], weight.number, loc.line))
+                continue
+            raise UnsafeProgramError(f"only weak constraints on one scene atom are allowed: {stmt}", where)
+        raise UnsafeProgramError(f"{str(stmt).split()[0]} statements are not allowed in a {what}", where)
+    return result

@@ -1,0 +1,89 @@
+"""Flat ASP, the canonical syntax: one fact per step, step ids first, ``end/1`` marks the answer.
+
+Example:
+    >>> print(format_flat(parse_flat("scene(0). select(1,0,ball). exist(2,1). end(2).")))
+    scene(0). select(1, 0, ball). exist(2, 1). end(2).
+"""
+
+from __future__ import annotations
+
+import re
+
+import clingo
+
+from theory.asp_data import parse_data
+from theory.operations import OPERATIONS
+from theory.program import Program, ProgramSyntaxError, ProgramValidationError, Step
+from theory.validate import validate_program
+
+FLAT_PREDICATES: dict[str, int] = {name: spec.flat_arity for name, spec in OPERATIONS.items()} | {"end": 1}
+
+_BARE_CONSTANT = re.compile(r"[a-z][A-Za-z0-9_]*\Z")
+_INTEGER = re.compile(r"-?[0-9]+\Z")
+_KEYWORDS = {"not"}
+
+
+def format_argument(value: str) -> str:
+    """An argument as an ASP term: a bare constant or integer when possible, else a quoted string."""
+    if (_BARE_CONSTANT.match(value) and value not in _KEYWORDS) or _INTEGER.match(value):
+        return value
+    return str(clingo.String(value))
+
+
+def argument_value(symbol: clingo.Symbol) -> str:
+    """The argument string an ASP term stands for (inverse of `format_argument`)."""
+    if symbol.type == clingo.SymbolType.String:
+        return symbol.string
+    if symbol.type == clingo.SymbolType.Number:
+        return str(symbol.number)
+    if symbol.type == clingo.SymbolType.Function and not symbol.arguments and symbol.name:
+        return symbol.name
+    raise ProgramSyntaxError(f"argument must be a constant, number or string, got {symbol}")
+
+
+def format_step(step: Step) -> str:
+    """One step as a flat fact, without the trailing period."""
+    parts = [str(step.id), *map(str, step.dependencies), *map(format_argument, step.arguments)]
+    return f"{step.operation}({', '.join(parts)})"
+
+
+def format_flat(program: Program, separator: str = " ") -> str:
+    """The program in flat ASP, steps in id order, ending with ``end(N).``."""
+    facts = [f"{format_step(s)}." for s in program.steps] + [f"end({program.answer})."]
+    return separator.join(facts)
+
+
+def parse_flat(text: str, *, validate: bool = True) -> Program:
+    """Parse flat ASP into a `Program`; raises a `ProgramError` subclass saying where and what."""
+    data = parse_data(text, what="question program", allowed=FLAT_PREDICATES)
+    steps: dict[int, Step] = {}
+    ends: list[int] = []
+    for fact in data.facts:
+        where = f"line {fact.line}:{fact.column}"
+        args = fact.arguments
+        ids = args[0:1] if fact.name == "end" else args[: 1 + len(OPERATIONS[fact.name].inputs)]
+        for term in ids:
+            if term.type != clingo.SymbolType.Number:
+                raise ProgramSyntaxError(f"{fact.name}: step ids must be integers, got {term} in {fact.symbol}", where)
+        if fact.name == "end":
+            ends.append(args[0].number)
+            continue
+        step = Step(
+            id=args[0].number,
+            operation=fact.name,
+            dependencies=tuple(t.number for t in ids[1:]),
+            arguments=tuple(argument_value(t) for t in args[len(ids) :]),
+        )
+        if step.id in steps:
+            if steps[step.id] == step:
+                continue  # a repeated identical fact is the same set of atoms to clingo
+            raise ProgramValidationError(f"step {step.id} is defined twice", where)
+        steps[step.id] = step
+    if not steps:
+        raise ProgramSyntaxError("question program has no steps")
+    if len(set(ends)) != 1:
+        raise ProgramValidationError("question program needs exactly one end(N) fact" if not ends else f"several end facts: {sorted(set(ends))}")
+    program = Program(tuple(steps.values()), answer=ends[0])
+    if validate:
+        validate_program(program)
+    return program

@@ -1,0 +1,134 @@
+"""The operation vocabulary of question programs: names, arities and intended meanings.
+
+Every representation (flat, nested, code-like, GQA) maps onto these operations. In flat ASP an
+operation is written ``op(ID, DEP_1, ..., DEP_n, ARG_1, ..., ARG_m)``: the step id, then the ids
+of the steps it reads, then its arguments.
+
+Example:
+    >>> OPERATIONS["relate"].flat_arity
+    5
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Kind(str, Enum):
+    """What a step produces."""
+
+    STATE = "state"  # a set of objects
+    VALUE = "value"  # a word: attribute value, relation name or category
+    BOOL = "bool"  # yes / no
+
+
+@dataclass(frozen=True)
+class OperationSpec:
+    """Signature and meaning of one operation."""
+
+    name: str
+    inputs: tuple[Kind, ...]
+    arguments: tuple[str, ...]
+    output: Kind
+    meaning: str
+
+    @property
+    def flat_arity(self) -> int:
+        return 1 + len(self.inputs) + len(self.arguments)
+
+
+# Arguments with a closed set of allowed values.
+POSITIONS = ("subject", "object")
+POLARITIES = ("true", "false")
+ARGUMENT_CHOICES: dict[str, tuple[str, ...]] = {"position": POSITIONS, "polarity": POLARITIES}
+
+_S, _V, _B = Kind.STATE, Kind.VALUE, Kind.BOOL
+
+_SPECS = [
+    OperationSpec("scene", (), (), _S, "all objects of the scene"),
+    OperationSpec("select", (_S,), ("class",), _S, "the input objects whose class (or category) is CLASS"),
+    OperationSpec("filter", (_S,), ("category", "value"), _S, "the input objects whose CATEGORY attribute is VALUE"),
+    OperationSpec("filter_any", (_S,), ("value",), _S, "the input objects that have VALUE in any category"),
+    OperationSpec(
+        "relate",
+        (_S,),
+        ("class", "relation", "position"),
+        _S,
+        "objects of CLASS related by RELATION to an input object; position=subject: the new object is the "
+        "subject (new RELATION input), position=object: the new object is the object (input RELATION new)",
+    ),
+    OperationSpec("relate_any", (_S,), ("relation", "position"), _S, "as relate, for objects of any class"),
+    OperationSpec(
+        "relate_attr",
+        (_S,),
+        ("class", "category"),
+        _S,
+        "other objects of CLASS that share a CATEGORY value with an input object (e.g. the same color)",
+    ),
+    OperationSpec("unique", (_S,), (), _S, "exactly one of the input objects (no answer when there is none)"),
+    OperationSpec("negate", (_S, _S), (), _S, "negate(ID, REMOVED, BASE): the objects of BASE that are not in REMOVED"),
+    OperationSpec(
+        "compare",
+        (_S, _S),
+        ("value", "polarity"),
+        _S,
+        "of two objects, the one that has VALUE while the other has not (polarity=true), or the one that "
+        "lacks it while the other has it (polarity=false)",
+    ),
+    OperationSpec("query", (_S,), ("category",), _V, "the CATEGORY values of the input objects (name, class, color, hposition ...)"),
+    OperationSpec("verify_attr", (_S,), ("category", "value"), _B, "yes if an input object's CATEGORY is VALUE, else no"),
+    OperationSpec(
+        "verify_rel",
+        (_S,),
+        ("class", "relation", "position"),
+        _B,
+        "yes if an input object is related by RELATION to an object of CLASS (position as in relate), else no",
+    ),
+    OperationSpec(
+        "choose_attr",
+        (_S,),
+        ("category", "value", "value"),
+        _V,
+        "whichever of the two VALUEs the input object has in CATEGORY",
+    ),
+    OperationSpec(
+        "choose_rel",
+        (_S,),
+        ("class", "relation", "relation", "position"),
+        _V,
+        "whichever of the two RELATIONs links the input object with an object of CLASS (position as in relate)",
+    ),
+    OperationSpec("exist", (_S,), (), _B, "yes if the input is not empty, else no"),
+    OperationSpec("all_same", (_S,), ("category",), _B, "yes if one CATEGORY value is shared by all input objects, else no"),
+    OperationSpec(
+        "all_different", (_S,), ("category",), _B, "yes if no two distinct input objects share a CATEGORY value, else no"
+    ),
+    OperationSpec("two_same", (_S, _S), ("category",), _B, "yes if the two objects share a CATEGORY value, else no"),
+    OperationSpec("two_different", (_S, _S), ("category",), _B, "yes if the two objects share no CATEGORY value, else no"),
+    OperationSpec(
+        "common",
+        (_S, _S),
+        (),
+        _V,
+        "the attribute categories (not class, name or position) in which the two objects share a value",
+    ),
+    OperationSpec("and", (_B, _B), (), _B, "yes if both inputs are yes, else no"),
+    OperationSpec("or", (_B, _B), (), _B, "yes if either input is yes, else no"),
+]
+
+OPERATIONS: dict[str, OperationSpec] = {spec.name: spec for spec in _SPECS}
+
+# Categories that describe identity or position rather than appearance; `common` ignores them.
+STRUCTURAL_CATEGORIES = ("class", "name", "hposition", "vposition")
+
+# Scene vocabulary: predicate name -> arity.
+SCENE_PREDICATES: dict[str, int] = {
+    "object": 1,
+    "has_obj_weight": 2,
+    "has_attr": 3,
+    "has_rel": 3,
+    "is_attr": 1,
+    "is_attr_value": 2,
+    "exclusive": 1,
+}

@@ -1,0 +1,120 @@
+"""Scene encodings: certain facts plus weighted (uncertain) atoms, read from and written as ASP.
+
+An uncertain atom with likelihood p is a free choice with two weak constraints: it costs
+``weight(p)`` when chosen true and ``weight(1 - p)`` when chosen false.
+
+Example:
+    >>> scene = SceneFacts()
+    >>> scene.add_fact("object", 1)
+    >>> scene.add_likely("has_attr", (1, "color", "red"), 0.9)
+    >>> print(scene.to_asp())
+    object(1).
+    { has_attr(1,color,red) }.
+    :~ has_attr(1,color,red). [105,has_attr(1,color,red),1]
+    :~ not has_attr(1,color,red). [2302,has_attr(1,color,red),0]
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Iterable
+
+import clingo
+
+from theory.asp_data import parse_data
+from theory.operations import SCENE_PREDICATES
+from theory.program import UnsafeProgramError
+
+MAX_WEIGHT = 5000
+_CONSTANT_UNSAFE = re.compile(r"[^a-z0-9_]+")
+
+
+def likelihood_weight(p: float) -> int:
+    """``int(min(-1000 ln p, 5000))``: the cost of believing something of likelihood p."""
+    if p <= 0.0:
+        return MAX_WEIGHT
+    return int(min(-1000.0 * math.log(min(p, 1.0)), MAX_WEIGHT))
+
+
+def asp_constant(word: str) -> str:
+    """A word as an ASP constant: lower case, runs of other characters to one underscore."""
+    text = _CONSTANT_UNSAFE.sub("_", word.strip().lower()).strip("_")
+    if not text:
+        raise ValueError(f"cannot make an ASP constant of {word!r}")
+    return text if text[0].isalpha() else f"v_{text}"
+
+
+def to_symbol(value: int | str | clingo.Symbol) -> clingo.Symbol:
+    """A Python value as a clingo term: ints as numbers, strings as constants (normalised)."""
+    if isinstance(value, clingo.Symbol):
+        return value
+    if isinstance(value, bool):
+        raise TypeError("booleans are not scene terms")
+    if isinstance(value, int):
+        return clingo.Number(value)
+    return clingo.Function(asp_constant(value))
+
+
+@dataclass
+class WeightedAtom:
+    """An atom the solver may take true (paying `cost_true`) or false (paying `cost_false`)."""
+
+    atom: clingo.Symbol
+    cost_true: int = 0
+    cost_false: int = 0
+
+
+@dataclass
+class SceneFacts:
+    """The facts of one scene: certain atoms and weighted choices, in insertion order."""
+
+    facts: list[clingo.Symbol] = field(default_factory=list)
+    weighted: dict[clingo.Symbol, WeightedAtom] = field(default_factory=dict)
+
+    def add_fact(self, predicate: str, *arguments: int | str | clingo.Symbol) -> None:
+        """Add a certain fact, e.g. ``add_fact("has_attr", 3, "color", "red")``."""
+        self.facts.append(clingo.Function(predicate, [to_symbol(a) for a in arguments]))
+
+    def add_likely(self, predicate: str, arguments: Iterable[int | str | clingo.Symbol], p: float) -> None:
+        """Add an uncertain atom with likelihood `p` in [0, 1]."""
+        if not 0.0 <= p <= 1.0 or math.isnan(p):
+            raise ValueError(f"likelihood must be in [0, 1], got {p}")
+        atom = clingo.Function(predicate, [to_symbol(a) for a in arguments])
+        self.weighted[atom] = WeightedAtom(atom, likelihood_weight(p), likelihood_weight(1.0 - p))
+
+    def __len__(self) -> int:
+        return len(self.facts) + len(self.weighted)
+
+    @property
+    def weak_constraint_count(self) -> int:
+        return sum((w.cost_true > 0) + (w.cost_false > 0) for w in self.weighted.values())
+
+    def to_asp(self) -> str:
+        """The scene as ASP text (facts, choice rules, weak constraints)."""
+        lines = [f"{f}." for f in self.facts]
+        for w in self.weighted.values():
+            lines.append(f"{{ {w.atom} }}.")
+            if w.cost_true:
+                lines.append(f":~ {w.atom}. [{w.cost_true},{w.atom},1]")
+            if w.cost_false:
+                lines.append(f":~ not {w.atom}. [{w.cost_false},{w.atom},0]")
+        return "\n".join(lines)
+
+    @classmethod
+    def from_asp(cls, text: str) -> "SceneFacts":
+        """Read a scene written as ASP; anything but scene facts, choices and weak constraints is refused."""
+        data = parse_data(text, what="scene", allow_choices=True, allowed=SCENE_PREDICATES)
+        scene = cls(facts=[f.symbol for f in data.facts])
+        for choice in data.choices:
+            scene.weighted.setdefault(choice.symbol, WeightedAtom(choice.symbol))
+        for wc in data.weak_constraints:
+            target = scene.weighted.get(wc.atom)
+            if target is None:
+                raise UnsafeProgramError(f"weak constraint on {wc.atom}, which is not a choice {{ {wc.atom} }}", f"line {wc.line}")
+            if wc.negated:
+                target.cost_false += wc.weight
+            else:
+                target.cost_true += wc.weight
+        return scene

@@ -1,0 +1,211 @@
+"""Run clingo on theory + scene + question and rank the distinct answers by optimal cost.
+
+Ranking: each round asks for the cheapest models that contain an answer not ranked yet
+(``--opt-mode=optN``, projected on ``ans/1``); every new answer in those models is reachable at
+that cost and no cheaper, so answers come out in order of the optimal cost at which each is
+reachable. Ties are broken by the answer's text.
+
+Example:
+    >>> from theory.flat import parse_flat
+    >>> program = parse_flat("scene(0). select(1,0,ball). unique(2,1). query(3,2,color). end(3).")
+    >>> result = solve(program, "object(1). has_attr(1,class,ball). has_attr(1,color,red).")
+    >>> result.status.value, [a.answer for a in result.answers]
+    ('ok', ['red'])
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from enum import Enum
+from importlib import resources
+
+import clingo
+
+from theory.flat import argument_value, format_flat, parse_flat
+from theory.program import Program, ProgramError
+from theory.scene_facts import SceneFacts
+from theory.validate import normalise_negate, validate_program
+
+
+class SolveStatus(str, Enum):
+    """How a solve ended."""
+
+    OK = "ok"  # at least one answer
+    NO_ANSWER = "no_answer"  # the program has no answer on this scene (unsatisfiable)
+    TIMEOUT = "timeout"  # the time limit hit; answers ranked so far are kept
+    TOO_LARGE = "too_large"  # the scene or the grounding exceeds the size limits
+    INVALID_PROGRAM = "invalid_program"
+    INVALID_SCENE = "invalid_scene"
+    ERROR = "error"  # clingo failed for another reason
+
+
+@dataclass(frozen=True)
+class SolveLimits:
+    """Time and size limits of one solve."""
+
+    timeout_s: float = 10.0
+    max_scene_facts: int = 200_000
+    max_program_steps: int = 200
+    max_ground_atoms: int = 2_000_000
+    max_models_per_round: int = 1_000
+
+
+@dataclass(frozen=True)
+class Support:
+    """Why an answer holds: each step's objects and values, and the scene facts the steps used."""
+
+    steps: dict[int, list[str]]
+    facts: list[str]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One ranked answer and the cost of the cheapest scene interpretation that gives it."""
+
+    answer: str
+    cost: tuple[int, ...]
+    support: Support
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """The ranked answers of one solve and how it ended."""
+
+    status: SolveStatus
+    answers: tuple[Answer, ...] = ()
+    message: str | None = None
+    optimal: bool = True
+    seconds: float = 0.0
+    stats: dict[str, int] = field(default_factory=dict)
+
+
+def _theory_text() -> str:
+    folder = resources.files("theory") / "lp"
+    return "\n".join((folder / name).read_text() for name in ("operations.lp", "ranking.lp"))
+
+
+_THEORY = _theory_text()
+
+
+def _scene_text(scene: SceneFacts) -> str:
+    return scene.to_asp()
+
+
+def _support_of(symbols: list[clingo.Symbol]) -> Support:
+    steps: dict[int, list[str]] = {}
+    facts: set[str] = set()
+    for sym in symbols:
+        if sym.name in ("state", "value") and len(sym.arguments) == 2 and sym.arguments[0].type == clingo.SymbolType.Number:
+            steps.setdefault(sym.arguments[0].number, []).append(str(sym.arguments[1]))
+        elif sym.name == "support":
+            facts.add(str(sym.arguments[1]))
+    return Support({k: sorted(v, key=_natural) for k, v in sorted(steps.items())}, sorted(facts, key=_natural))
+
+
+def _natural(text: str) -> tuple[int, int | str]:
+    return (0, int(text)) if text.lstrip("-").isdigit() else (1, text)
+
+
+def solve(
+    program: Program | str,
+    scene: SceneFacts | str,
+    top_k: int = 5,
+    limits: SolveLimits | None = None,
+) -> SolveResult:
+    """Answer `program` on `scene`: up to `top_k` distinct answers, cheapest first.
+
+    Never raises for bad input: the status and message say what went wrong.
+    """
+    limits = limits or SolveLimits()
+    started = time.perf_counter()
+
+    def done(status: SolveStatus, message: str | None = None, **kw: object) -> SolveResult:
+        return SolveResult(status, message=message, seconds=time.perf_counter() - started, **kw)  # type: ignore[arg-type]
+
+    try:
+        program = parse_flat(program) if isinstance(program, str) else validate_program(program)
+    except ProgramError as exc:
+        return done(SolveStatus.INVALID_PROGRAM, str(exc))
+    try:
+        scene = SceneFacts.from_asp(scene) if isinstance(scene, str) else scene
+    except ProgramError as exc:
+        return done(SolveStatus.INVALID_SCENE, str(exc))
+    if len(program) > limits.max_program_steps:
+        return done(SolveStatus.TOO_LARGE, f"program has {len(program)} steps, limit {limits.max_program_steps}")
+    if len(scene) > limits.max_scene_facts:
+        return done(SolveStatus.TOO_LARGE, f"scene has {len(scene)} facts, limit {limits.max_scene_facts}")
+    program = normalise_negate(program)
+
+    messages: list[str] = []
+    ctl = clingo.Control(
+        ["--opt-mode=optN", "--project=project", f"--models={limits.max_models_per_round}"],
+        logger=lambda _code, msg: messages.append(msg.strip()),
+        message_limit=20,
+    )
+    try:
+        ctl.add("base", [], _THEORY)
+        ctl.add("base", [], _scene_text(scene))
+        ctl.add("base", [], format_flat(program, separator="\n"))
+        ctl.ground([("base", [])])
+    except RuntimeError as exc:
+        return done(SolveStatus.ERROR, f"grounding failed: {'; '.join(messages) or exc}")
+    atoms = len(ctl.symbolic_atoms)
+    stats = {"ground_atoms": atoms, "scene_facts": len(scene), "weak_constraints": scene.weak_constraint_count}
+    if atoms > limits.max_ground_atoms:
+        return done(SolveStatus.TOO_LARGE, f"grounding has {atoms} atoms, limit {limits.max_ground_atoms}", stats=stats)
+
+    ranked: list[Answer] = []
+    found: set[clingo.Symbol] = set()
+    optimal = True
+    deadline = started + limits.timeout_s
+    while len(ranked) < top_k:
+        best: dict[clingo.Symbol, Answer] = {}
+        round_models: list[tuple[tuple[int, ...], list[clingo.Symbol], bool]] = []
+
+        def on_model(model: clingo.Model) -> None:
+            # A Model must not outlive the callback: keep copies of what we need.
+            # Without weak constraints every model costs nothing and is optimal.
+            cost = tuple(model.cost) or (0,)
+            round_models.append((cost, model.symbols(shown=True), model.optimality_proven or not model.cost))
+
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            return _finish(ranked, SolveStatus.TIMEOUT, "time limit reached", started, stats, False)
+        with ctl.solve(on_model=on_model, async_=True) as handle:
+            if not handle.wait(remaining):
+                handle.cancel()
+                timed_out = True
+            else:
+                timed_out = False
+            result = handle.get()
+        proven = [m for m in round_models if m[2]]
+        if timed_out and not proven:
+            return _finish(ranked, SolveStatus.TIMEOUT, "time limit reached", started, stats, False)
+        if result.unsatisfiable or not round_models:
+            break
+        # Without a proven optimum (interrupted), keep the best models seen and say so.
+        candidates = proven or [min(round_models, key=lambda m: m[0])]
+        optimal = optimal and bool(proven)
+        for cost, symbols, _ in candidates:
+            for sym in symbols:
+                if sym.name == "ans" and sym not in found and sym not in best:
+                    best[sym] = Answer(argument_value(sym.arguments[0]), cost, _support_of(symbols))
+        for sym in sorted(best, key=lambda s: best[s].answer):
+            if len(ranked) < top_k:
+                ranked.append(best[sym])
+            found.add(sym)
+            ctl.assign_external(clingo.Function("found", [sym.arguments[0]]), True)
+        if timed_out:
+            return _finish(ranked, SolveStatus.TIMEOUT, "time limit reached", started, stats, optimal)
+        if not best:
+            break
+    if not ranked:
+        return done(SolveStatus.NO_ANSWER, "no answer: the question's conditions cannot be met in this scene", stats=stats)
+    return _finish(ranked, SolveStatus.OK, None, started, stats, optimal)
+
+
+def _finish(
+    ranked: list[Answer], status: SolveStatus, message: str | None, started: float, stats: dict[str, int], optimal: bool
+) -> SolveResult:
+    return SolveResult(status, tuple(ranked), message, optimal, time.perf_counter() - started, stats)
