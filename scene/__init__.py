@@ -1,0 +1,24 @@
+"""Scenes: image or scene graph -> scene facts, and the taxonomies that expand category words."""
+
+from scene.taxonomy import (
+    AttributeCategories,
+    CuratedAttributes,
+    CuratedTaxonomy,
+    HeuristicAttributes,
+    Taxonomy,
+    WordNetTaxonomy,
+)
+from scene.wordnet import WordNetUnavailable, find_wordnet, load_wordnet, wordnet_available
+
+__all__ = [
+    "AttributeCategories",
+    "CuratedAttributes",
+    "CuratedTaxonomy",
+    "HeuristicAttributes",
+    "Taxonomy",
+    "WordNetTaxonomy",
+    "WordNetUnavailable",
+    "find_wordnet",
+    "load_wordnet",
+    "wordnet_available",
+]

@@ -1,0 +1,300 @@
+"""Taxonomies: which categories a class name belongs to, and which category an attribute value has.
+
+Two class taxonomies share one protocol: :class:`WordNetTaxonomy` (hyponym closure in WordNet 3.0)
+and :class:`CuratedTaxonomy` (a category -> classes file in the format of GQA's
+``gqa_all_class.json``, plus optionally an attribute-type -> values file like
+``gqa_all_attribute.json``). Attribute values get their categories from the curated attribute file
+when given, else from :class:`HeuristicAttributes` (a short built-in vocabulary, then WordNet).
+
+Example:
+    >>> WordNetTaxonomy().is_a("puppy", "dog")
+    True
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from scene.wordnet import lemma_key, load_wordnet
+
+CLASS_FILE = "gqa_all_class.json"
+ATTRIBUTE_FILE = "gqa_all_attribute.json"
+UNKNOWN_ATTRIBUTE_CATEGORY = "attribute"
+
+
+@runtime_checkable
+class Taxonomy(Protocol):
+    """Category membership of class names (e.g. dog -> animal)."""
+
+    def categories_of(self, name: str) -> set[str]:
+        """The categories `name` belongs to, not counting `name` itself."""
+        ...
+
+    def members(self, category: str) -> set[str]:
+        """The class names that belong to `category`, not counting `category` itself."""
+        ...
+
+    def is_a(self, name: str, category: str) -> bool:
+        """Whether `name` is `category` or belongs to it."""
+        ...
+
+
+@runtime_checkable
+class AttributeCategories(Protocol):
+    """The categories of attribute values (e.g. red -> color)."""
+
+    def categories_of(self, value: str) -> set[str]:
+        """The attribute categories of `value` (empty when unknown)."""
+        ...
+
+
+def _words(text: str) -> str:
+    return " ".join(text.strip().lower().split())
+
+
+class WordNetTaxonomy:
+    """Class categories by WordNet's hypernym/hyponym closure (instance links included).
+
+    A name with several noun senses belongs to the categories of all of them, or of the first
+    `max_senses` (WordNet lists senses by frequency); a phrase WordNet lacks ("brick wall") falls
+    back to its last word ("wall"). Results are cached per word.
+    """
+
+    def __init__(self, wordnet_dir: str | Path | None = None, max_senses: int | None = None) -> None:
+        self._wordnet_dir = wordnet_dir
+        self._max_senses = max_senses
+        self._lock = threading.Lock()
+        self._up: dict[str, frozenset[str]] = {}
+        self._down: dict[str, frozenset[str]] = {}
+
+    @property
+    def wordnet(self) -> Any:
+        return load_wordnet(self._wordnet_dir)
+
+    def synsets(self, word: str) -> list[Any]:
+        """The noun senses of `word` (or of its last word when WordNet lacks the phrase)."""
+        wn = self.wordnet
+        key = lemma_key(word)
+        found = wn.synsets(key, pos="n") if key else []
+        if not found and "_" in key:
+            found = wn.synsets(key.rsplit("_", 1)[1], pos="n")
+        return found[: self._max_senses] if self._max_senses else found
+
+    def knows(self, word: str) -> bool:
+        """Whether WordNet has a noun sense for `word`."""
+        return bool(self.synsets(word))
+
+    def categories_of(self, name: str) -> set[str]:
+        key = _words(name)
+        cached = self._up.get(key)
+        if cached is None:
+            ancestors = set()
+            for synset in self.synsets(key):
+                ancestors.update(synset.closure(_hypernyms))
+            cached = frozenset(_lemma_words(ancestors)) - {key}
+            with self._lock:
+                self._up[key] = cached
+        return set(cached)
+
+    def members(self, category: str) -> set[str]:
+        key = _words(category)
+        cached = self._down.get(key)
+        if cached is None:
+            descendants = set()
+            for synset in self.synsets(key):
+                descendants.update(synset.closure(_hyponyms))
+            cached = frozenset(_lemma_words(descendants)) - {key}
+            with self._lock:
+                self._down[key] = cached
+        return set(cached)
+
+    def is_a(self, name: str, category: str) -> bool:
+        name, category = _words(name), _words(category)
+        return name == category or category in self._categories(name)
+
+    def _categories(self, name: str) -> frozenset[str]:
+        if name not in self._up:
+            self.categories_of(name)
+        return self._up[name]
+
+
+def _hypernyms(synset: Any) -> list[Any]:
+    return synset.hypernyms() + synset.instance_hypernyms()
+
+
+def _hyponyms(synset: Any) -> list[Any]:
+    return synset.hyponyms() + synset.instance_hyponyms()
+
+
+def _lemma_words(synsets: set[Any]) -> set[str]:
+    return {name.replace("_", " ").lower() for s in synsets for name in s.lemma_names()}
+
+
+@dataclass
+class CuratedTaxonomy:
+    """A category -> classes taxonomy read from files (GQA's curated format), with attribute types."""
+
+    classes: dict[str, frozenset[str]]
+    attributes: dict[str, frozenset[str]] = field(default_factory=dict)
+    _category_index: dict[str, frozenset[str]] = field(init=False, repr=False)
+    _attribute_index: dict[str, frozenset[str]] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._category_index = _invert(self.classes)
+        self._attribute_index = _invert(self.attributes)
+
+    @classmethod
+    def from_dir(cls, path: str | Path) -> "CuratedTaxonomy":
+        """Read ``gqa_all_class.json`` (required) and ``gqa_all_attribute.json`` (optional) from `path`."""
+        folder = Path(path)
+        class_file = folder / CLASS_FILE
+        if not class_file.is_file():
+            raise FileNotFoundError(f"no {CLASS_FILE} in {folder}")
+        attribute_file = folder / ATTRIBUTE_FILE
+        return cls.from_files(class_file, attribute_file if attribute_file.is_file() else None)
+
+    @classmethod
+    def from_files(cls, class_file: str | Path, attribute_file: str | Path | None = None) -> "CuratedTaxonomy":
+        """Read a category -> classes file and optionally an attribute-type -> values file."""
+        classes = _read_mapping(Path(class_file))
+        attributes = _read_mapping(Path(attribute_file)) if attribute_file is not None else {}
+        return cls(classes, attributes)
+
+    def knows(self, word: str) -> bool:
+        """Whether the file names `word` as a class or a category."""
+        word = _words(word)
+        return word in self.classes or word in self._category_index
+
+    def categories_of(self, name: str) -> set[str]:
+        name = _words(name)
+        return set(self._category_index.get(name, frozenset())) - {name}
+
+    def members(self, category: str) -> set[str]:
+        category = _words(category)
+        return set(self.classes.get(category, frozenset())) - {category}
+
+    def is_a(self, name: str, category: str) -> bool:
+        name, category = _words(name), _words(category)
+        return name == category or category in self._category_index.get(name, frozenset())
+
+    def attribute_categories(self) -> "CuratedAttributes | None":
+        """The attribute-type mapping of the attribute file, or None when there was none."""
+        return CuratedAttributes(self._attribute_index) if self.attributes else None
+
+
+def _read_mapping(path: Path) -> dict[str, frozenset[str]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ValueError(f"cannot read taxonomy file {path}: {exc}") from exc
+    if not isinstance(data, dict) or not all(
+        isinstance(k, str) and isinstance(v, list) and all(isinstance(x, str) for x in v) for k, v in data.items()
+    ):
+        raise ValueError(f"taxonomy file {path} must map names to lists of names")
+    mapping: dict[str, set[str]] = {}
+    for key, values in data.items():
+        mapping.setdefault(_words(key), set()).update(_words(v) for v in values)
+    return {k: frozenset(v) for k, v in mapping.items()}
+
+
+def _invert(mapping: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
+    inverted: dict[str, set[str]] = {}
+    for key, values in mapping.items():
+        for value in values:
+            inverted.setdefault(value, set()).add(key)
+    return {k: frozenset(v) for k, v in inverted.items()}
+
+
+@dataclass(frozen=True)
+class CuratedAttributes:
+    """Attribute value -> categories, from a curated attribute-type file."""
+
+    index: dict[str, frozenset[str]]
+
+    def categories_of(self, value: str) -> set[str]:
+        return set(self.index.get(_words(value), frozenset()))
+
+
+# A short vocabulary for the commonest GQA attribute types. Hand-written because WordNet's
+# adjective->attribute links are sparse and noisy for these words (e.g. "round", "striped" and
+# "wooden" have none; "small" links to age and texture as well as size).
+_BUILTIN_ATTRIBUTES: dict[str, tuple[str, ...]] = {
+    "color": (
+        "beige", "black", "blond", "blue", "brown", "brunette", "cream colored", "dark blue",
+        "dark brown", "gold", "golden", "gray", "grey", "green", "khaki", "light blue", "light brown",
+        "maroon", "orange", "pink", "purple", "red", "silver", "tan", "teal", "turquoise", "white",
+        "yellow", "dark", "light", "colorful", "blond", "navy",
+    ),
+    "material": (
+        "brick", "concrete", "glass", "leather", "metal", "metallic", "plastic", "porcelain", "wood",
+        "wooden", "stone", "steel", "iron", "paper", "cardboard", "cloth", "denim", "wicker", "rubber",
+        "ceramic", "marble", "granite", "cement", "chrome", "aluminum", "silk", "cotton", "wool", "straw",
+    ),
+    "size": ("giant", "huge", "large", "big", "little", "small", "tiny"),
+    "shape": ("octagonal", "rectangular", "round", "square", "triangular", "circular", "oval", "curved"),
+    "pattern": ("checkered", "dotted", "striped", "plaid", "spotted", "floral"),
+    "height": ("short", "tall", "high", "low"),
+    "length": ("long", "short"),
+    "width": ("narrow", "wide"),
+    "thickness": ("thick", "thin"),
+    "age": ("old", "young", "new"),
+    "cleanliness": ("clean", "dirty", "stained", "tinted", "messy"),
+    "weather": ("clear", "cloudless", "cloudy", "foggy", "overcast", "partly cloudy", "rainy", "stormy", "sunny"),
+    "pose": ("bending", "crouching", "jumping", "lying", "pointing", "running", "sitting", "standing", "walking"),
+    "activity": ("cooking", "drinking", "driving", "eating", "playing", "posing", "reading", "resting",
+                 "sleeping", "talking", "waiting", "looking down", "looking up", "staring"),
+    "sportactivity": ("riding", "skateboarding", "skating", "skiing", "snowboarding", "surfing", "swimming"),
+    "gender": ("female", "male"),
+    "tone": ("light", "dark"),
+    "hardness": ("hard", "soft"),
+    "state": ("calm", "choppy", "rough", "smooth", "still", "wavy"),
+    "fatness": ("fat", "skinny", "thin"),
+    "weight": ("heavy", "light"),
+    "depth": ("deep", "shallow"),
+    "realism": ("fake", "real"),
+}  # fmt: skip
+
+# WordNet anchors for words the vocabulary lacks: a noun sense under one of these synsets.
+_WORDNET_ANCHORS = (("color.n.01", "color"), ("material.n.01", "material"), ("shape.n.02", "shape"))
+
+
+class HeuristicAttributes:
+    """Attribute categories without a curated file: the built-in vocabulary above, then WordNet
+    (a noun sense under color / material / shape, or an adjective whose WordNet attribute is size),
+    else ``attribute`` (unknown category)."""
+
+    def __init__(self, wordnet_dir: str | Path | None = None, use_wordnet: bool = True) -> None:
+        self._wordnet_dir = wordnet_dir
+        self._use_wordnet = use_wordnet
+        self._index = _invert({k: frozenset(v) for k, v in _BUILTIN_ATTRIBUTES.items()})
+        self._lookup = lru_cache(maxsize=65536)(self._categories)
+
+    def categories_of(self, value: str) -> set[str]:
+        return set(self._lookup(_words(value)))
+
+    def _categories(self, value: str) -> frozenset[str]:
+        if value in self._index:
+            return self._index[value]
+        if self._use_wordnet:
+            found = _wordnet_attribute_categories(load_wordnet(self._wordnet_dir), value)
+            if found:
+                return frozenset(found)
+        return frozenset({UNKNOWN_ATTRIBUTE_CATEGORY})
+
+
+def _wordnet_attribute_categories(wn: Any, value: str) -> set[str]:
+    key = lemma_key(value)
+    found = set()
+    for synset in wn.synsets(key, pos="n")[:2]:
+        ancestors = {s.name() for s in synset.closure(_hypernyms)}
+        found.update(category for anchor, category in _WORDNET_ANCHORS if anchor in ancestors)
+    for synset in wn.synsets(key, pos="a")[:1]:
+        heads = [synset, *synset.similar_tos()]
+        if any(a.name() == "size.n.01" for head in heads for a in head.attributes()):
+            found.add("size")
+    return found
