@@ -88,8 +88,18 @@ def _theory_text() -> str:
 _THEORY = _theory_text()
 
 
-def _scene_text(scene: SceneFacts) -> str:
-    return scene.to_asp()
+def _add_scene(ctl: clingo.Control, scene: SceneFacts) -> None:
+    """Hand the scene to clingo through its backend: no printing and re-parsing of many facts."""
+    with ctl.backend() as backend:
+        for fact in scene.facts:
+            backend.add_rule([backend.add_atom(fact)])
+        for weighted in scene.weighted.values():
+            atom = backend.add_atom(weighted.atom)
+            backend.add_rule([atom], choice=True)
+            if weighted.cost_true:
+                backend.add_minimize(0, [(atom, weighted.cost_true)])
+            if weighted.cost_false:
+                backend.add_minimize(0, [(-atom, weighted.cost_false)])
 
 
 def _support_of(symbols: list[clingo.Symbol]) -> Support:
@@ -139,13 +149,14 @@ def solve(
 
     messages: list[str] = []
     ctl = clingo.Control(
-        ["--opt-mode=optN", "--project=project", f"--models={limits.max_models_per_round}"],
+        # Core-guided optimisation (usc) suits scenes of many independent weighted choices.
+        ["--opt-mode=optN", "--opt-strategy=usc,k,0", "--project=project", f"--models={limits.max_models_per_round}"],
         logger=lambda _code, msg: messages.append(msg.strip()),
         message_limit=20,
     )
     try:
         ctl.add("base", [], _THEORY)
-        ctl.add("base", [], _scene_text(scene))
+        _add_scene(ctl, scene)
         ctl.add("base", [], format_flat(program, separator="\n"))
         ctl.ground([("base", [])])
     except RuntimeError as exc:

@@ -1,0 +1,119 @@
+"""Flat ASP: printing, parsing, safety and validation errors."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from theory import (
+    OPERATIONS,
+    Kind,
+    Program,
+    ProgramSyntaxError,
+    ProgramValidationError,
+    Step,
+    UnsafeProgramError,
+    format_flat,
+    parse_flat,
+)
+from theory.flat import format_argument
+from theory.operations import ARGUMENT_CHOICES
+
+TRUCK = (
+    "scene(0). select(1, 0, truck). relate(2, 1, tire, of, subject). unique(3, 2). "
+    "verify_attr(4, 3, color, black). unique(5, 2). verify_attr(6, 5, shape, round). and(7, 4, 6). end(7)."
+)
+
+
+def test_design_example_round_trips_exactly():
+    program = parse_flat(TRUCK)
+    assert program.answer == 7
+    assert program.step(2) == Step(2, "relate", (1,), ("tire", "of", "subject"))
+    assert format_flat(program) == TRUCK
+
+
+def test_parse_accepts_any_layout_and_comments():
+    text = "% question\nend(2).\nexist(2,1).\n  select(1,0,ball).  scene(0).\n%* block *%"
+    assert format_flat(parse_flat(text)) == "scene(0). select(1, 0, ball). exist(2, 1). end(2)."
+
+
+def test_odd_words_are_quoted_and_come_back():
+    program = Program((Step(0, "scene"), Step(1, "select", (0,), ("tennis racket",)), Step(2, "exist", (1,))), 2)
+    text = format_flat(program)
+    assert 'select(1, 0, "tennis racket")' in text
+    assert parse_flat(text) == program
+    assert format_argument("not") == '"not"'
+    assert format_argument("red") == "red"
+
+
+@pytest.mark.parametrize(
+    ("text", "error", "fragment"),
+    [
+        ('#script (python)\nimport os\n#end. scene(0). end(0).', UnsafeProgramError, "#script"),
+        ('#include "secret.lp". scene(0).', UnsafeProgramError, "#include"),
+        ("#external a. scene(0).", UnsafeProgramError, "#external"),
+        ("#const n = 3. scene(0).", UnsafeProgramError, "#const"),
+        ("scene(0). ans(X) :- scene(X). end(0).", UnsafeProgramError, "rules are not allowed"),
+        ("scene(0). ans(red). end(0).", UnsafeProgramError, "unknown predicate ans/1"),
+        ("scene(0). select(1, 0, ball). exist(2, 1). end(2). :- exist(2,1).", UnsafeProgramError, "rules are not allowed"),
+        ("scene(0). select(1, 0, ball, red). end(1).", ProgramSyntaxError, "select takes 3 arguments"),
+        ("scene(0). select(1, 0, ball. end(1).", ProgramSyntaxError, "line 1"),
+        ("scene(0). select(a, 0, ball). exist(2, a). end(2).", ProgramSyntaxError, "step ids must be integers"),
+        ("scene(0). select(1, 0, f(x)). exist(2, 1). end(2).", ProgramSyntaxError, "argument must be"),
+        ("scene(0). select(1, 0, ball). exist(2, 1).", ProgramValidationError, "exactly one end"),
+        ("scene(0). select(1, 0, ball). exist(2, 1). end(1). end(2).", ProgramValidationError, "several end"),
+        ("scene(0). select(1, 0, ball). end(1).", ProgramValidationError, "gives objects"),
+        ("scene(0). select(1, 5, ball). exist(2, 1). end(2).", ProgramValidationError, "does not exist"),
+        ("scene(0). select(1, 2, ball). select(2, 1, cup). exist(3, 2). end(3).", ProgramValidationError, "cycle"),
+        ("scene(0). select(1, 0, ball). exist(2, 1). and(3, 1, 2). end(3).", ProgramValidationError, "needs a bool"),
+        ("scene(0). relate(1, 0, ball, on, above). exist(2, 1). end(2).", ProgramValidationError, "subject, object"),
+        ("scene(0). select(1, 0, ball). select(1, 0, cup). exist(2, 1). end(2).", ProgramValidationError, "defined twice"),
+        ("", ProgramSyntaxError, "no steps"),
+    ],
+)
+def test_malformed_programs_give_clear_errors(text, error, fragment):
+    with pytest.raises(error) as info:
+        parse_flat(text)
+    assert fragment in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_directive_inside_string_or_comment_is_data():
+    program = parse_flat('scene(0). select(1, 0, "#script"). exist(2, 1). end(2). % #include "x"')
+    assert program.step(1).arguments == ("#script",)
+
+
+# --- property tests: random well-typed programs print and parse back unchanged ---
+
+WORDS = st.one_of(
+    st.sampled_from(["red", "ball", "tennis racket", "to the left of", "t-shirt", "2", "not", "o'clock"]),
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyz_ -'0123456789", min_size=1, max_size=12).filter(lambda s: s.strip()),
+)
+
+
+@st.composite
+def programs(draw) -> Program:
+    steps = [Step(0, "scene")]
+    kinds = {0: Kind.STATE}
+    for sid in range(1, draw(st.integers(1, 12)) + 1):
+        names = [n for n, spec in OPERATIONS.items() if n != "scene" and all(any(k is want for k in kinds.values()) for want in spec.inputs)]
+        spec = OPERATIONS[draw(st.sampled_from(sorted(names)))]
+        deps = tuple(draw(st.sampled_from([i for i, k in kinds.items() if k is want])) for want in spec.inputs)
+        args = tuple(
+            draw(st.sampled_from(ARGUMENT_CHOICES[name])) if name in ARGUMENT_CHOICES else draw(WORDS) for name in spec.arguments
+        )
+        steps.append(Step(sid, spec.name, deps, args))
+        kinds[sid] = spec.output
+    answerable = [i for i, k in kinds.items() if k is not Kind.STATE]
+    if not answerable:
+        steps.append(Step(len(steps), "exist", (0,)))
+        answerable = [len(steps) - 1]
+    return Program(tuple(steps), draw(st.sampled_from(answerable)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(programs())
+def test_random_programs_round_trip(program):
+    assert parse_flat(format_flat(program)) == program
+    assert parse_flat(format_flat(program, separator="\n")) == program

@@ -1,0 +1,151 @@
+"""One test (at least) per operation of the theory, on hand-built scenes (see conftest.STREET)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.theory.conftest import STREET, build_scene
+from theory import OPERATIONS
+
+S = "scene(0). "
+
+
+def test_every_operation_is_documented():
+    assert len(OPERATIONS) == 23
+    for spec in OPERATIONS.values():
+        assert spec.meaning
+
+
+def test_scene_and_exist(answers):
+    assert answers(S + "exist(1, 0). end(1).") == ["yes"]
+    assert answers("scene(0). exist(1, 0). end(1).", build_scene({})) == ["no"]
+
+
+def test_select_by_class_and_by_category(answers):
+    assert answers(S + "select(1, 0, car). exist(2, 1). end(2).") == ["yes"]
+    assert answers(S + "select(1, 0, vehicle). unique(2, 1). query(3, 2, name). end(3).") == ["car"]
+    assert answers(S + "select(1, 0, giraffe). exist(2, 1). end(2).") == ["no"]
+
+
+def test_filter(answers):
+    assert answers(S + "select(1, 0, person). filter(2, 1, pose, walking). unique(3, 2). query(4, 3, name). end(4).") == ["woman"]
+    assert answers(S + "select(1, 0, person). filter(2, 1, pose, sitting). exist(3, 2). end(3).") == ["no"]
+
+
+def test_filter_any(answers):
+    assert answers(S + "select(1, 0, vehicle). filter_any(2, 1, blue). exist(3, 2). end(3).") == ["yes"]
+    assert answers(S + "select(1, 0, person). filter_any(2, 1, blue). exist(3, 2). end(3).") == ["no"]
+
+
+def test_relate_subject_and_object(answers):
+    # "What is the man wearing?": the new object is the object of wearing.
+    assert answers(S + "select(1, 0, man). relate_any(2, 1, wearing, object). unique(3, 2). query(4, 3, name). end(4).") == ["shirt"]
+    # "Who is wearing the shirt?": the new object is the subject.
+    assert answers(S + "select(1, 0, shirt). relate(2, 1, person, wearing, subject). unique(3, 2). query(4, 3, name). end(4).") == ["man"]
+    # Class restriction: no animal wears the shirt.
+    assert answers(S + "select(1, 0, shirt). relate(2, 1, animal, wearing, subject). exist(3, 2). end(3).") == ["no"]
+
+
+def test_relate_any(answers):
+    assert answers(S + "select(1, 0, leash). relate_any(2, 1, attached_to, object). unique(3, 2). query(4, 3, name). end(4).") == ["dog"]
+
+
+def test_relate_attr_same_value_other_object(answers):
+    # What else has the same color as the shirt? The leash (red), never the shirt itself.
+    program = S + "select(1, 0, shirt). unique(2, 1). relate_attr(3, 2, leash, color). unique(4, 3). query(5, 4, name). end(5)."
+    assert answers(program) == ["leash"]
+    assert answers(S + "select(1, 0, shirt). unique(2, 1). relate_attr(3, 2, shirt, color). exist(4, 3). end(4).") == ["no"]
+
+
+def test_unique_empty_gives_no_answer(answers):
+    assert answers(S + "select(1, 0, giraffe). unique(2, 1). query(3, 2, color). end(3).") == []
+
+
+def test_unique_ambiguous_gives_every_reading_tied(answers):
+    # Two cars: one white and blue, one white. Every reading is ranked, ties by name.
+    assert answers(S + "select(1, 0, car). unique(2, 1). query(3, 2, color). end(3).") == ["blue", "white"]
+
+
+def test_negate_removes_filtered_objects(answers):
+    # "the vehicle that is not blue" (filter not(blue)).
+    program = S + "select(1, 0, vehicle). filter(2, 1, color, blue). negate(3, 2, 1). unique(4, 3). query(5, 4, color). end(5)."
+    assert answers(program) == ["white"]
+
+
+def test_negate_swapped_arguments_are_normalised(answers):
+    program = S + "select(1, 0, vehicle). filter(2, 1, color, blue). negate(3, 1, 2). unique(4, 3). query(5, 4, color). end(5)."
+    assert answers(program) == ["white"]
+
+
+def test_compare_polarity(answers):
+    scene = build_scene({1: {"class": "man", "age": "older"}, 2: {"class": "boy"}})
+    base = S + "select(1, 0, man). unique(2, 1). select(3, 0, boy). unique(4, 3). "
+    assert answers(base + "compare(5, 2, 4, older, true). query(6, 5, name). end(6).", scene) == ["man"]
+    assert answers(base + "compare(5, 2, 4, older, false). query(6, 5, name). end(6).", scene) == ["boy"]
+    both = build_scene({1: {"class": "man", "age": "older"}, 2: {"class": "boy", "age": "older"}})
+    assert answers(base + "compare(5, 2, 4, older, true). query(6, 5, name). end(6).", both) == []
+
+
+def test_query_categories(answers):
+    assert answers(S + "select(1, 0, dog). unique(2, 1). query(3, 2, size). end(3).") == ["small"]
+    assert answers(S + "select(1, 0, dog). unique(2, 1). query(3, 2, hposition). end(3).") == ["middle"]
+    assert answers(S + "select(1, 0, dog). unique(2, 1). query(3, 2, material). end(3).") == []
+
+
+def test_verify_attr(answers):
+    assert answers(S + "select(1, 0, shirt). unique(2, 1). verify_attr(3, 2, color, red). end(3).") == ["yes"]
+    assert answers(S + "select(1, 0, shirt). unique(2, 1). verify_attr(3, 2, color, green). end(3).") == ["no"]
+
+
+def test_verify_rel(answers):
+    assert answers(S + "select(1, 0, man). unique(2, 1). verify_rel(3, 2, shirt, wearing, object). end(3).") == ["yes"]
+    assert answers(S + "select(1, 0, shirt). unique(2, 1). verify_rel(3, 2, man, wearing, subject). end(3).") == ["yes"]
+    assert answers(S + "select(1, 0, shirt). unique(2, 1). verify_rel(3, 2, woman, wearing, subject). end(3).") == ["no"]
+
+
+def test_choose_attr(answers):
+    assert answers(S + "select(1, 0, dog). unique(2, 1). choose_attr(3, 2, color, white, brown). end(3).") == ["brown"]
+    assert answers(S + "select(1, 0, dog). unique(2, 1). choose_attr(3, 2, color, white, black). end(3).") == []
+
+
+def test_choose_rel(answers):
+    program = S + "select(1, 0, woman). unique(2, 1). choose_rel(3, 2, dog, to_the_left_of, to_the_right_of, subject). end(3)."
+    assert answers(program) == ["to_the_left_of"]
+    program = S + "select(1, 0, dog). unique(2, 1). choose_rel(3, 2, woman, to_the_left_of, to_the_right_of, object). end(3)."
+    assert answers(program) == ["to_the_left_of"]
+
+
+def test_all_same(answers):
+    assert answers(S + "select(1, 0, car). all_same(2, 1, color). end(2).") == ["yes"]  # both white
+    assert answers(S + "select(1, 0, person). all_same(2, 1, pose). end(2).") == ["no"]
+    assert answers(S + "select(1, 0, giraffe). all_same(2, 1, color). end(2).") == ["no"]
+
+
+def test_all_different(answers):
+    assert answers(S + "select(1, 0, person). all_different(2, 1, pose). end(2).") == ["yes"]
+    assert answers(S + "select(1, 0, car). all_different(2, 1, color). end(2).") == ["no"]
+
+
+def test_two_same_and_two_different(answers):
+    base = S + "select(1, 0, shirt). unique(2, 1). select(3, 0, leash). unique(4, 3). "
+    assert answers(base + "two_same(5, 2, 4, color). end(5).") == ["yes"]
+    assert answers(base + "two_same(5, 2, 4, material). end(5).") == ["no"]
+    assert answers(base + "two_different(5, 2, 4, color). end(5).") == ["no"]
+    assert answers(base + "two_different(5, 2, 4, material). end(5).") == ["yes"]
+
+
+def test_common(answers):
+    program = S + "select(1, 0, shirt). unique(2, 1). select(3, 0, leash). unique(4, 3). common(5, 2, 4). end(5)."
+    assert answers(program) == ["color"]
+    program = S + "select(1, 0, man). unique(2, 1). select(3, 0, woman). unique(4, 3). common(5, 2, 4). end(5)."
+    assert answers(program) == []  # only class person is shared, and class is not an attribute
+
+
+@pytest.mark.parametrize(
+    ("left", "right", "conj", "disj"),
+    [("dog", "cat", "no", "yes"), ("dog", "man", "yes", "yes"), ("cat", "horse", "no", "no")],
+)
+def test_and_or(answers, left, right, conj, disj):
+    body = S + f"select(1, 0, {left}). exist(2, 1). select(3, 0, {right}). exist(4, 3). "
+    assert answers(body + "and(5, 2, 4). end(5).") == [conj]
+    assert answers(body + "or(5, 2, 4). end(5).") == [disj]

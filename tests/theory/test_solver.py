@@ -1,0 +1,121 @@
+"""The clingo runner: ranking by cost on weighted scenes, support, statuses and limits."""
+
+from __future__ import annotations
+
+from tests.theory.conftest import STREET, build_scene
+from theory import SceneFacts, SolveLimits, SolveStatus, likelihood_weight, solve
+
+COLOR_OF_BALL = "scene(0). select(1, 0, ball). unique(2, 1). query(3, 2, color). end(3)."
+
+
+def weighted_ball(p_red: float, p_blue: float, exclusive: bool = True) -> SceneFacts:
+    scene = SceneFacts()
+    scene.add_fact("object", 1)
+    scene.add_fact("has_attr", 1, "class", "ball")
+    scene.add_likely("has_attr", (1, "color", "red"), p_red)
+    scene.add_likely("has_attr", (1, "color", "blue"), p_blue)
+    if exclusive:
+        scene.add_fact("exclusive", "color")
+    return scene
+
+
+def test_likelihood_weight():
+    assert likelihood_weight(1.0) == 0
+    assert likelihood_weight(0.9) == 105
+    assert likelihood_weight(0.2) == 1609
+    assert likelihood_weight(0.0) == 5000
+    assert likelihood_weight(1e-9) == 5000
+
+
+def test_weighted_scene_ranks_likelier_value_first():
+    result = solve(COLOR_OF_BALL, weighted_ball(0.9, 0.2))
+    assert result.status is SolveStatus.OK and result.optimal
+    assert [a.answer for a in result.answers] == ["red", "blue"]
+    red, blue = result.answers
+    # red true (105) + blue false (223); blue true (1609) + red false (2302).
+    assert red.cost == (105 + 223,)
+    assert blue.cost == (1609 + 2302,)
+
+
+def test_weighted_ranking_follows_likelihoods_not_names():
+    result = solve(COLOR_OF_BALL, weighted_ball(0.3, 0.8))
+    assert [a.answer for a in result.answers] == ["blue", "red"]
+
+
+def test_weighted_scene_without_exclusivity_still_ranks():
+    result = solve(COLOR_OF_BALL, weighted_ball(0.9, 0.2, exclusive=False))
+    assert [a.answer for a in result.answers] == ["red", "blue"]
+    assert result.answers[0].cost < result.answers[1].cost
+
+
+def test_weighted_scene_from_asp_text_is_equivalent():
+    scene = weighted_ball(0.9, 0.2)
+    reread = SceneFacts.from_asp(scene.to_asp())
+    assert [a.cost for a in solve(COLOR_OF_BALL, reread).answers] == [a.cost for a in solve(COLOR_OF_BALL, scene).answers]
+
+
+def test_uncertain_detection_prefers_confident_object():
+    scene = SceneFacts()
+    for oid, color, weight in ((1, "red", likelihood_weight(0.9)), (2, "green", likelihood_weight(0.4))):
+        scene.add_fact("object", oid)
+        scene.add_fact("has_attr", oid, "class", "ball")
+        scene.add_fact("has_attr", oid, "color", color)
+        scene.add_fact("has_obj_weight", oid, weight)
+    result = solve(COLOR_OF_BALL, scene)
+    assert [a.answer for a in result.answers] == ["red", "green"]
+
+
+def test_top_k_limits_answers():
+    scene = build_scene({i: {"class": "ball", "color": c} for i, c in enumerate(["red", "green", "blue", "pink"], 1)})
+    assert [a.answer for a in solve(COLOR_OF_BALL, scene, top_k=2).answers] == ["blue", "green"]
+    assert len(solve(COLOR_OF_BALL, scene, top_k=10).answers) == 4
+
+
+def test_support_lists_steps_and_facts():
+    result = solve("scene(0). select(1, 0, man). relate_any(2, 1, wearing, object). unique(3, 2). query(4, 3, color). end(4).", STREET)
+    top = result.answers[0]
+    assert top.answer == "red"
+    assert top.support.steps[1] == ["1"] and top.support.steps[4] == ["red"]
+    assert {"has_attr(1,class,man)", "has_rel(1,wearing,2)", "has_attr(2,color,red)"} <= set(top.support.facts)
+
+
+def test_no_answer_status():
+    result = solve("scene(0). select(1, 0, unicorn). unique(2, 1). query(3, 2, color). end(3).", STREET)
+    assert result.status is SolveStatus.NO_ANSWER and result.answers == () and result.message
+
+
+def test_invalid_program_and_scene_are_statuses_not_exceptions():
+    assert solve("scene(0). foo(1). end(0).", STREET).status is SolveStatus.INVALID_PROGRAM
+    assert solve('#script (python)\nimport os\n#end. scene(0).', STREET).status is SolveStatus.INVALID_PROGRAM
+    assert solve(COLOR_OF_BALL, "object(1). p(X) :- object(X).").status is SolveStatus.INVALID_SCENE
+    assert solve(COLOR_OF_BALL, '#include "/etc/passwd".').status is SolveStatus.INVALID_SCENE
+    assert solve(COLOR_OF_BALL, "object(1). has_attr(1,class,ball).\n:~ has_attr(1,color,red). [5]").status is SolveStatus.INVALID_SCENE
+
+
+def test_size_limits():
+    result = solve(COLOR_OF_BALL, STREET, limits=SolveLimits(max_scene_facts=5))
+    assert result.status is SolveStatus.TOO_LARGE and "limit 5" in result.message
+    result = solve(COLOR_OF_BALL, STREET, limits=SolveLimits(max_ground_atoms=10))
+    assert result.status is SolveStatus.TOO_LARGE and "atoms" in result.message
+    result = solve(COLOR_OF_BALL, STREET, limits=SolveLimits(max_program_steps=2))
+    assert result.status is SolveStatus.TOO_LARGE
+
+
+def test_timeout_status_keeps_what_was_found():
+    # A large, fully uncertain scene: proving optimality of every rank takes far longer than 1 ms.
+    scene = SceneFacts()
+    for oid in range(1, 61):
+        scene.add_fact("object", oid)
+        scene.add_fact("has_attr", oid, "class", "ball")
+        for j, color in enumerate(["red", "green", "blue", "pink", "gray", "black"]):
+            scene.add_likely("has_attr", (oid, "color", color), ((oid * 7 + j * 13) % 97) / 100 + 0.01)
+    result = solve("scene(0). select(1, 0, ball). all_different(2, 1, color). end(2).", scene, limits=SolveLimits(timeout_s=0.001))
+    assert result.status is SolveStatus.TIMEOUT
+    assert "time limit" in result.message
+
+
+def test_deterministic_order_of_ties():
+    scene = build_scene({i: {"class": "ball", "color": c} for i, c in enumerate(["zebra_print", "amber", "mauve"], 1)})
+    first = [a.answer for a in solve(COLOR_OF_BALL, scene).answers]
+    assert first == sorted(first)
+    assert all([a.answer for a in solve(COLOR_OF_BALL, scene).answers] == first for _ in range(3))
