@@ -1,5 +1,13 @@
 """Scenes: image or scene graph -> scene facts, and the taxonomies that expand category words."""
 
+from scene.scene_graph import (
+    GraphObject,
+    SceneGraphError,
+    default_attributes,
+    graph_objects,
+    program_concepts,
+    scene_graph_facts,
+)
 from scene.taxonomy import (
     AttributeCategories,
     CuratedAttributes,
@@ -14,6 +22,12 @@ __all__ = [
     "AttributeCategories",
     "CuratedAttributes",
     "CuratedTaxonomy",
+    "GraphObject",
+    "SceneGraphError",
+    "default_attributes",
+    "graph_objects",
+    "program_concepts",
+    "scene_graph_facts",
     "HeuristicAttributes",
     "Taxonomy",
     "WordNetTaxonomy",

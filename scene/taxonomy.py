@@ -24,7 +24,7 @@ from scene.wordnet import lemma_key, load_wordnet
 
 CLASS_FILE = "gqa_all_class.json"
 ATTRIBUTE_FILE = "gqa_all_attribute.json"
-UNKNOWN_ATTRIBUTE_CATEGORY = "attribute"
+UNKNOWN_ATTRIBUTE_CATEGORY = "other"  # the category GQA leaves unnamed (bare `choose: a|b`)
 
 
 @runtime_checkable
@@ -219,6 +219,10 @@ class CuratedAttributes:
     def categories_of(self, value: str) -> set[str]:
         return set(self.index.get(_words(value), frozenset()))
 
+    def categories(self) -> set[str]:
+        """Every attribute category the file names."""
+        return {c for cats in self.index.values() for c in cats}
+
 
 # A short vocabulary for the commonest GQA attribute types. Hand-written because WordNet's
 # adjective->attribute links are sparse and noisy for these words (e.g. "round", "striped" and
@@ -266,7 +270,7 @@ _WORDNET_ANCHORS = (("color.n.01", "color"), ("material.n.01", "material"), ("sh
 class HeuristicAttributes:
     """Attribute categories without a curated file: the built-in vocabulary above, then WordNet
     (a noun sense under color / material / shape, or an adjective whose WordNet attribute is size),
-    else ``attribute`` (unknown category)."""
+    else ``other`` (unknown category)."""
 
     def __init__(self, wordnet_dir: str | Path | None = None, use_wordnet: bool = True) -> None:
         self._wordnet_dir = wordnet_dir
@@ -276,6 +280,10 @@ class HeuristicAttributes:
 
     def categories_of(self, value: str) -> set[str]:
         return set(self._lookup(_words(value)))
+
+    def categories(self) -> set[str]:
+        """Every category this mapping can give."""
+        return set(_BUILTIN_ATTRIBUTES) | {c for _, c in _WORDNET_ANCHORS} | {UNKNOWN_ATTRIBUTE_CATEGORY}
 
     def _categories(self, value: str) -> frozenset[str]:
         if value in self._index:

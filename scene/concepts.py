@@ -1,0 +1,199 @@
+"""What a question needs from an image: the classes to detect, the attributes and relations to score.
+
+Blind extraction reads a question `Program` (the translator's output); oracle extraction reads the
+GQA semantic program of the question. Category words ("furniture", "animal") expand to their member
+classes through a taxonomy, so the detector is asked for concrete things.
+
+Example:
+    >>> from theory.flat import parse_flat
+    >>> program = parse_flat("scene(0). select(1,0,ball). unique(2,1). query(3,2,color). end(3).")
+    >>> concepts = concepts_from_program(program, attributes={"color": ["red", "blue"]})
+    >>> sorted(concepts.classes), concepts.attributes
+    (['ball'], {'color': frozenset({'blue', 'red'})})
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Protocol
+
+from theory.operations import STRUCTURAL_CATEGORIES
+from theory.program import Program, Step
+from theory.scene_facts import asp_constant
+
+# Category under which a value goes when the program names no category and the vocabulary knows none.
+UNKNOWN_CATEGORY = "attribute"
+
+
+class Taxonomy(Protocol):
+    """Category membership: which classes a category holds and which categories a class belongs to."""
+
+    def members(self, category: str) -> set[str]: ...
+
+    def categories_of(self, name: str) -> set[str]: ...
+
+
+@dataclass(frozen=True)
+class RelationQuery:
+    """A relation to score between objects of two classes (None: any class)."""
+
+    subject: str | None
+    relation: str
+    object: str | None
+
+
+@dataclass
+class Concepts:
+    """Classes to detect, attribute values and relations to score (all as ASP constants)."""
+
+    classes: set[str] = field(default_factory=set)
+    # category word -> the member classes it was expanded to
+    expanded: dict[str, set[str]] = field(default_factory=dict)
+    attributes: dict[str, frozenset[str]] = field(default_factory=dict)
+    relations: set[RelationQuery] = field(default_factory=set)
+    # categories asked about as a whole (query, all_same, common...) whose values the vocabulary did not give
+    open_categories: set[str] = field(default_factory=set)
+
+    @property
+    def relation_names(self) -> set[str]:
+        return {r.relation for r in self.relations}
+
+    def add_attribute(self, category: str, values: Iterable[str]) -> None:
+        """Add values to an attribute category."""
+        self.attributes[category] = frozenset(self.attributes.get(category, frozenset()) | set(values))
+
+    def merge(self, other: "Concepts") -> "Concepts":
+        """The union of two concept sets (several questions about one image)."""
+        out = Concepts(set(self.classes | other.classes), {}, dict(self.attributes), set(self.relations | other.relations))
+        for source in (self.expanded, other.expanded):
+            for word, members in source.items():
+                out.expanded.setdefault(word, set()).update(members)
+        for category, values in other.attributes.items():
+            out.add_attribute(category, values)
+        out.open_categories = (self.open_categories | other.open_categories) - set(out.attributes)
+        return out
+
+
+def _normalise_vocabulary(attributes: Mapping[str, Iterable[str]] | None) -> dict[str, frozenset[str]]:
+    return {asp_constant(k): frozenset(asp_constant(v) for v in vs) for k, vs in (attributes or {}).items()}
+
+
+class _Extractor:
+    def __init__(self, program: Program, taxonomy: Taxonomy | None, vocabulary: dict[str, frozenset[str]]) -> None:
+        self.program = program
+        self.taxonomy = taxonomy
+        self.vocabulary = vocabulary
+        self.value_category = {v: c for c, vs in sorted(vocabulary.items(), reverse=True) for v in vs}
+        self.concepts = Concepts()
+
+    def add_class(self, word: str) -> str:
+        word = asp_constant(word)
+        members = {asp_constant(m) for m in self.taxonomy.members(word)} if self.taxonomy else set()
+        members.discard(word)
+        if members:
+            self.concepts.expanded.setdefault(word, set()).update(members)
+            self.concepts.classes.update(members)
+        else:
+            self.concepts.classes.add(word)
+        return word
+
+    def add_values(self, category: str, values: Iterable[str]) -> None:
+        category = asp_constant(category)
+        values = [asp_constant(v) for v in values]
+        if category in ("class", "name"):
+            for v in values:
+                self.add_class(v)
+        elif category not in STRUCTURAL_CATEGORIES:
+            self.concepts.add_attribute(category, values)
+
+    def add_value_any_category(self, value: str) -> None:
+        value = asp_constant(value)
+        category = self.value_category.get(value)
+        if category is None and self.taxonomy is not None and (self.taxonomy.members(value) or self.taxonomy.categories_of(value)):
+            self.add_class(value)
+            return
+        self.add_values(category or UNKNOWN_CATEGORY, [value])
+
+    def add_category(self, category: str) -> None:
+        category = asp_constant(category)
+        if category in STRUCTURAL_CATEGORIES:
+            return
+        if category in self.vocabulary:
+            self.concepts.add_attribute(category, self.vocabulary[category])
+        else:
+            self.concepts.open_categories.add(category)
+
+    def class_of(self, step_id: int, seen: frozenset[int] = frozenset()) -> str | None:
+        """The class word of the objects a step yields, following filters back to their select."""
+        if step_id in seen or step_id not in self.program:
+            return None
+        step = self.program.step(step_id)
+        if step.operation == "select":
+            return asp_constant(step.arguments[0])
+        if step.operation in ("relate", "relate_attr"):
+            return asp_constant(step.arguments[0])
+        if step.operation in ("filter", "filter_any", "unique"):
+            return self.class_of(step.dependencies[0], seen | {step_id})
+        if step.operation == "negate":
+            return self.class_of(step.dependencies[1], seen | {step_id})
+        return None
+
+    def add_relation(self, step: Step, cls: str, relations: Iterable[str], position: str) -> None:
+        other = self.class_of(step.dependencies[0])
+        new = self.add_class(cls) if cls != "_" else None
+        for relation in relations:
+            relation = asp_constant(relation)
+            query = RelationQuery(new, relation, other) if position == "subject" else RelationQuery(other, relation, new)
+            self.concepts.relations.add(query)
+
+    def run(self) -> Concepts:
+        for step in self.program:
+            op, args = step.operation, step.arguments
+            if op == "select":
+                self.add_class(args[0])
+            elif op in ("filter", "verify_attr"):
+                self.add_values(args[0], [args[1]])
+            elif op == "choose_attr":
+                self.add_values(args[0], args[1:3])
+            elif op in ("filter_any", "compare"):
+                self.add_value_any_category(args[0])
+            elif op in ("relate", "verify_rel"):
+                self.add_relation(step, args[0], [args[1]], args[2])
+            elif op == "choose_rel":
+                self.add_relation(step, args[0], args[1:3], args[3])
+            elif op == "relate_any":
+                self.add_relation(step, "_", [args[0]], args[1])
+            elif op == "relate_attr":
+                self.add_class(args[0])
+                self.add_category(args[1])
+            elif op in ("query", "all_same", "all_different", "two_same", "two_different"):
+                self.add_category(args[0])
+            elif op == "common":
+                for category in self.vocabulary:
+                    self.add_category(category)
+        return self.concepts
+
+
+def concepts_from_program(
+    program: Program,
+    taxonomy: Taxonomy | None = None,
+    attributes: Mapping[str, Iterable[str]] | None = None,
+) -> Concepts:
+    """Blind concepts: what `program` mentions, category words expanded through `taxonomy`.
+
+    `attributes` (category -> values, e.g. GQA's attribute list) supplies the candidate values of
+    categories the program asks about as a whole (query color) and the category of bare values.
+    """
+    return _Extractor(program, taxonomy, _normalise_vocabulary(attributes)).run()
+
+
+def concepts_from_gqa(
+    semantic: list[dict[str, Any]],
+    taxonomy: Taxonomy | None = None,
+    attributes: Mapping[str, Iterable[str]] | None = None,
+) -> Concepts:
+    """Oracle concepts: from a question's GQA semantic program (its `semantic` list)."""
+    # Imported here: the GQA conversion lives with the translators and only oracle runs need it.
+    from translators.gqa_program import gqa_to_program
+
+    return concepts_from_program(gqa_to_program(semantic), taxonomy, attributes)

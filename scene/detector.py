@@ -1,0 +1,265 @@
+"""Open-vocabulary object detection with OWL-ViT: boxes for the classes a question mentions.
+
+The image is encoded once per image (and kept in the per-image cache); each class query then costs
+only a text embedding (cached across images) and the small class head. Per query, boxes above a
+score threshold go through non-maximum suppression and a cap; boxes that several queries found
+become one detection whose label is its most specific class.
+
+Example:
+    >>> detector = OwlViTDetector(load_detector("/models/owlvit"))          # doctest: +SKIP
+    >>> detections = detector.detect(image, ["man", "horse"], cache={})     # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterable, MutableMapping, Protocol, Sequence
+
+from scene.concepts import Taxonomy
+from scene.models import LoadedModel
+from theory.scene_facts import asp_constant
+
+
+@dataclass(frozen=True)
+class Box:
+    """An axis-aligned box in pixels: left, top, right, bottom."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    @property
+    def area(self) -> float:
+        return max(0.0, self.x1 - self.x0) * max(0.0, self.y1 - self.y0)
+
+    @property
+    def center(self) -> tuple[float, float]:
+        return ((self.x0 + self.x1) / 2, (self.y0 + self.y1) / 2)
+
+    def iou(self, other: "Box") -> float:
+        """Intersection over union."""
+        w = min(self.x1, other.x1) - max(self.x0, other.x0)
+        h = min(self.y1, other.y1) - max(self.y0, other.y0)
+        inter = max(0.0, w) * max(0.0, h)
+        union = self.area + other.area - inter
+        return inter / union if union > 0 else 0.0
+
+    def union(self, other: "Box") -> "Box":
+        """The smallest box holding both."""
+        return Box(min(self.x0, other.x0), min(self.y0, other.y0), max(self.x1, other.x1), max(self.y1, other.y1))
+
+    def key(self) -> tuple[int, int, int, int]:
+        """Whole-pixel corners, for caching crops."""
+        return (round(self.x0), round(self.y0), round(self.x1), round(self.y1))
+
+
+def thirds(center: float, extent: float, names: tuple[str, str, str]) -> str:
+    """Which third of [0, extent] holds `center`."""
+    if center < extent / 3:
+        return names[0]
+    if center < 2 * extent / 3:
+        return names[1]
+    return names[2]
+
+
+@dataclass
+class Detection:
+    """One detected object: its box, most specific class and confidence, categories and position."""
+
+    id: int
+    box: Box
+    label: str
+    score: float
+    categories: frozenset[str] = frozenset()
+    # other classes the detector gave the same box, with their scores
+    alternatives: dict[str, float] = field(default_factory=dict)
+    hposition: str = "middle"
+    vposition: str = "middle"
+
+    @property
+    def classes(self) -> frozenset[str]:
+        """The label and every category it belongs to (the `class` values of the object)."""
+        return self.categories | {self.label}
+
+
+def make_detection(
+    id: int,
+    box: Box,
+    labels: dict[str, float],
+    image_size: tuple[int, int],
+    taxonomy: Taxonomy | None = None,
+) -> Detection:
+    """A detection from a box and the scores of the classes found there (width, height = image_size).
+
+    The label is the most specific class: classes that are a category of another found class give
+    way to it; among the rest the highest score wins. The score is the best score of the box.
+    """
+    labels = {asp_constant(k): v for k, v in labels.items()}
+    categories_of = {name: {asp_constant(c) for c in taxonomy.categories_of(name)} if taxonomy else set() for name in labels}
+    general = {c for name in labels for c in categories_of[name] if c != name}
+    specific = {name: score for name, score in labels.items() if name not in general} or labels
+    label = max(specific, key=lambda name: (specific[name], name))
+    alternatives = {name: score for name, score in specific.items() if name != label}
+    width, height = image_size
+    cx, cy = box.center
+    return Detection(
+        id=id,
+        box=box,
+        label=label,
+        score=max(labels.values()),
+        categories=frozenset(categories_of[label] - {label}),
+        alternatives=alternatives,
+        hposition=thirds(cx, width, ("left", "middle", "right")),
+        vposition=thirds(cy, height, ("top", "middle", "bottom")),
+    )
+
+
+class Detector(Protocol):
+    """Finds objects of the given classes in an image."""
+
+    def detect(self, image: Any, classes: Sequence[str], cache: MutableMapping[str, Any]) -> list[Detection]: ...
+
+
+@dataclass(frozen=True)
+class DetectorSettings:
+    """Detection thresholds and caps."""
+
+    threshold: float = 0.1
+    max_per_query: int = 5
+    nms_iou: float = 0.5
+    # boxes of different queries overlapping this much are one object
+    merge_iou: float = 0.7
+    max_detections: int = 50
+    prompt: str = "a photo of a {}"
+
+
+def nms(boxes: Sequence[Box], scores: Sequence[float], iou: float, limit: int | None = None) -> list[int]:
+    """Indices of the boxes kept by greedy non-maximum suppression, best first."""
+    # Hand-written: torchvision's nms does not load beside the pinned CPU torch, and the box counts
+    # here (a few hundred patches per query) make the quadratic loop cheap.
+    order = sorted(range(len(boxes)), key=lambda i: -scores[i])
+    kept: list[int] = []
+    for i in order:
+        if limit is not None and len(kept) >= limit:
+            break
+        if all(boxes[i].iou(boxes[j]) <= iou for j in kept):
+            kept.append(i)
+    return kept
+
+
+def merge_queries(
+    candidates: Iterable[tuple[Box, str, float]], merge_iou: float, limit: int
+) -> list[tuple[Box, dict[str, float]]]:
+    """Group (box, class, score) candidates whose boxes overlap by more than `merge_iou`, best first."""
+    groups: list[tuple[Box, dict[str, float]]] = []
+    for box, name, score in sorted(candidates, key=lambda c: -c[2]):
+        for group_box, labels in groups:
+            if group_box.iou(box) > merge_iou:
+                labels[name] = max(labels.get(name, 0.0), score)
+                break
+        else:
+            if len(groups) < limit:
+                groups.append((box, {name: score}))
+    return groups
+
+
+def _pooled(output: Any) -> Any:
+    # transformers 5 returns a model output, earlier releases a tensor.
+    return output if hasattr(output, "dim") else output.pooler_output
+
+
+class OwlViTDetector:
+    """OWL-ViT / OWLv2 through transformers, with the image encoding cached per image."""
+
+    def __init__(self, loaded: LoadedModel, settings: DetectorSettings | None = None, taxonomy: Taxonomy | None = None) -> None:
+        self.processor = loaded.processor
+        self.model = loaded.model
+        self.settings = settings or DetectorSettings()
+        self.taxonomy = taxonomy
+        self._text_cache: dict[str, Any] = {}
+        self._max_text = int(getattr(self.model.config.text_config, "max_position_embeddings", 16))
+        # OWLv2 pads the image to a square before resizing, so its boxes are relative to that square.
+        self._square = self.model.config.model_type == "owlv2"
+
+    def _features(self, image: Any, cache: MutableMapping[str, Any]) -> tuple[Any, Any]:
+        key = "owlvit.features"
+        if key not in cache:
+            import torch
+
+            pixels = self.processor.image_processor(images=image, return_tensors="pt")["pixel_values"]
+            with torch.inference_mode():
+                feature_map = self.model.image_embedder(pixel_values=pixels)[0]
+                b, h, w, d = feature_map.shape
+                feats = feature_map.reshape(b, h * w, d)
+                boxes = self.model.box_predictor(feats, feature_map)
+            cache[key] = (feats, boxes[0])
+        return cache[key]
+
+    def text_embeddings(self, classes: Sequence[str]) -> Any:
+        """Query embeddings of the classes, one row each (cached by class)."""
+        import torch
+
+        missing = [c for c in dict.fromkeys(classes) if c not in self._text_cache]
+        if missing:
+            prompts = [self.settings.prompt.format(c.replace("_", " ")) for c in missing]
+            tokens = self.processor.tokenizer(
+                prompts, padding="max_length", truncation=True, max_length=self._max_text, return_tensors="pt"
+            )
+            with torch.inference_mode():
+                embeds = _pooled(
+                    self.model.owlvit.get_text_features(input_ids=tokens["input_ids"], attention_mask=tokens["attention_mask"])
+                    if hasattr(self.model, "owlvit")
+                    else self.model.owlv2.get_text_features(input_ids=tokens["input_ids"], attention_mask=tokens["attention_mask"])
+                )
+            for name, row in zip(missing, embeds):
+                self._text_cache[name] = row
+        return torch.stack([self._text_cache[c] for c in classes])
+
+    def scores(self, image: Any, classes: Sequence[str], cache: MutableMapping[str, Any]) -> tuple[list[Box], Any]:
+        """Every candidate box in pixels and its score per class (patches x classes, in [0, 1])."""
+        import torch
+
+        feats, norm_boxes = self._features(image, cache)
+        queries = self.text_embeddings(classes)
+        with torch.inference_mode():
+            logits = self.model.class_predictor(feats, queries[None], None)[0][0]
+        width, height = image.size
+        sx, sy = (max(width, height),) * 2 if self._square else (width, height)
+        boxes = []
+        for cx, cy, w, h in norm_boxes.tolist():
+            x0, y0, x1, y1 = (cx - w / 2) * sx, (cy - h / 2) * sy, (cx + w / 2) * sx, (cy + h / 2) * sy
+            boxes.append(Box(min(max(x0, 0.0), width), min(max(y0, 0.0), height), min(max(x1, 0.0), width), min(max(y1, 0.0), height)))
+        return boxes, torch.sigmoid(logits)
+
+    def detect(
+        self,
+        image: Any,
+        classes: Sequence[str],
+        cache: MutableMapping[str, Any],
+        timings: MutableMapping[str, float] | None = None,
+    ) -> list[Detection]:
+        """Detections of `classes` in a PIL image, best first, ids from 1."""
+        classes = list(dict.fromkeys(asp_constant(c) for c in classes))
+        if not classes:
+            return []
+        started = time.perf_counter()
+        had_features = "owlvit.features" in cache
+        self._features(image, cache)
+        encoded = time.perf_counter()
+        boxes, scores = self.scores(image, classes, cache)
+        s = self.settings
+        candidates: list[tuple[Box, str, float]] = []
+        for q, name in enumerate(classes):
+            column = scores[:, q].tolist()
+            above = [i for i, p in enumerate(column) if p >= s.threshold and boxes[i].area > 0]
+            for i in nms([boxes[i] for i in above], [column[i] for i in above], s.nms_iou, s.max_per_query):
+                candidates.append((boxes[above[i]], name, column[above[i]]))
+        groups = merge_queries(candidates, s.merge_iou, s.max_detections)
+        detections = [make_detection(n, box, labels, image.size, self.taxonomy) for n, (box, labels) in enumerate(groups, 1)]
+        if timings is not None:
+            if not had_features:
+                timings["detector_image"] = timings.get("detector_image", 0.0) + encoded - started
+            timings["detector_queries"] = timings.get("detector_queries", 0.0) + time.perf_counter() - encoded
+        return detections

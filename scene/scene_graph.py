@@ -1,0 +1,181 @@
+"""Perfect-information scenes: one GQA scene graph -> certain scene facts (no weights).
+
+Per object O (its GQA id as an integer): ``object(O)``; ``has_attr(O,class,N)`` for its name N and
+every category of N in the taxonomy; ``has_attr(O,name,N)``; ``has_attr(O,hposition,P)`` and
+``has_attr(O,vposition,P)`` by thirds of the image of the box centre; ``has_attr(O,C,V)`` for each
+attribute V and each category C of V; ``has_rel(O,R,T)`` for each relation. Words pass through
+:func:`theory.scene_facts.asp_constant`. ``is_attr(C)`` / ``is_attr_value(C,V)`` list the
+attribute vocabulary used.
+
+Attribute categories come from the `attributes` mapping (e.g. a curated GQA attribute file);
+without one, from :class:`scene.taxonomy.HeuristicAttributes` (built-in vocabulary, then WordNet,
+else category ``other``).
+
+Example:
+    >>> graph = {"width": 300, "height": 300, "objects": {"1": {"name": "ball", "x": 0, "y": 0,
+    ...     "w": 10, "h": 10, "attributes": ["red"], "relations": []}}}
+    >>> "has_attr(1,color,red)." in scene_graph_facts(graph).to_asp()
+    True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from scene.taxonomy import AttributeCategories, HeuristicAttributes, Taxonomy, WordNetTaxonomy
+from theory.program import Program
+from theory.scene_facts import SceneFacts, asp_constant
+
+POSITION_CATEGORIES = ("hposition", "vposition")
+
+
+class SceneGraphError(ValueError):
+    """A scene graph that does not have the GQA shape."""
+
+
+@dataclass(frozen=True)
+class GraphObject:
+    """One object of a scene graph, normalised."""
+
+    id: int
+    name: str
+    attributes: tuple[str, ...]
+    relations: tuple[tuple[str, int], ...]  # (relation, target id)
+    hposition: str
+    vposition: str
+
+
+def third(centre: float, extent: float, low: str, high: str) -> str:
+    """`low`, ``middle`` or `high` by which third of `extent` the coordinate `centre` falls in."""
+    if extent <= 0:
+        return "middle"
+    if centre < extent / 3:
+        return low
+    if centre > 2 * extent / 3:
+        return high
+    return "middle"
+
+
+def object_number(object_id: str | int, fallback: dict[str, int]) -> int:
+    """A GQA object id as an integer (ids that are not numbers get numbers after the largest)."""
+    text = str(object_id)
+    if text.isdigit():
+        return int(text)
+    return fallback[text]
+
+
+def graph_objects(graph: Mapping[str, Any]) -> dict[str, GraphObject]:
+    """The objects of a GQA scene graph by their GQA id, with positions and integer ids."""
+    try:
+        objects = graph["objects"]
+        width = float(graph.get("width") or 0)
+        height = float(graph.get("height") or 0)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise SceneGraphError(f"not a GQA scene graph: {exc}") from exc
+    if not isinstance(objects, Mapping):
+        raise SceneGraphError("scene graph 'objects' must map object ids to objects")
+    numeric = [int(k) for k in objects if str(k).isdigit()]
+    start = max(numeric, default=0) + 1
+    fallback = {str(k): start + i for i, k in enumerate(sorted(str(k) for k in objects if not str(k).isdigit()))}
+    result: dict[str, GraphObject] = {}
+    for key, obj in objects.items():
+        try:
+            cx = float(obj["x"]) + float(obj["w"]) / 2
+            cy = float(obj["y"]) + float(obj["h"]) / 2
+            relations = tuple(
+                (str(r["name"]), object_number(r["object"], fallback))
+                for r in obj.get("relations", ())
+                if str(r["object"]) in objects
+            )
+            result[str(key)] = GraphObject(
+                id=object_number(key, fallback),
+                name=str(obj["name"]),
+                attributes=tuple(dict.fromkeys(str(a) for a in obj.get("attributes", ()))),
+                relations=relations,
+                hposition=third(cx, width, "left", "right"),
+                vposition=third(cy, height, "top", "bottom"),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SceneGraphError(f"object {key}: missing or bad field {exc}") from exc
+    return result
+
+
+def program_concepts(program: Program) -> frozenset[str] | None:
+    """The words a program mentions (classes, categories, values, relations) as ASP constants, or
+    None when the program needs every attribute (``common`` compares all categories)."""
+    if any(step.operation == "common" for step in program.steps):
+        return None
+    words = set()
+    for step in program.steps:
+        for argument in step.arguments:
+            try:
+                words.add(asp_constant(argument))
+            except ValueError:
+                continue
+    return frozenset(words)
+
+
+def default_attributes(taxonomy: Taxonomy | None) -> AttributeCategories:
+    """The taxonomy's own attribute categories when it has them (a curated attribute file), else
+    the heuristic mapping."""
+    own = getattr(taxonomy, "attribute_categories", None)
+    curated = own() if callable(own) else None
+    return curated if curated is not None else HeuristicAttributes()
+
+
+def scene_graph_facts(
+    graph: Mapping[str, Any],
+    *,
+    taxonomy: Taxonomy | None = None,
+    attributes: AttributeCategories | None = None,
+    concepts: Iterable[str] | None = None,
+) -> SceneFacts:
+    """The perfect-information facts of one GQA scene graph (see the module docstring).
+
+    `concepts` (ASP constants, e.g. from :func:`program_concepts`) keeps only the class, attribute
+    and relation facts whose word or category is mentioned; names and positions are always kept.
+    """
+    taxonomy = taxonomy if taxonomy is not None else WordNetTaxonomy()
+    attributes = attributes if attributes is not None else default_attributes(taxonomy)
+    wanted = None if concepts is None else frozenset(concepts)
+
+    def keep(*words: str) -> bool:
+        return wanted is None or any(w in wanted for w in words)
+
+    scene = SceneFacts()
+    vocabulary: dict[str, set[str]] = {c: set() for c in POSITION_CATEGORIES}
+    objects = graph_objects(graph)
+    for obj in objects.values():
+        name = asp_constant(obj.name)
+        scene.add_fact("object", obj.id)
+        classes = [name] + sorted({asp_constant(c) for c in taxonomy.categories_of(obj.name)} - {name})
+        for cls in classes:
+            if keep(cls, "class"):
+                scene.add_fact("has_attr", obj.id, "class", cls)
+        scene.add_fact("has_attr", obj.id, "name", name)
+        scene.add_fact("has_attr", obj.id, "hposition", obj.hposition)
+        scene.add_fact("has_attr", obj.id, "vposition", obj.vposition)
+        vocabulary["hposition"].add(obj.hposition)
+        vocabulary["vposition"].add(obj.vposition)
+        for value in obj.attributes:
+            constant = asp_constant(value)
+            for category in sorted(asp_constant(c) for c in attributes.categories_of(value)):
+                if keep(category, constant):
+                    scene.add_fact("has_attr", obj.id, category, constant)
+                    vocabulary.setdefault(category, set()).add(constant)
+        for relation, target in obj.relations:
+            constant = asp_constant(relation)
+            if keep(constant):
+                scene.add_fact("has_rel", obj.id, constant, target)
+    for category in sorted(vocabulary):
+        scene.add_fact("is_attr", category)
+        for value in sorted(vocabulary[category]):
+            scene.add_fact("is_attr_value", category, value)
+    return _deduplicated(scene)
+
+
+def _deduplicated(scene: SceneFacts) -> SceneFacts:
+    # Duplicate relations occur in GQA graphs; one fact each keeps the encoding and the support small.
+    scene.facts = list(dict.fromkeys(scene.facts))
+    return scene
