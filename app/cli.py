@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from app.commands.convert import convert_command
 from app.commands.demo import demo_command
 from app.commands.solve import solve_command
 
@@ -16,6 +17,7 @@ cli = typer.Typer(
 )
 cli.command("solve")(solve_command)
 cli.command("demo")(demo_command)
+cli.command("convert")(convert_command)
 
 
 def main() -> None:
