@@ -75,6 +75,8 @@ class Detection:
     categories: frozenset[str] = frozenset()
     # other classes the detector gave the same box, with their scores
     alternatives: dict[str, float] = field(default_factory=dict)
+    # the categories of each alternative class
+    alternative_categories: dict[str, frozenset[str]] = field(default_factory=dict)
     hposition: str = "middle"
     vposition: str = "middle"
 
@@ -111,6 +113,7 @@ def make_detection(
         score=max(labels.values()),
         categories=frozenset(categories_of[label] - {label}),
         alternatives=alternatives,
+        alternative_categories={name: frozenset(categories_of[name] - {name}) for name in alternatives},
         hposition=thirds(cx, width, ("left", "middle", "right")),
         vposition=thirds(cy, height, ("top", "middle", "bottom")),
     )
@@ -132,6 +135,8 @@ class DetectorSettings:
     # boxes of different queries overlapping this much are one object
     merge_iou: float = 0.7
     max_detections: int = 50
+    # boxes narrower or lower than this many pixels are not objects
+    min_box_side: float = 2.0
     prompt: str = "a photo of a {}"
 
 
@@ -253,7 +258,7 @@ class OwlViTDetector:
         candidates: list[tuple[Box, str, float]] = []
         for q, name in enumerate(classes):
             column = scores[:, q].tolist()
-            above = [i for i, p in enumerate(column) if p >= s.threshold and boxes[i].area > 0]
+            above = [i for i, p in enumerate(column) if p >= s.threshold and min(boxes[i].x1 - boxes[i].x0, boxes[i].y1 - boxes[i].y0) >= s.min_box_side]
             for i in nms([boxes[i] for i in above], [column[i] for i in above], s.nms_iou, s.max_per_query):
                 candidates.append((boxes[above[i]], name, column[above[i]]))
         groups = merge_queries(candidates, s.merge_iou, s.max_detections)

@@ -190,6 +190,10 @@ def write_tiny_models(folder: str | Path, seed: int = 0, image_size: int = 64) -
     torch.manual_seed(seed)
     detector_dir, classifier_dir = folder / "owlvit-tiny", folder / "clip-tiny"
     owl = OwlViTForObjectDetection(OwlViTConfig(text_config=text, vision_config=vision, projection_dim=32))
+    # Untrained box heads saturate the sigmoid into zero-size boxes; shrinking the last layer leaves
+    # the model's own grid prior (one box around each patch) plus a little random variation.
+    with torch.no_grad():
+        owl.box_head.dense2.weight.mul_(0.01)
     owl.save_pretrained(detector_dir)
     size = {"height": image_size, "width": image_size}
     OwlViTProcessor(image_processor=OwlViTImageProcessorPil(size=size, crop_size=size), tokenizer=tokenizer).save_pretrained(
