@@ -184,6 +184,8 @@ class _Converter:
         if len(parts) != 3:
             raise self.fail(f"{operation!r} argument {argument!r} is not 'class,relation,s|o'")
         cls, relation, position = parts
+        if relation.startswith("same ") and position in ("_", ""):
+            return cls, relation, "subject"  # sharing a value is symmetric: GQA leaves the position out
         if position not in _POSITIONS:
             raise self.fail(f"{operation!r} position {position!r} is not s or o")
         return cls, relation, _POSITIONS[position]

@@ -1,0 +1,152 @@
+"""Do two question programs mean the same thing? A semantic check on generated scenes.
+
+Equal canonical forms are equal programs. Otherwise both programs run on a few dozen small random
+scenes built from the words they mention (their classes, attribute categories and values,
+relations, plus a distractor of each kind), with a fixed seed; any scene on which they answer
+differently tells them apart and is reported. Passing is evidence, not proof.
+
+Example:
+    >>> from theory.nested import parse_nested
+    >>> a = parse_nested("exist(filter(select(scene(), cup), color, red))")
+    >>> b = parse_nested("verify_attr(unique(select(scene(), cup)), color, red)")
+    >>> equivalent(a, b).equivalent
+    False
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from theory.canonical import canonical
+from theory.operations import OPERATIONS
+from theory.program import Program
+from theory.scene_facts import SceneFacts
+from theory.solver import SolveResult, SolveStatus, solve
+
+_DISTRACTOR = "zz_other"  # a word no program mentions, so every concept has a "none of these" case
+_LOOSE_CATEGORY = "property"  # category for values a program names without one (filter_any, compare)
+_POSITION_VALUES = {"hposition": ["left", "middle", "right"], "vposition": ["top", "middle", "bottom"]}
+
+
+@dataclass
+class Concepts:
+    """The words a program mentions, by role."""
+
+    classes: set[str] = field(default_factory=set)
+    relations: set[str] = field(default_factory=set)
+    values: dict[str, set[str]] = field(default_factory=dict)  # category -> values
+    loose_values: set[str] = field(default_factory=set)
+
+    def add_value(self, category: str, value: str | None = None) -> None:
+        bucket = self.values.setdefault(category, set())
+        if value is not None:
+            bucket.add(value)
+
+
+def program_concepts(*programs: Program) -> Concepts:
+    """The classes, relations, categories and values that the programs mention."""
+    concepts = Concepts()
+    for program in programs:
+        for step in program.steps:
+            named = list(zip(OPERATIONS[step.operation].arguments, step.arguments))
+            category = next((v for n, v in named if n == "category"), None)
+            for name, value in named:
+                if name == "class":
+                    concepts.classes.add(value)
+                elif name == "relation":
+                    concepts.relations.add(value)
+                elif name == "category":
+                    concepts.add_value(value)
+                elif name == "value":
+                    if category is None:
+                        concepts.loose_values.add(value)
+                    else:
+                        concepts.add_value(category, value)
+    for category in ("class", "name"):  # names are classes: select and choose_attr(name) must meet
+        concepts.classes |= concepts.values.pop(category, set())
+    return concepts
+
+
+def random_scene(concepts: Concepts, rng: random.Random, max_objects: int = 5) -> SceneFacts:
+    """A small certain scene over the concepts' words (and distractors)."""
+    scene = SceneFacts()
+    classes = sorted(concepts.classes) + [_DISTRACTOR]
+    relations = sorted(concepts.relations) + [_DISTRACTOR]
+    categories = {c: sorted(v) + [f"{_DISTRACTOR}_{c}"] for c, v in sorted(concepts.values.items())}
+    for category, values in _POSITION_VALUES.items():
+        categories[category] = sorted(set(values) | concepts.values.get(category, set()))
+    count = rng.randint(1, max_objects)
+    for obj in range(1, count + 1):
+        scene.add_fact("object", obj)
+        names = {rng.choice(classes)}
+        if rng.random() < 0.25:
+            names.add(rng.choice(classes))  # an object may also belong to a second class (dog, animal)
+        for name in sorted(names):
+            scene.add_fact("has_attr", obj, "class", name)
+        scene.add_fact("has_attr", obj, "name", min(names))
+        for category, values in categories.items():
+            structural = category in _POSITION_VALUES
+            if structural or rng.random() < 0.75:
+                chosen = {rng.choice(values)}
+                if not structural and rng.random() < 0.15:
+                    chosen.add(rng.choice(values))
+                for value in sorted(chosen):
+                    scene.add_fact("has_attr", obj, category, value)
+        for value in sorted(concepts.loose_values):
+            if rng.random() < 0.5:
+                scene.add_fact("has_attr", obj, _LOOSE_CATEGORY, value)
+    for subject in range(1, count + 1):
+        for obj in range(1, count + 1):
+            if subject != obj and rng.random() < 0.35:
+                scene.add_fact("has_rel", subject, rng.choice(relations), obj)
+    return scene
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one program answered on one scene."""
+
+    status: str
+    answers: tuple[str, ...]
+
+    @classmethod
+    def of(cls, result: SolveResult) -> "Outcome":
+        return cls(result.status.value, tuple(sorted(a.answer for a in result.answers)))
+
+
+@dataclass(frozen=True)
+class EquivalenceResult:
+    """The verdict; when the programs differ, a scene that tells them apart and both outcomes."""
+
+    equivalent: bool
+    scenes_tried: int
+    same_canonical: bool = False
+    scene: SceneFacts | None = None
+    outcomes: tuple[Outcome, Outcome] | None = None
+    message: str = ""
+
+
+def equivalent(a: Program, b: Program, scenes: int = 40, seed: int = 0, top_k: int = 50) -> EquivalenceResult:
+    """Whether `a` and `b` answer alike on `scenes` generated scenes (see the module docstring)."""
+    if canonical(a) == canonical(b):
+        return EquivalenceResult(True, 0, same_canonical=True, message="identical canonical programs")
+    concepts = program_concepts(a, b)
+    rng = random.Random(seed)
+    for tried in range(1, scenes + 1):
+        scene = random_scene(concepts, rng)
+        first, second = Outcome.of(solve(a, scene, top_k=top_k)), Outcome.of(solve(b, scene, top_k=top_k))
+        for outcome in (first, second):
+            if outcome.status not in (SolveStatus.OK.value, SolveStatus.NO_ANSWER.value):
+                return EquivalenceResult(
+                    False, tried, scene=scene, outcomes=(first, second), message=f"solver status {outcome.status}"
+                )
+        if first != second:
+            return EquivalenceResult(
+                False,
+                tried,
+                scene=scene,
+                outcomes=(first, second),
+                message=f"answers differ: {list(first.answers) or first.status} vs {list(second.answers) or second.status}",
+            )
+    return EquivalenceResult(True, scenes, message=f"no difference on {scenes} scenes")
