@@ -8,8 +8,8 @@ Example:
     >>> from theory.flat import parse_flat
     >>> program = parse_flat("scene(0). select(1,0,ball). unique(2,1). query(3,2,color). end(3).")
     >>> concepts = concepts_from_program(program, attributes={"color": ["red", "blue"]})
-    >>> sorted(concepts.classes), concepts.attributes
-    (['ball'], {'color': frozenset({'blue', 'red'})})
+    >>> sorted(concepts.classes), sorted(concepts.attributes["color"])
+    (['ball'], ['blue', 'red'])
 """
 
 from __future__ import annotations
@@ -53,6 +53,9 @@ class Concepts:
     relations: set[RelationQuery] = field(default_factory=set)
     # categories asked about as a whole (query, all_same, common...) whose values the vocabulary did not give
     open_categories: set[str] = field(default_factory=set)
+    # the program asks about objects of unnamed class (relate_any, query name): the detector must
+    # look for more than the named classes to answer it
+    open_classes: bool = False
 
     @property
     def relation_names(self) -> set[str]:
@@ -71,7 +74,13 @@ class Concepts:
         for category, values in other.attributes.items():
             out.add_attribute(category, values)
         out.open_categories = (self.open_categories | other.open_categories) - set(out.attributes)
+        out.open_classes = self.open_classes or other.open_classes
         return out
+
+
+def _spaced(word: str) -> str:
+    # Taxonomies are keyed by words ("tennis racket"), the program by ASP constants (tennis_racket).
+    return word.replace("_", " ")
 
 
 def _normalise_vocabulary(attributes: Mapping[str, Iterable[str]] | None) -> dict[str, frozenset[str]]:
@@ -79,8 +88,12 @@ def _normalise_vocabulary(attributes: Mapping[str, Iterable[str]] | None) -> dic
 
 
 class _Extractor:
-    def __init__(self, program: Program, taxonomy: Taxonomy | None, vocabulary: dict[str, frozenset[str]]) -> None:
+    def __init__(
+        self, program: Program, taxonomy: Taxonomy | None, vocabulary: dict[str, frozenset[str]], max_members: int
+    ) -> None:
         self.program = program
+        self.max_members = max_members
+        self.fallback_classes: tuple[str, ...] = ()
         self.taxonomy = taxonomy
         self.vocabulary = vocabulary
         self.value_category = {v: c for c, vs in sorted(vocabulary.items(), reverse=True) for v in vs}
@@ -88,9 +101,10 @@ class _Extractor:
 
     def add_class(self, word: str) -> str:
         word = asp_constant(word)
-        members = {asp_constant(m) for m in self.taxonomy.members(word)} if self.taxonomy else set()
+        members = {asp_constant(m) for m in self.taxonomy.members(_spaced(word))} if self.taxonomy else set()
         members.discard(word)
-        if members:
+        # A very broad category ("object", "thing") is asked of the detector as itself instead.
+        if members and len(members) <= self.max_members:
             self.concepts.expanded.setdefault(word, set()).update(members)
             self.concepts.classes.update(members)
         else:
@@ -109,13 +123,16 @@ class _Extractor:
     def add_value_any_category(self, value: str) -> None:
         value = asp_constant(value)
         category = self.value_category.get(value)
-        if category is None and self.taxonomy is not None and (self.taxonomy.members(value) or self.taxonomy.categories_of(value)):
+        known = self.taxonomy is not None and (self.taxonomy.members(_spaced(value)) or self.taxonomy.categories_of(_spaced(value)))
+        if category is None and known:
             self.add_class(value)
             return
         self.add_values(category or UNKNOWN_CATEGORY, [value])
 
     def add_category(self, category: str) -> None:
         category = asp_constant(category)
+        if category in ("class", "name"):
+            self.concepts.open_classes = True
         if category in STRUCTURAL_CATEGORIES:
             return
         if category in self.vocabulary:
@@ -162,6 +179,7 @@ class _Extractor:
             elif op == "choose_rel":
                 self.add_relation(step, args[0], args[1:3], args[3])
             elif op == "relate_any":
+                self.concepts.open_classes = True
                 self.add_relation(step, "_", [args[0]], args[1])
             elif op == "relate_attr":
                 self.add_class(args[0])
@@ -171,6 +189,9 @@ class _Extractor:
             elif op == "common":
                 for category in self.vocabulary:
                     self.add_category(category)
+        if self.concepts.open_classes:
+            for word in self.fallback_classes:
+                self.add_class(word)
         return self.concepts
 
 
@@ -178,22 +199,32 @@ def concepts_from_program(
     program: Program,
     taxonomy: Taxonomy | None = None,
     attributes: Mapping[str, Iterable[str]] | None = None,
+    max_members: int = 40,
+    fallback_classes: Iterable[str] = (),
 ) -> Concepts:
     """Blind concepts: what `program` mentions, category words expanded through `taxonomy`.
 
     `attributes` (category -> values, e.g. GQA's attribute list) supplies the candidate values of
     categories the program asks about as a whole (query color) and the category of bare values.
+    Categories with more than `max_members` members are detected as themselves. `fallback_classes`
+    are added when the program asks about objects of unnamed class (what is the man wearing?).
     """
-    return _Extractor(program, taxonomy, _normalise_vocabulary(attributes)).run()
+    extractor = _Extractor(program, taxonomy, _normalise_vocabulary(attributes), max_members)
+    extractor.fallback_classes = tuple(fallback_classes)
+    return extractor.run()
 
 
 def concepts_from_gqa(
     semantic: list[dict[str, Any]],
     taxonomy: Taxonomy | None = None,
     attributes: Mapping[str, Iterable[str]] | None = None,
+    max_members: int = 40,
+    fallback_classes: Iterable[str] = (),
 ) -> Concepts:
     """Oracle concepts: from a question's GQA semantic program (its `semantic` list)."""
     # Imported here: the GQA conversion lives with the translators and only oracle runs need it.
     from translators.gqa_program import gqa_to_program
 
-    return concepts_from_program(gqa_to_program(semantic), taxonomy, attributes)
+    value_category = {v: c for c, vs in sorted((attributes or {}).items(), reverse=True) for v in vs}
+    program = gqa_to_program(semantic, value_category)
+    return concepts_from_program(program, taxonomy, attributes, max_members, fallback_classes)

@@ -99,7 +99,9 @@ def make_detection(
     way to it; among the rest the highest score wins. The score is the best score of the box.
     """
     labels = {asp_constant(k): v for k, v in labels.items()}
-    categories_of = {name: {asp_constant(c) for c in taxonomy.categories_of(name)} if taxonomy else set() for name in labels}
+    categories_of = {
+        name: {asp_constant(c) for c in taxonomy.categories_of(name.replace("_", " "))} if taxonomy else set() for name in labels
+    }
     general = {c for name in labels for c in categories_of[name] if c != name}
     specific = {name: score for name, score in labels.items() if name not in general} or labels
     label = max(specific, key=lambda name: (specific[name], name))
