@@ -1,7 +1,7 @@
 """Code-like programs: nested ASP plus variables for results that are used more than once.
 
 Lines ``NAME = expression`` name a step; the last line is the answer expression. On output,
-variables are introduced only for steps read more than once and are called ``var1..varN`` in
+variables are introduced only for steps read more than once (``scene()`` is always written out) and are called ``var1..varN`` in
 the order they are defined; on input any identifier works, assignments may come in any order,
 and a name may be used before its line (a cycle is an error).
 
@@ -119,7 +119,8 @@ def format_code(program: Program) -> str:
             return names[step_id]
         step = program.step(step_id)
         expression = format_call(step, [text_of(d) for d in step.dependencies])
-        if uses.get(step_id, 0) > 1:
+        # scene() is the root and costs nothing to repeat: naming it would only add noise.
+        if uses.get(step_id, 0) > 1 and step.dependencies:
             names[step_id] = f"var{len(names) + 1}"
             lines.append(f"{names[step_id]} = {expression}")
             return names[step_id]

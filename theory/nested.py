@@ -157,6 +157,14 @@ class Parser:
             if sep.kind == "end":
                 raise self.error(f"unbalanced parenthesis: '(' of {token.text} is never closed", opened.offset)
             if sep.kind != "comma":
+                previous = self.tokens[self.pos - 2]
+                if "\n" in self.text[previous.offset : sep.offset]:
+                    # A new line that starts like a new statement: most likely a missing ')'.
+                    raise self.error(
+                        f"unbalanced parenthesis: '(' of {token.text} is not closed by the end of its line "
+                        f"(or a ',' is missing before {location(self.text, sep.offset)})",
+                        opened.offset,
+                    )
                 raise self.error(f"expected ',' or ')' in {token.text}(...), got {self.describe(sep)}", sep.offset)
 
 
