@@ -60,13 +60,21 @@ def _words(text: str) -> str:
 class WordNetTaxonomy:
     """Class categories by WordNet's hypernym/hyponym closure (instance links included).
 
-    A name with several noun senses belongs to the categories of all of them, or of the first
-    `max_senses` (WordNet lists senses by frequency); a phrase WordNet lacks ("brick wall") falls
-    back to its last word ("wall"). Results are cached per word.
+    Which noun senses of a name count: with ``senses="tagged"`` (default) those the WordNet sense
+    counts saw at least once in tagged text, or the first sense when none was (so "wall" is not a
+    fence through its rare sense wall.n.07, while "table" keeps its furniture sense); with
+    ``senses="all"`` every sense. `max_senses` further keeps only the first N (WordNet lists senses
+    by frequency). A phrase WordNet lacks ("brick wall") falls back to its last word ("wall").
+    Results are cached per word.
     """
 
-    def __init__(self, wordnet_dir: str | Path | None = None, max_senses: int | None = None) -> None:
+    def __init__(
+        self, wordnet_dir: str | Path | None = None, senses: str = "tagged", max_senses: int | None = None
+    ) -> None:
+        if senses not in ("tagged", "all"):
+            raise ValueError("senses must be 'tagged' or 'all'")
         self._wordnet_dir = wordnet_dir
+        self._senses = senses
         self._max_senses = max_senses
         self._lock = threading.Lock()
         self._up: dict[str, frozenset[str]] = {}
@@ -82,7 +90,12 @@ class WordNetTaxonomy:
         key = lemma_key(word)
         found = wn.synsets(key, pos="n") if key else []
         if not found and "_" in key:
-            found = wn.synsets(key.rsplit("_", 1)[1], pos="n")
+            key = key.rsplit("_", 1)[1]
+            found = wn.synsets(key, pos="n")
+        if self._senses == "tagged" and found:
+            base = wn.morphy(key, "n") or key
+            tagged = [s for s in found if any(l.count() > 0 for l in s.lemmas() if l.name().lower() in (key, base))]
+            found = tagged or found[:1]
         return found[: self._max_senses] if self._max_senses else found
 
     def knows(self, word: str) -> bool:
