@@ -1,0 +1,74 @@
+"""The FastAPI application: /answer, /translate, /health, /ready, the web page."""
+
+from __future__ import annotations
+
+import logging
+from contextlib import asynccontextmanager
+from importlib import resources
+from typing import AsyncIterator
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse
+
+from app.api.limits import BodySizeLimit
+from app.api.routes import demo, health, qa
+from app.config import Settings, load_settings
+from app.pipeline import Pipeline, PipelineError
+
+log = logging.getLogger("aspvqa.api")
+
+
+def create_app(settings: Settings | None = None, pipeline: Pipeline | None = None, *, warm_up: bool = False) -> FastAPI:
+    """Build the service; `warm_up` loads the models at start instead of on first use."""
+    settings = settings or load_settings()
+    pipeline = pipeline or Pipeline(settings)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if warm_up:
+            from starlette.concurrency import run_in_threadpool
+
+            from app.parts import warm_up as load_parts
+
+            await run_in_threadpool(load_parts, pipeline)
+        yield
+
+    app = FastAPI(
+        title="aspvqa",
+        version="0.1.0",
+        summary="Visual question answering with Answer Set Programming: ranked answers with the facts behind them.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.pipeline = pipeline
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_request_bytes)
+    app.include_router(health.router)
+    app.include_router(qa.router)
+    app.include_router(demo.router)
+
+    @app.exception_handler(PipelineError)
+    async def pipeline_error(_: Request, exc: PipelineError) -> JSONResponse:
+        return JSONResponse({"detail": exc.message}, status_code=exc.http_status)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
+        where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
+        return JSONResponse({"detail": f"{where}: {first['msg']}" if where else first["msg"], "errors": _plain(exc.errors())}, status_code=422)
+
+    @app.exception_handler(Exception)
+    async def unexpected(_: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error")
+        return JSONResponse({"detail": f"internal error: {type(exc).__name__}"}, status_code=500)
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def page() -> str:
+        return (resources.files("app") / "web" / "index.html").read_text(encoding="utf-8")
+
+    return app
+
+
+def _plain(errors: list[dict]) -> list[dict]:
+    # Validation errors may carry exception objects in `ctx`, which JSON cannot hold.
+    return [{k: (str(v) if k == "ctx" else v) for k, v in e.items() if k in ("loc", "msg", "type")} for e in errors]

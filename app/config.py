@@ -1,0 +1,115 @@
+"""Configuration in one place: defaults, then a settings file, then ASPVQA_* environment variables.
+
+Example:
+    >>> Settings(top_k=3).top_k
+    3
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+CONFIG_FILE_VARIABLE = "ASPVQA_CONFIG"
+
+
+class ConfigError(ValueError):
+    """The configuration file or variables are unusable; the message says which setting."""
+
+
+class Settings(BaseSettings):
+    """Every setting of the service, the command line and the pipeline."""
+
+    model_config = SettingsConfigDict(env_prefix="ASPVQA_", env_ignore_empty=True, extra="forbid")
+
+    # Translation (question -> program).
+    llm: str = Field("local", description="language model backend: local, openai or replay")
+    llm_model_path: str | None = Field(None, description="GGUF file for the local backend (default: the bundled model)")
+    openai_base_url: str | None = Field(None, description="base URL of an OpenAI-compatible endpoint")
+    openai_model: str | None = Field(None, description="model name at the OpenAI-compatible endpoint")
+    openai_api_key_env: str = Field("OPENAI_API_KEY", description="environment variable holding the endpoint's key")
+    replay_file: str | None = Field(None, description="JSON Lines of recorded outputs for the replay backend")
+    representation: Literal["flat", "nested", "code", "gqa"] = "nested"
+    examples: int = Field(8, ge=0, le=64)
+    sampling: Literal["bert", "jaccard", "random"] = "bert"
+    cover_operators: bool = True
+    bank_dir: str | None = Field(None, description="example bank folder (default: the bundled bank)")
+
+    # Scene from an image.
+    detector_model: str | None = Field(None, description="OWL-ViT weights: a local folder or a hub id")
+    classifier_model: str | None = Field(None, description="CLIP weights: a local folder or a hub id")
+    local_files_only: bool = True
+    taxonomy_dir: str | None = Field(None, description="folder with gqa_all_class.json / gqa_all_attribute.json")
+
+    # Solving.
+    top_k: int = Field(5, ge=1, le=50)
+    solve_timeout_s: float = Field(10.0, gt=0, le=600)
+    translate_timeout_s: float = Field(120.0, gt=0, le=3600)
+    max_scene_facts: int = Field(200_000, ge=1)
+
+    # Request limits of the service.
+    max_request_bytes: int = Field(12 * 1024 * 1024, ge=1024)
+    max_image_bytes: int = Field(10 * 1024 * 1024, ge=1024)
+    max_image_pixels: int = Field(40_000_000, ge=1)
+    image_types: tuple[str, ...] = ("image/jpeg", "image/png", "image/webp")
+    max_question_chars: int = Field(500, ge=1)
+    max_program_chars: int = Field(20_000, ge=1)
+    max_concurrent_solves: int = Field(8, ge=1)
+
+    @field_validator("image_types", mode="before")
+    @classmethod
+    def _split_types(cls, value: Any) -> Any:
+        return tuple(v.strip() for v in value.split(",")) if isinstance(value, str) else value
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # Explicit arguments win, then the environment, then the settings file.
+        return init_settings, env_settings, _FileSource(settings_cls)
+
+
+class _FileSource(PydanticBaseSettingsSource):
+    """Settings from the TOML or JSON file named by ASPVQA_CONFIG (absent: nothing)."""
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        path = os.environ.get(CONFIG_FILE_VARIABLE)
+        return read_config_file(Path(path)) if path else {}
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """The settings in a TOML (``.toml``) or JSON file."""
+    if not path.is_file():
+        raise ConfigError(f"settings file {path} (from {CONFIG_FILE_VARIABLE}) does not exist")
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"cannot read settings file {path}: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"settings file {path} must hold a table of settings")
+    return data
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Settings from defaults, file and environment, with `overrides` on top; `ConfigError` if invalid."""
+    try:
+        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(f"setting {where}: {first['msg']}") from None
