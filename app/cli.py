@@ -5,7 +5,9 @@ from __future__ import annotations
 import typer
 
 from app.commands.convert import convert_command
+from app.commands.answer import answer_command
 from app.commands.demo import demo_command
+from app.commands.serve import serve_command
 from app.commands.solve import solve_command
 
 cli = typer.Typer(
@@ -17,6 +19,8 @@ cli = typer.Typer(
 )
 cli.command("solve")(solve_command)
 cli.command("demo")(demo_command)
+cli.command("answer")(answer_command)
+cli.command("serve")(serve_command)
 cli.command("convert")(convert_command)
 
 

@@ -1,0 +1,95 @@
+"""`aspvqa answer`: one question on an image, a GQA scene graph or a scene file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from app.commands.io import fail, read_input
+from app.config import ConfigError, load_settings
+from app.pipeline import Pipeline, PipelineError
+
+
+def load_scene_graph(path: str, image_id: str | None) -> dict:
+    """One image's scene graph from a GQA scene-graph file (all images, or just one)."""
+    try:
+        data = json.loads(read_input(path, "scene graph"))
+    except json.JSONDecodeError as exc:
+        fail(f"scene graph file {path} is not JSON: {exc}")
+    if isinstance(data, dict) and "objects" in data:
+        return data
+    if not isinstance(data, dict):
+        fail(f"scene graph file {path} must hold a JSON object")
+    if image_id is None:
+        if len(data) == 1:
+            return next(iter(data.values()))
+        fail(f"scene graph file {path} has {len(data)} images: choose one with --image-id")
+    if image_id not in data:
+        fail(f"image {image_id} is not in {path}")
+    return data[image_id]
+
+
+def answer_command(
+    question: Annotated[Optional[str], typer.Option("--question", "-q", help="The question in English.")] = None,
+    image: Annotated[Optional[Path], typer.Option("--image", help="An image file (JPEG, PNG, WebP).")] = None,
+    scene_graph: Annotated[Optional[str], typer.Option("--scene-graph", help="GQA scene graph JSON file.")] = None,
+    image_id: Annotated[Optional[str], typer.Option("--image-id", help="Which image of the scene graph file.")] = None,
+    scene: Annotated[Optional[str], typer.Option("--scene", help="Scene facts file in ASP.")] = None,
+    program: Annotated[Optional[str], typer.Option("--program", help="A program file (skips translation).")] = None,
+    representation: Annotated[Optional[str], typer.Option("--repr", help="Syntax of --program: flat, nested or code.")] = None,
+    top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=50)] = 5,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Answer a question: ranked answers, the program and the facts behind the top answer."""
+    sources = [s for s in (image, scene_graph, scene) if s is not None]
+    if len(sources) != 1:
+        fail("give exactly one of --image, --scene-graph, --scene")
+    if question is None and program is None:
+        fail("give --question (or --program)")
+    try:
+        pipeline = Pipeline(load_settings(top_k=top_k))
+        outcome = pipeline.answer(
+            question,
+            program=read_input(program, "program") if program else None,
+            representation=representation,
+            image=_read_image(image) if image else None,
+            scene_graph=load_scene_graph(scene_graph, image_id) if scene_graph else None,
+            scene_facts=read_input(scene, "scene") if scene else None,
+            top_k=top_k,
+        )
+    except (PipelineError, ConfigError) as exc:
+        fail(str(exc))
+    if as_json:
+        typer.echo(
+            json.dumps(
+                {
+                    "status": outcome.status,
+                    "message": outcome.message,
+                    "answers": outcome.answers,
+                    "program": outcome.program_text,
+                    "representation": outcome.representation,
+                    "concepts": outcome.concepts,
+                    "detections": outcome.detections,
+                    "support": outcome.support,
+                    "timings": outcome.timings,
+                }
+            )
+        )
+    else:
+        typer.echo(f"program ({outcome.representation}): {outcome.program_text}")
+        for rank, item in enumerate(outcome.answers, 1):
+            typer.echo(f"{rank}. {item['answer']}  (score {item['score']}, cost {item['cost'][0]})")
+        if not outcome.answers:
+            typer.echo(f"{outcome.status}: {outcome.message}")
+        elif outcome.support:
+            typer.echo("because: " + " ".join(outcome.support["facts"]))
+    raise typer.Exit(0 if outcome.answers else 1)
+
+
+def _read_image(path: Path) -> bytes:
+    if not path.is_file():
+        fail(f"image file not found: {path}")
+    return path.read_bytes()
