@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 
-.PHONY: install wordnet demo test bench
+.PHONY: install wordnet llm demo test bench
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -13,7 +13,10 @@ $(STAMP): pyproject.toml
 	@rm -f $(VENV)/.installed-*
 	@touch $@
 
-install: $(STAMP) wordnet
+install: $(STAMP) wordnet llm
+
+llm: $(STAMP)
+	@VENV=$(VENV) sh scripts/install_llm.sh
 
 wordnet:
 	@sh scripts/install_wordnet.sh
