@@ -1,0 +1,72 @@
+"""The backend interface: a request (prompt, limits, optional grammar) in, generated text out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from translators.prompts import Prompt
+
+
+class BackendError(RuntimeError):
+    """The model could not be asked (missing model, server error, no recorded output)."""
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    """What to generate. `question` and `attempt` identify the call for replay and caching.
+
+    `repair` holds (bad output, error message) pairs from earlier attempts, oldest first; a
+    backend shows them to the model after the prompt so it can correct itself.
+    """
+
+    prompt: Prompt
+    question: str
+    max_tokens: int = 256
+    temperature: float = 0.0
+    seed: int = 0
+    grammar: str | None = None
+    stop: tuple[str, ...] = ()
+    attempt: int = 0
+    sample: int = 0
+    repair: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+
+    def messages(self) -> list[dict[str, str]]:
+        """Chat messages: the prompt, then each failed attempt and the error it caused."""
+        messages = list(self.prompt.messages)
+        for output, error in self.repair:
+            messages.append({"role": "assistant", "content": output})
+            messages.append({"role": "user", "content": repair_instruction(error)})
+        return messages
+
+    def completion(self) -> str:
+        """The completion-layout text, with earlier failures appended as comments."""
+        text = self.prompt.completion
+        for output, error in self.repair:
+            text += f"{output}\n% {repair_instruction(error)}\nProgram: "
+        return text
+
+
+def repair_instruction(error: str) -> str:
+    """The message that feeds an error back to the model."""
+    return f"That program is not valid: {error}. Write the corrected program only."
+
+
+@dataclass(frozen=True)
+class Generation:
+    """Generated text and what it cost."""
+
+    text: str
+    seconds: float
+    model: str
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+class Backend(Protocol):
+    """Anything that turns a `GenerationRequest` into a `Generation`."""
+
+    name: str
+    supports_grammar: bool
+
+    def generate(self, request: GenerationRequest) -> Generation: ...

@@ -1,0 +1,94 @@
+"""The embedded default: a bundled GGUF model run in-process by llama.cpp (llama-cpp-python).
+
+Speed comes from three things llama.cpp offers: the fixed system prefix's KV cache is reused
+across requests (llama-cpp-python keeps the evaluated tokens and only evaluates what differs),
+prompt-lookup decoding drafts tokens by copying n-grams of the prompt (programs mostly copy spans
+of the examples' programs), and a GBNF grammar keeps every output a program.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+from translators.backends.base import BackendError, Generation, GenerationRequest
+from translators.backends.models import LOCAL_MODELS, model_path
+
+
+def _threads() -> int:
+    return int(os.environ.get("ASPVQA_THREADS") or max(1, os.cpu_count() or 1))
+
+
+class LlamaCppBackend:
+    """A local GGUF model; loaded on first use and kept for later requests."""
+
+    supports_grammar = True
+
+    def __init__(
+        self,
+        model: str = "qwen2.5-coder-1.5b",
+        *,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        prompt_lookup: bool = True,
+        chat: bool | None = None,
+    ) -> None:
+        self.name = model if model in LOCAL_MODELS else Path(model).stem
+        self.model = model
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or _threads()
+        self.prompt_lookup = prompt_lookup
+        self.chat = LOCAL_MODELS[model].chat if chat is None and model in LOCAL_MODELS else (chat if chat is not None else True)
+        self._llama = None
+        self._grammars: dict[str, object] = {}
+        self._lock = threading.Lock()  # one llama context serves one request at a time
+
+    def _load(self):  # noqa: ANN202 - llama_cpp types are optional imports
+        if self._llama is None:
+            try:
+                from llama_cpp import Llama
+                from llama_cpp.llama_speculative import LlamaPromptLookupDecoding
+            except ImportError as exc:
+                raise BackendError("llama-cpp-python is not installed: run `make install` (scripts/install_llm.sh)") from exc
+            path = model_path(self.model)
+            draft = LlamaPromptLookupDecoding(num_pred_tokens=8) if self.prompt_lookup else None
+            self._llama = Llama(
+                model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, n_threads_batch=self.n_threads,
+                draft_model=draft, verbose=False, seed=0,
+            )
+        return self._llama
+
+    def _grammar(self, text: str):  # noqa: ANN202
+        if text not in self._grammars:
+            from llama_cpp import LlamaGrammar
+
+            self._grammars[text] = LlamaGrammar.from_string(text, verbose=False)
+        return self._grammars[text]
+
+    def generate(self, request: GenerationRequest) -> Generation:
+        """Generate with the model's chat template (or the completion layout for base models)."""
+        with self._lock:
+            llama = self._load()
+            grammar = self._grammar(request.grammar) if request.grammar else None
+            options = dict(
+                max_tokens=request.max_tokens, temperature=request.temperature, seed=request.seed + request.sample,
+                stop=list(request.stop) or None, grammar=grammar,
+            )
+            if request.temperature == 0.0:
+                options["top_k"] = 1
+            start = time.perf_counter()
+            try:
+                if self.chat:
+                    result = llama.create_chat_completion(messages=request.messages(), **options)
+                    text = result["choices"][0]["message"]["content"] or ""
+                else:
+                    result = llama.create_completion(prompt=request.completion(), **options)
+                    text = result["choices"][0]["text"]
+            except (RuntimeError, ValueError) as exc:
+                raise BackendError(f"{self.name}: generation failed: {exc}") from exc
+            usage = result.get("usage") or {}
+            return Generation(
+                text, time.perf_counter() - start, self.name, usage.get("prompt_tokens"), usage.get("completion_tokens")
+            )

@@ -1,0 +1,172 @@
+"""Prompts that ask a language model to write a question program, in our own wording.
+
+A prompt has a fixed system part (task, syntax, optionally an operation reference) and the
+retrieved examples, shown most similar last so the nearest one sits next to the question. Chat
+models get the examples as user/assistant turns; base models get a plain completion layout.
+Templates are versioned (`PROMPTS`), so results can say which wording produced them.
+
+Representations: ``flat``, ``nested``, ``code`` (theory.representations) and ``gqa``, a compact
+line form of GQA's semantic programs (``op [deps]: argument``), converted by
+`translators.gqa_program.gqa_to_program`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from theory.operations import OPERATIONS
+from theory.program import Program, ProgramSyntaxError
+from theory.representations import Representation, format_program
+from translators.bank import Example
+
+REPRESENTATIONS = ("flat", "nested", "code", "gqa")
+
+_SYNTAX = {
+    "flat": (
+        "Write the program in flat ASP: one fact per step, op(ID, INPUT_IDS..., ARGUMENTS...). "
+        "Step 0 is scene(0); every step reads earlier step ids; finish with end(ID) naming the answer step."
+    ),
+    "nested": (
+        "Write the program as one nested expression: each operation takes the expressions it reads as its "
+        "first arguments, scene() is the root, and the outermost call gives the answer."
+    ),
+    "code": (
+        "Write the program as code: optional lines NAME = expression for results used twice, then one line "
+        "with the answer expression. Expressions are nested calls rooted at scene()."
+    ),
+    "gqa": (
+        "Write the program as GQA steps, one per line: OPERATION [INPUT_STEP_NUMBERS]: ARGUMENT, steps "
+        "numbered from 0; the last line gives the answer."
+    ),
+}
+
+_TASK = (
+    "You translate questions about a picture into programs that a solver runs on the picture's objects. "
+    "Use only the operations listed; words are lower case with underscores (to_the_left_of). "
+    "relate(..., CLASS, RELATION, subject) finds objects of CLASS that are the subject of RELATION to the input; "
+    "object: they are its object. Put unique before query, verify, choose, compare, common and two_same/"
+    "two_different inputs that stand for one object. Answer with the program only."
+)
+
+
+def operation_reference() -> str:
+    """One line per operation: its inputs, arguments and what it gives."""
+    lines = []
+    for name, spec in OPERATIONS.items():
+        inputs = ", ".join(["IN"] * len(spec.inputs))
+        args = ", ".join(a.upper() for a in spec.arguments)
+        signature = ", ".join(p for p in (inputs, args) if p)
+        lines.append(f"{name}({signature}) -> {spec.output.value}")
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    """A versioned wording."""
+
+    version: str
+    with_reference: bool
+    question_prefix: str = "Question: "
+    program_prefix: str = "Program: "
+
+    def system(self, representation: str) -> str:
+        """The fixed system part for a representation (identical across questions: cacheable)."""
+        parts = [_TASK, _SYNTAX[representation]]
+        if self.with_reference:
+            parts.append("Operations:\n" + operation_reference())
+        return "\n".join(parts)
+
+
+PROMPTS: dict[str, PromptTemplate] = {
+    "v1": PromptTemplate("v1", with_reference=True),
+    "v1-short": PromptTemplate("v1-short", with_reference=False),
+}
+DEFAULT_PROMPT = "v1-short"
+
+
+# --- GQA compact text ----------------------------------------------------------------------------
+_GQA_LINE = re.compile(r"^\s*(?P<op>[A-Za-z][A-Za-z _]*?)\s*(?:\[(?P<deps>[0-9,\s]*)\])?\s*:\s*(?P<arg>.*?)\s*$")
+_GQA_IDS = re.compile(r"\s*\((?:-|[0-9][0-9,\s]*)\)\s*$")
+
+
+def format_gqa(semantic: Sequence[dict[str, Any]]) -> str:
+    """GQA semantic steps as lines ``op [deps]: argument`` (object ids dropped)."""
+    lines = []
+    for step in semantic:
+        deps = ",".join(str(d) for d in step.get("dependencies", []))
+        argument = _GQA_IDS.sub("", str(step.get("argument", "")))
+        head = f"{step['operation']} [{deps}]" if deps else str(step["operation"])
+        lines.append(f"{head}: {argument}")
+    return "\n".join(lines)
+
+
+def parse_gqa(text: str) -> list[dict[str, Any]]:
+    """Lines ``op [deps]: argument`` back to GQA semantic steps; raises `ProgramSyntaxError`."""
+    steps = []
+    for number, line in enumerate((ln for ln in text.strip().splitlines() if ln.strip()), start=1):
+        match = _GQA_LINE.match(line)
+        if match is None:
+            raise ProgramSyntaxError(f"expected 'operation [inputs]: argument', got {line.strip()!r}", f"line {number}")
+        deps_text = match.group("deps") or ""
+        deps = [int(d) for d in deps_text.replace(" ", "").split(",") if d]
+        for dep in deps:
+            if dep >= len(steps):
+                raise ProgramSyntaxError(f"step {len(steps)} reads step {dep}, which is not earlier", f"line {number}")
+        steps.append({"operation": match.group("op").strip(), "argument": match.group("arg"), "dependencies": deps})
+    if not steps:
+        raise ProgramSyntaxError("empty program")
+    return steps
+
+
+def render_program(example: Example, representation: str) -> str | None:
+    """The example's program in `representation`, or None when it cannot be shown that way."""
+    if representation == "gqa":
+        return format_gqa(example.semantic) if example.semantic else None
+    return format_program(example.program, Representation(representation))
+
+
+def render(program: Program, representation: str) -> str:
+    """A program in one of the textual representations (not gqa)."""
+    return format_program(program, Representation(representation))
+
+
+# --- layouts ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Prompt:
+    """A built prompt in both layouts; backends use the one that fits the model."""
+
+    messages: list[dict[str, str]]
+    completion: str
+    examples: list[Example]
+    version: str
+    representation: str
+
+
+def build_prompt(
+    question: str,
+    examples: Sequence[Example],
+    representation: str = "nested",
+    version: str = DEFAULT_PROMPT,
+) -> Prompt:
+    """The prompt for `question`; `examples` come most similar first and are shown in reverse."""
+    if representation not in REPRESENTATIONS:
+        raise ValueError(f"unknown representation {representation!r}; use one of {', '.join(REPRESENTATIONS)}")
+    template = PROMPTS[version]
+    system = template.system(representation)
+    shown: list[tuple[Example, str]] = []
+    for example in reversed(list(examples)):
+        text = render_program(example, representation)
+        if text is not None:
+            shown.append((example, text))
+    messages = [{"role": "system", "content": system}]
+    blocks = [system, ""]
+    for example, text in shown:
+        messages.append({"role": "user", "content": template.question_prefix + example.question})
+        messages.append({"role": "assistant", "content": text})
+        blocks.append(f"{template.question_prefix}{example.question}\n{template.program_prefix}{text}\n")
+    messages.append({"role": "user", "content": template.question_prefix + question})
+    blocks.append(f"{template.question_prefix}{question}\n{template.program_prefix}")
+    return Prompt(messages, "\n".join(blocks), [e for e, _ in shown], template.version, representation)

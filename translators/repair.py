@@ -1,0 +1,56 @@
+"""Turning raw model output into a validated program, and errors into repair feedback.
+
+`interpret` cleans the output (theory.postprocess), parses it in its representation (GQA text
+through the GQA converter) and returns the program, or the one-line error that the next attempt
+shows the model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from theory.canonical import canonical
+from theory.postprocess import clean_model_output
+from theory.program import Program, ProgramError
+from theory.representations import Representation, parse_program
+from translators.gqa_program import gqa_to_program
+from translators.prompts import parse_gqa
+
+MAX_REPAIRS = 3
+
+
+@dataclass(frozen=True)
+class Interpretation:
+    """What one model output turned into: a program, or the error that stopped it."""
+
+    cleaned: str
+    program: Program | None
+    error: str | None
+
+
+def _clean_gqa(raw: str) -> str:
+    text = raw.strip()
+    if text.startswith("```"):
+        text = text.strip("`")
+        text = text.split("\n", 1)[1] if "\n" in text else ""
+    lines = []
+    for line in text.splitlines():
+        if line.lower().startswith(("question", "program")) and lines:
+            break  # the model went on inventing further examples
+        if line.strip() and not line.lower().startswith("program"):
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def interpret(raw: str, representation: str) -> Interpretation:
+    """Clean, parse and validate one output; the program comes back in canonical form."""
+    try:
+        if representation == "gqa":
+            cleaned = _clean_gqa(raw)
+            program = gqa_to_program(parse_gqa(cleaned))
+        else:
+            cleaned = clean_model_output(raw, Representation(representation))
+            program = parse_program(cleaned, Representation(representation))
+        return Interpretation(cleaned, canonical(program), None)
+    except ProgramError as exc:
+        return Interpretation(raw.strip(), None, " ".join(str(exc).split()))

@@ -1,0 +1,264 @@
+"""The Translator: question -> program.
+
+retrieve examples -> build the prompt -> generate (grammar-constrained where the backend can) ->
+clean -> parse -> validate -> on failure feed the error back, up to `max_repairs` times -> a clear
+failure. Optionally several samples with a majority vote, vocabulary grounding, and a cache.
+
+Example (with recorded output):
+    >>> from translators.backends.replay import ReplayBackend
+    >>> from translators.bank import default_bank
+    >>> backend = ReplayBackend({("Is there a cat?", None): ["exist(select(scene(), cat))"]})
+    >>> t = Translator(TranslationSettings(sampling="jaccard", llm="replay"), default_bank(), backend)
+    >>> t.translate("Is there a cat?").flat
+    'scene(0). select(1, 0, cat). exist(2, 1). end(2).'
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from theory.flat import format_flat
+from theory.program import Program
+from translators.backends.base import Backend, BackendError, GenerationRequest
+from translators.backends.models import DEFAULT_LOCAL_MODEL
+from translators.bank import ExampleBank
+from translators.cache import TranslationCache, cache_key
+from translators.consistency import majority_vote
+from translators.embeddings import Embedder
+from translators.grammar import program_grammar
+from translators.prompts import DEFAULT_PROMPT, PROMPTS, REPRESENTATIONS, build_prompt
+from translators.repair import MAX_REPAIRS, interpret
+from translators.retrieval import Retriever, Sampling
+from translators.vocabulary import Grounder
+
+
+class TranslationSettings(BaseModel):
+    """Everything that changes a translation (and so is part of the cache key)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    representation: str = "nested"
+    examples: int = Field(8, ge=0, le=64)
+    sampling: Sampling = Sampling.BERT
+    cover_operators: bool = False
+    llm: str = DEFAULT_LOCAL_MODEL
+    prompt_version: str = DEFAULT_PROMPT
+    constrained: bool = True
+    max_repairs: int = Field(MAX_REPAIRS, ge=0, le=MAX_REPAIRS)
+    max_tokens: int = Field(160, ge=16, le=2048)
+    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    samples: int = Field(1, ge=1, le=16)
+    seed: int = 0
+
+    @field_validator("representation")
+    @classmethod
+    def _known_representation(cls, value: str) -> str:
+        if value not in REPRESENTATIONS:
+            raise ValueError(f"representation must be one of {', '.join(REPRESENTATIONS)}")
+        return value
+
+    @field_validator("prompt_version")
+    @classmethod
+    def _known_prompt(cls, value: str) -> str:
+        if value not in PROMPTS:
+            raise ValueError(f"prompt version must be one of {', '.join(PROMPTS)}")
+        return value
+
+
+@dataclass
+class Attempt:
+    """One model call: raw output, and the error when it was not a valid program."""
+
+    raw: str
+    error: str | None
+    seconds: float
+
+
+@dataclass
+class Translation:
+    """The result for one question. `program` is None when every attempt failed (`error` says why)."""
+
+    question: str
+    question_id: str | None
+    program: Program | None
+    error: str | None
+    attempts: list[Attempt]
+    examples: list[dict[str, str]]
+    timings: dict[str, float]
+    mappings: list[dict[str, Any]] = field(default_factory=list)
+    unknown: list[dict[str, Any]] = field(default_factory=list)
+    samples: list[str | None] = field(default_factory=list)
+    agreement: float | None = None
+    cached: bool = False
+
+    @property
+    def flat(self) -> str | None:
+        """The program in flat ASP (what clingo sees)."""
+        return format_flat(self.program) if self.program is not None else None
+
+    @property
+    def raw(self) -> str:
+        """The raw text of the last model call."""
+        return self.attempts[-1].raw if self.attempts else ""
+
+    @property
+    def seconds(self) -> float:
+        return self.timings.get("total_s", 0.0)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON record the command line prints."""
+        record: dict[str, Any] = {
+            "questionId": self.question_id,
+            "question": self.question,
+            "program": self.flat,
+            "raw": self.raw,
+            "examples": self.examples,
+            "seconds": round(self.seconds, 4),
+            "attempts": [{"raw": a.raw, "error": a.error, "seconds": round(a.seconds, 4)} for a in self.attempts],
+            "timings": {k: round(v, 4) for k, v in self.timings.items()},
+        }
+        if self.error:
+            record["error"] = self.error
+        if self.mappings or self.unknown:
+            record["mappings"], record["unknown"] = self.mappings, self.unknown
+        if self.samples:
+            record["samples"], record["agreement"] = self.samples, self.agreement
+        if self.cached:
+            record["cached"] = True
+        return record
+
+    @classmethod
+    def from_json(cls, record: dict[str, Any]) -> "Translation":
+        """Rebuild a cached translation."""
+        from theory.flat import parse_flat
+
+        return cls(
+            question=record["question"],
+            question_id=record.get("questionId"),
+            program=parse_flat(record["program"]) if record.get("program") else None,
+            error=record.get("error"),
+            attempts=[Attempt(a["raw"], a["error"], a["seconds"]) for a in record.get("attempts", [])],
+            examples=record.get("examples", []),
+            timings=record.get("timings", {}),
+            mappings=record.get("mappings", []),
+            unknown=record.get("unknown", []),
+            samples=record.get("samples", []),
+            agreement=record.get("agreement"),
+            cached=True,
+        )
+
+
+class Translator:
+    """Translates questions with one bank, one backend and fixed settings."""
+
+    def __init__(
+        self,
+        settings: TranslationSettings,
+        bank: ExampleBank,
+        backend: Backend,
+        *,
+        embedder: Embedder | None = None,
+        retriever: Retriever | None = None,
+        cache: TranslationCache | None = None,
+        grounder: Grounder | None = None,
+    ) -> None:
+        self.settings = settings
+        self.bank = bank
+        self.backend = backend
+        self.cache = cache
+        self.grounder = grounder
+        if settings.representation == "gqa":
+            # The GQA form can only show examples that carry a GQA semantic program.
+            bank = ExampleBank([e for e in bank if e.semantic], path=None)
+        if retriever is None or retriever.bank is not bank:
+            if settings.sampling is Sampling.BERT and embedder is None:
+                from translators.embeddings import load_embedder
+
+                embedder = load_embedder()
+            retriever = Retriever(bank, embedder)
+        self.retriever = retriever
+        use_grammar = settings.constrained and backend.supports_grammar
+        vocabulary = grounder.vocabulary if grounder is not None else None
+        self.grammar = program_grammar(settings.representation, vocabulary) if use_grammar else None
+
+    def _key(self, question: str, exclude_ids: Collection[str]) -> str:
+        settings = self.settings.model_dump(mode="json") | {
+            "bank": self.bank.fingerprint(),
+            "exclude": sorted(exclude_ids),
+            "grounding": self.grounder is not None,
+        }
+        return cache_key(question, settings)
+
+    def translate(self, question: str, question_id: str | None = None, exclude_ids: Collection[str] = ()) -> Translation:
+        """Translate one question; never raises for a bad model output (the result says why)."""
+        exclude = set(exclude_ids) | ({question_id} if question_id else set())
+        key = self._key(question, exclude) if self.cache is not None else ""
+        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+            result = Translation.from_json(hit)
+            result.question_id = question_id
+            return result
+        s = self.settings
+        start = time.perf_counter()
+        retrieved = self.retriever.retrieve(
+            question, s.examples, s.sampling, cover_operators=s.cover_operators, exclude_ids=exclude, seed=s.seed
+        )
+        retrieval_s = time.perf_counter() - start
+        prompt = build_prompt(question, [r.example for r in retrieved], s.representation, s.prompt_version)
+        attempts: list[Attempt] = []
+        programs: list[Program | None] = []
+        error: str | None = None
+        for sample in range(s.samples):
+            program, error = self._attempts(question, prompt, sample, attempts)
+            programs.append(program)
+        generation_s = time.perf_counter() - start - retrieval_s
+        vote = majority_vote(programs) if s.samples > 1 else None
+        program = vote.majority if vote is not None else programs[0]
+        result = Translation(
+            question=question,
+            question_id=question_id,
+            program=program,
+            error=None if program is not None else error,
+            attempts=attempts,
+            examples=[{"id": r.example.id, "question": r.example.question, "reason": r.reason} for r in retrieved],
+            timings={"retrieval_s": retrieval_s, "generation_s": generation_s},
+        )
+        if vote is not None:
+            result.samples = [format_flat(p) if p is not None else None for p in vote.programs]
+            result.agreement = vote.agreement
+        if program is not None and self.grounder is not None:
+            grounding = self.grounder.ground(program)
+            result.program = grounding.program
+            result.mappings = [m.__dict__ for m in grounding.mappings]
+            result.unknown = [{"step": st, "role": role, "word": word} for st, role, word in grounding.unknown]
+        result.timings["total_s"] = time.perf_counter() - start
+        if self.cache is not None and result.program is not None:
+            self.cache.put(key, result.to_json())
+        return result
+
+    def _attempts(self, question: str, prompt, sample: int, attempts: list[Attempt]) -> tuple[Program | None, str]:  # noqa: ANN001
+        s = self.settings
+        repairs: list[tuple[str, str]] = []
+        error = "no attempt was made"
+        for attempt in range(s.max_repairs + 1):
+            request = GenerationRequest(
+                prompt=prompt, question=question, max_tokens=s.max_tokens, temperature=s.temperature, seed=s.seed, grammar=self.grammar,
+                attempt=attempt, sample=sample, repair=tuple(repairs),
+            )
+            try:
+                generation = self.backend.generate(request)
+            except BackendError as exc:
+                error = str(exc)
+                attempts.append(Attempt("", error, 0.0))
+                return None, error
+            outcome = interpret(generation.text, s.representation)
+            attempts.append(Attempt(generation.text, outcome.error, generation.seconds))
+            if outcome.program is not None:
+                return outcome.program, ""
+            error = f"no valid program after {attempt + 1} attempt(s): {outcome.error}"
+            repairs.append((outcome.cleaned or generation.text, outcome.error or "invalid program"))
+        return None, error
