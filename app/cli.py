@@ -7,6 +7,7 @@ import typer
 from app.commands.convert import convert_command
 from app.commands.answer import answer_command
 from app.commands.demo import demo_command
+from app.commands.interpret import interpret_command
 from app.commands.serve import serve_command
 from app.commands.solve import solve_command
 
@@ -22,6 +23,7 @@ cli.command("demo")(demo_command)
 cli.command("answer")(answer_command)
 cli.command("serve")(serve_command)
 cli.command("convert")(convert_command)
+cli.command("interpret")(interpret_command)
 
 
 def main() -> None:

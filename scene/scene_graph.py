@@ -9,7 +9,7 @@ attribute vocabulary used.
 
 Attribute categories come from the `attributes` mapping (e.g. a curated GQA attribute file);
 without one, from :class:`scene.taxonomy.HeuristicAttributes` (built-in vocabulary, then WordNet,
-else category ``other``).
+else category ``other``; values a curated file does not list also go under ``other``).
 
 Example:
     >>> graph = {"width": 300, "height": 300, "objects": {"1": {"name": "ball", "x": 0, "y": 0,
@@ -23,7 +23,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from scene.taxonomy import AttributeCategories, HeuristicAttributes, Taxonomy, WordNetTaxonomy
+from scene.taxonomy import (
+    UNKNOWN_ATTRIBUTE_CATEGORY,
+    AttributeCategories,
+    HeuristicAttributes,
+    Taxonomy,
+    WordNetTaxonomy,
+)
 from theory.program import Program
 from theory.scene_facts import SceneFacts, asp_constant
 
@@ -160,7 +166,9 @@ def scene_graph_facts(
         vocabulary["vposition"].add(obj.vposition)
         for value in obj.attributes:
             constant = asp_constant(value)
-            for category in sorted(asp_constant(c) for c in attributes.categories_of(value)):
+            # A value the mapping does not place still counts, under the unnamed category.
+            categories = attributes.categories_of(value) or {UNKNOWN_ATTRIBUTE_CATEGORY}
+            for category in sorted(asp_constant(c) for c in categories):
                 if keep(category, constant):
                     scene.add_fact("has_attr", obj.id, category, constant)
                     vocabulary.setdefault(category, set()).add(constant)

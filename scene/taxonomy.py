@@ -106,10 +106,15 @@ class WordNetTaxonomy:
         key = _words(name)
         cached = self._up.get(key)
         if cached is None:
+            senses = self.synsets(key)
             ancestors = set()
-            for synset in self.synsets(key):
+            for synset in senses:
                 ancestors.update(synset.closure(_hypernyms))
-            cached = frozenset(_lemma_words(ancestors)) - {key}
+            words = _lemma_words(ancestors)
+            head = key.rsplit(" ", 1)[-1]
+            if senses and head != key and not self.wordnet.synsets(lemma_key(key), pos="n"):
+                words |= _lemma_words(set(senses))  # "brick wall" is a wall
+            cached = frozenset(words) - {key}
             with self._lock:
                 self._up[key] = cached
         return set(cached)
