@@ -107,7 +107,7 @@ async def answer(request: Request) -> AnswerResponse:
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise PipelineError("invalid_input", "body is not valid JSON") from None
         fields = raw
-    elif content_type == "multipart/form-data":
+    elif content_type in ("multipart/form-data", "application/x-www-form-urlencoded"):
         form = await request.form(max_files=1, max_fields=16, max_part_size=settings.max_image_bytes + 1)
         fields = {k: v for k, v in form.items() if not isinstance(v, UploadFile) and v != ""}
         upload = form.get("image")
@@ -119,7 +119,7 @@ async def answer(request: Request) -> AnswerResponse:
             except json.JSONDecodeError:
                 raise PipelineError("invalid_input", "scene_graph: not valid JSON") from None
     else:
-        raise PipelineError("unsupported_media", f"send application/json or multipart/form-data, not {content_type or 'nothing'}")
+        raise PipelineError("unsupported_media", f"send application/json or a form (multipart/form-data), not {content_type or 'nothing'}")
     try:
         body = AnswerRequest.model_validate(fields)
     except ValidationError as exc:

@@ -1,0 +1,206 @@
+"""The REST API through FastAPI's test client: every endpoint and every error class."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.api.main import create_app
+from app.api.routes.demo import demo_scenes
+from app.config import Settings
+from app.pipeline import Pipeline
+from tests.theory.test_solver import weighted_ball
+
+GQA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "gqa"
+KITCHEN = demo_scenes()["kitchen"]
+MUG_COLOR = "scene(0). select(1, 0, mug). unique(2, 1). query(3, 2, color). end(3)."
+
+
+@pytest.fixture(scope="module")
+def client():
+    settings = Settings(max_request_bytes=64 * 1024, max_image_bytes=48 * 1024, max_image_pixels=2_000_000, solve_timeout_s=5)
+    with TestClient(create_app(settings, Pipeline(settings))) as test_client:
+        yield test_client
+
+
+def test_health(client):
+    assert client.get("/health").json() == {"status": "ok"}
+
+
+def test_ready_reports_each_part(client):
+    response = client.get("/ready")
+    body = response.json()
+    assert set(body["parts"]) == {"translator", "scene_graphs", "images"}
+    assert response.status_code == (200 if body["ready"] else 503)
+
+
+def test_openapi_lists_endpoints(client):
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {"/answer", "/translate", "/health", "/ready"} <= set(paths)
+    assert "multipart/form-data" in paths["/answer"]["post"]["requestBody"]["content"]
+
+
+def test_page_and_demo_scenes(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "<form" in page.text
+    scenes = client.get("/demo/scenes").json()
+    assert "kitchen" in scenes and scenes["kitchen"]["objects"]
+
+
+def test_answer_on_scene_graph_with_given_program(client):
+    response = client.post("/answer", json={"program": MUG_COLOR, "scene_graph": KITCHEN})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["status"] == "ok"
+    assert body["answers"][0] == {"answer": "white", "cost": [0], "score": 1.0}
+    assert body["program"]["flat"] == MUG_COLOR
+    assert body["concepts"]["classes"] == ["mug"]
+    assert "has_attr(3,color,white)" in body["support"]["facts"]
+    assert set(body["timings"]) >= {"translate", "scene", "solve"}
+
+
+def test_answer_program_in_nested_syntax(client):
+    response = client.post(
+        "/answer",
+        json={"program": "query(unique(relate_any(unique(select(scene(), cat)), on, object)), name)", "representation": "nested", "scene_graph": KITCHEN},
+    )
+    assert response.status_code == 200, response.text
+    assert [a["answer"] for a in response.json()["answers"]] == ["chair"]
+
+
+def test_answer_on_weighted_scene_facts_ranks_by_cost(client):
+    program = "scene(0). select(1, 0, ball). unique(2, 1). query(3, 2, color). end(3)."
+    response = client.post("/answer", json={"program": program, "scene_facts": weighted_ball(0.9, 0.2).to_asp(), "top_k": 2})
+    body = response.json()
+    assert [a["answer"] for a in body["answers"]] == ["red", "blue"]
+    assert body["answers"][0]["score"] == 1.0 and 0 < body["answers"][1]["score"] < 0.1
+
+
+def test_answer_with_no_answer_is_not_an_error(client):
+    response = client.post("/answer", json={"program": MUG_COLOR.replace("mug", "giraffe"), "scene_graph": KITCHEN})
+    assert response.status_code == 200
+    assert response.json()["status"] == "no_answer" and response.json()["answers"] == []
+
+
+@pytest.mark.parametrize(
+    ("payload", "fragment"),
+    [
+        ({"program": MUG_COLOR}, "exactly one of"),
+        ({"program": MUG_COLOR, "scene_graph": KITCHEN, "scene_facts": "object(1)."}, "exactly one of"),
+        ({"scene_graph": KITCHEN}, "question or a program"),
+        ({"program": "scene(0). foo(1). end(0).", "scene_graph": KITCHEN}, "unknown predicate foo/1"),
+        ({"program": "#script (python)\nimport os\n#end.", "scene_graph": KITCHEN}, "#script"),
+        ({"program": "exist(select(scene(), cat)", "representation": "nested", "scene_graph": KITCHEN}, "program"),
+        ({"program": MUG_COLOR, "scene_facts": "object(1). p(X) :- object(X)."}, "scene_facts"),
+        ({"program": MUG_COLOR, "scene_graph": {"objects": {"1": {"name": "mug"}}}}, "scene_graph"),
+        ({"program": MUG_COLOR, "scene_graph": KITCHEN, "top_k": 0}, "top_k"),
+        ({"program": MUG_COLOR, "scene_graph": KITCHEN, "representation": "klingon"}, "representation"),
+        ({"program": MUG_COLOR, "scene_graph": KITCHEN, "unexpected": 1}, "unexpected"),
+        ([1, 2, 3], "valid dictionary"),
+    ],
+)
+def test_answer_invalid_input_is_422(client, payload, fragment):
+    response = client.post("/answer", json=payload)
+    assert response.status_code == 422, response.text
+    assert fragment in response.json()["detail"]
+
+
+def test_answer_malformed_json_is_422(client):
+    response = client.post("/answer", content=b'{"program": ', headers={"content-type": "application/json"})
+    assert response.status_code == 422
+
+
+def test_answer_wrong_content_type_is_415(client):
+    response = client.post("/answer", content=b"what colour is the mug", headers={"content-type": "text/plain"})
+    assert response.status_code == 415
+
+
+def test_oversized_body_is_413(client):
+    response = client.post("/answer", json={"program": MUG_COLOR, "scene_facts": "object(1). " * 10_000})
+    assert response.status_code == 413
+
+
+def test_oversized_chunked_body_is_413(client):
+    def chunks():
+        for _ in range(100):
+            yield b" " * 1024
+
+    response = client.post("/answer", content=chunks(), headers={"content-type": "application/json"})
+    assert response.status_code == 413
+
+
+def test_long_question_is_413(client):
+    response = client.post("/answer", json={"question": "why " * 200, "scene_graph": KITCHEN})
+    assert response.status_code == 413
+
+
+def _png(width: int, height: int) -> bytes:
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (width, height), (200, 30, 30)).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def test_image_that_is_not_an_image_is_415(client):
+    response = client.post("/answer", data={"program": MUG_COLOR}, files={"image": ("x.png", b"GIF89a nope", "image/png")})
+    assert response.status_code == 415
+
+
+def test_image_of_unaccepted_type_is_415(client):
+    response = client.post("/answer", data={"program": MUG_COLOR}, files={"image": ("x.txt", _png(8, 8), "text/plain")})
+    assert response.status_code == 415
+
+
+def test_image_too_many_bytes_is_413(client):
+    import os
+
+    response = client.post("/answer", data={"program": MUG_COLOR}, files={"image": ("x.png", os.urandom(60 * 1024), "image/png")})
+    assert response.status_code == 413
+
+
+def test_image_too_many_pixels_is_413(client):
+    response = client.post("/answer", data={"program": MUG_COLOR}, files={"image": ("x.png", _png(2000, 1500), "image/png")})
+    assert response.status_code == 413
+
+
+def test_image_without_detector_weights_is_503_naming_the_setting(client):
+    response = client.post("/answer", data={"program": MUG_COLOR}, files={"image": ("x.png", _png(64, 64), "image/png")})
+    assert response.status_code == 503
+    assert "ASPVQA_DETECTOR_MODEL" in response.json()["detail"]
+
+
+def test_multipart_scene_graph_field(client):
+    response = client.post("/answer", data={"program": MUG_COLOR, "scene_graph": json.dumps(KITCHEN)})
+    assert response.status_code == 200
+    assert response.json()["answers"][0]["answer"] == "white"
+    bad = client.post("/answer", data={"program": MUG_COLOR, "scene_graph": "{not json"})
+    assert bad.status_code == 422
+
+
+def test_solve_timeout_is_504():
+    settings = Settings(solve_timeout_s=0.001)
+    scene = weighted_ball(0.5, 0.5)
+    for oid in range(2, 80):
+        scene.add_fact("object", oid)
+        scene.add_fact("has_attr", oid, "class", "ball")
+        for j, color in enumerate(["red", "green", "blue", "pink"]):
+            scene.add_likely("has_attr", (oid, "color", color), ((oid * 7 + j * 13) % 97) / 100 + 0.01)
+    with TestClient(create_app(settings, Pipeline(settings))) as client:
+        response = client.post("/answer", json={"program": "scene(0). select(1, 0, ball). all_different(2, 1, color). end(2).", "scene_facts": scene.to_asp()})
+    assert response.status_code == 504
+
+
+@pytest.mark.skipif(not GQA.is_dir(), reason="real GQA data not found in ../shared/data/gqa")
+def test_answer_on_real_gqa_scene_graph(client):
+    graphs = json.loads((GQA / "scene_graphs" / "val_sceneGraphs_sample.json").read_text())
+    graph = graphs["2375429"]
+    names = sorted({o["name"] for o in graph["objects"].values()})
+    program = f"scene(0). select(1, 0, {names[0].replace(' ', '_')}). exist(2, 1). end(2)."
+    response = client.post("/answer", json={"program": program, "scene_graph": graph})
+    assert response.status_code == 200
+    assert response.json()["answers"][0]["answer"] == "yes"
