@@ -29,6 +29,7 @@ from theory.program import Program, ProgramSyntaxError, ProgramValidationError, 
 from theory.validate import validate_program
 
 MAX_DEPTH = 200  # deeper nesting than any real question; keeps recursion bounded on hostile input
+MAX_NESTED_CALLS = 100_000  # shared steps are repeated in nested form: bound the blow-up
 
 _TOKEN = re.compile(
     r"""(?P<space>[ \t\r\n]+)
@@ -286,7 +287,20 @@ def format_call(step: Step, inputs: list[str]) -> str:
 
 
 def format_nested(program: Program) -> str:
-    """The program as one nested expression (steps that do not reach the answer are left out)."""
+    """The program as one nested expression (steps that do not reach the answer are left out).
+
+    Shared steps are written out at each use; a program whose expansion exceeds
+    `MAX_NESTED_CALLS` calls raises `ProgramValidationError` (write it code-like instead).
+    """
+    validate_program(program)  # also rules out cycles, which the expansion below would chase forever
+    sizes: dict[int, int] = {}
+    for step in program.steps:  # steps are in id order, but ids need not be topological
+        _expanded_size(program, step.id, sizes)
+    if sizes[program.answer] > MAX_NESTED_CALLS:
+        raise ProgramValidationError(
+            f"the nested form would have {sizes[program.answer]} calls (limit {MAX_NESTED_CALLS}): "
+            "too many shared steps, use the code-like form"
+        )
     memo: dict[int, str] = {}
 
     def text_of(step_id: int) -> str:
@@ -296,3 +310,20 @@ def format_nested(program: Program) -> str:
         return memo[step_id]
 
     return text_of(program.answer)
+
+
+def _expanded_size(program: Program, step_id: int, sizes: dict[int, int]) -> int:
+    """Number of calls in the nested expansion of `step_id` (memoised, iterative)."""
+    stack = [step_id]
+    while stack:
+        current = stack[-1]
+        if current in sizes:
+            stack.pop()
+            continue
+        pending = [d for d in program.step(current).dependencies if d not in sizes]
+        if pending:
+            stack.extend(pending)
+            continue
+        sizes[current] = 1 + sum(sizes[d] for d in program.step(current).dependencies)
+        stack.pop()
+    return sizes[step_id]

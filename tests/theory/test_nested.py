@@ -99,3 +99,21 @@ def test_arbitrary_text_never_crashes(text):
         parse_nested(text)
     except ProgramSyntaxError:
         pass
+
+
+def test_exponential_expansion_is_refused_with_a_hint():
+    from theory.program import Program, ProgramValidationError, Step
+
+    steps = [Step(0, "scene"), Step(1, "select", (0,), ("a",)), Step(2, "exist", (1,))]
+    steps += [Step(i, "and", (i - 1, i - 1)) for i in range(3, 40)]
+    with pytest.raises(ProgramValidationError, match="use the code-like form"):
+        format_nested(Program(tuple(steps), 39))
+
+
+def test_cyclic_programs_are_refused_before_printing():
+    from theory.program import Program, ProgramValidationError, Step
+
+    steps = (Step(0, "scene"), Step(1, "filter", (2,), ("color", "red")), Step(2, "filter", (1,), ("size", "big")),
+             Step(3, "exist", (2,)))
+    with pytest.raises(ProgramValidationError, match="cycle"):
+        format_nested(Program(steps, 3))
