@@ -172,6 +172,14 @@ def merge_queries(
     return groups
 
 
+def _clip(value: float, limit: float) -> float:
+    return min(max(value, 0.0), float(limit))
+
+
+def _smaller_side(box: Box) -> float:
+    return min(box.x1 - box.x0, box.y1 - box.y0)
+
+
 def _pooled(output: Any) -> Any:
     # transformers 5 returns a model output, earlier releases a tensor.
     return output if hasattr(output, "dim") else output.pooler_output
@@ -187,6 +195,8 @@ class OwlViTDetector:
         self.taxonomy = taxonomy
         self._text_cache: dict[str, Any] = {}
         self._max_text = int(getattr(self.model.config.text_config, "max_position_embeddings", 16))
+        # seconds spent so far: detector_image (image encodings), detector_queries (text, heads, NMS)
+        self.timings: dict[str, float] = {}
         # OWLv2 pads the image to a square before resizing, so its boxes are relative to that square.
         self._square = self.model.config.model_type == "owlv2"
 
@@ -232,13 +242,15 @@ class OwlViTDetector:
         queries = self.text_embeddings(classes)
         with torch.inference_mode():
             logits = self.model.class_predictor(feats, queries[None], None)[0][0]
-        width, height = image.size
-        sx, sy = (max(width, height),) * 2 if self._square else (width, height)
-        boxes = []
-        for cx, cy, w, h in norm_boxes.tolist():
-            x0, y0, x1, y1 = (cx - w / 2) * sx, (cy - h / 2) * sy, (cx + w / 2) * sx, (cy + h / 2) * sy
-            boxes.append(Box(min(max(x0, 0.0), width), min(max(y0, 0.0), height), min(max(x1, 0.0), width), min(max(y1, 0.0), height)))
-        return boxes, torch.sigmoid(logits)
+        if "owlvit.boxes" not in cache:
+            width, height = image.size
+            sx, sy = (max(width, height),) * 2 if self._square else (width, height)
+            boxes = []
+            for cx, cy, w, h in norm_boxes.tolist():
+                x0, y0, x1, y1 = (cx - w / 2) * sx, (cy - h / 2) * sy, (cx + w / 2) * sx, (cy + h / 2) * sy
+                boxes.append(Box(_clip(x0, width), _clip(y0, height), _clip(x1, width), _clip(y1, height)))
+            cache["owlvit.boxes"] = boxes
+        return cache["owlvit.boxes"], torch.sigmoid(logits)
 
     def detect(
         self,
@@ -260,13 +272,15 @@ class OwlViTDetector:
         candidates: list[tuple[Box, str, float]] = []
         for q, name in enumerate(classes):
             column = scores[:, q].tolist()
-            above = [i for i, p in enumerate(column) if p >= s.threshold and min(boxes[i].x1 - boxes[i].x0, boxes[i].y1 - boxes[i].y0) >= s.min_box_side]
+            above = [i for i, p in enumerate(column) if p >= s.threshold and _smaller_side(boxes[i]) >= s.min_box_side]
             for i in nms([boxes[i] for i in above], [column[i] for i in above], s.nms_iou, s.max_per_query):
                 candidates.append((boxes[above[i]], name, column[above[i]]))
         groups = merge_queries(candidates, s.merge_iou, s.max_detections)
         detections = [make_detection(n, box, labels, image.size, self.taxonomy) for n, (box, labels) in enumerate(groups, 1)]
-        if timings is not None:
+        for target in (self.timings, timings):
+            if target is None:
+                continue
             if not had_features:
-                timings["detector_image"] = timings.get("detector_image", 0.0) + encoded - started
-            timings["detector_queries"] = timings.get("detector_queries", 0.0) + time.perf_counter() - encoded
+                target["detector_image"] = target.get("detector_image", 0.0) + encoded - started
+            target["detector_queries"] = target.get("detector_queries", 0.0) + time.perf_counter() - encoded
         return detections
