@@ -10,9 +10,10 @@ of these typed failures (all :class:`InterpreterFailure`):
 - :class:`EmptyChoice`: ``choose`` finds neither alternative (a comparative: not exactly one side);
 - :class:`NonTrivialCategory`: a category that is neither name, class, a position nor an attribute
   category of the metadata (e.g. ``place``);
-- :class:`NotInWordnet`: a class word that no object is named and the taxonomy does not know;
+- :class:`NotInWordnet`: a class word that no object is named and WordNet does not know;
 - :class:`IncompleteMetadata`: the metadata does not put a value in the category the program
-  names (``filter color: sloped``), or an object lacks every value of a category being compared.
+  names (``filter color: sloped``), an object lacks every value of a category being compared, or
+  a curated taxonomy does not know a class word no object is named.
 
 Semantics follow the ASP theory (``theory/lp/operations.lp``) so that a GQA program converted by
 :func:`translators.gqa_program.gqa_to_program` gives the same answer on the perfect-information
@@ -231,7 +232,9 @@ class Interpreter:
         if cls not in scene.names:
             knows = getattr(self.taxonomy, "knows", None)
             if callable(knows) and not knows(word):
-                raise NotInWordnet(f"{word!r} names no object and is not in the taxonomy")
+                if isinstance(self.taxonomy, WordNetTaxonomy):
+                    raise NotInWordnet(f"{word!r} names no object and is not in WordNet")
+                raise IncompleteMetadata(f"{word!r} names no object and is not in the taxonomy")
         return cls
 
     def _category(self, word: str) -> str:
