@@ -29,12 +29,12 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="ASPVQA_", env_ignore_empty=True, extra="forbid")
 
     # Translation (question -> program).
-    llm: str = Field("local", description="language model backend: local, openai or replay")
-    llm_model_path: str | None = Field(None, description="GGUF file for the local backend (default: the bundled model)")
-    openai_base_url: str | None = Field(None, description="base URL of an OpenAI-compatible endpoint")
-    openai_model: str | None = Field(None, description="model name at the OpenAI-compatible endpoint")
-    openai_api_key_env: str = Field("OPENAI_API_KEY", description="environment variable holding the endpoint's key")
-    replay_file: str | None = Field(None, description="JSON Lines of recorded outputs for the replay backend")
+    llm: str | None = Field(
+        None,
+        description="language model: a bundled local model name (default qwen2.5-coder-1.5b), local:PATH.gguf, "
+        "openai:MODEL@BASE_URL (key from OPENAI_API_KEY) or replay:RECORDING.jsonl",
+    )
+    llm_choices: tuple[str, ...] = Field((), description="further models a /translate or /answer request may name")
     representation: Literal["flat", "nested", "code", "gqa"] = "nested"
     examples: int = Field(8, ge=0, le=64)
     sampling: Literal["bert", "jaccard", "random"] = "bert"
@@ -62,7 +62,7 @@ class Settings(BaseSettings):
     max_program_chars: int = Field(20_000, ge=1)
     max_concurrent_solves: int = Field(8, ge=1)
 
-    @field_validator("image_types", mode="before")
+    @field_validator("image_types", "llm_choices", mode="before")
     @classmethod
     def _split_types(cls, value: Any) -> Any:
         return tuple(v.strip() for v in value.split(",")) if isinstance(value, str) else value

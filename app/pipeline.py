@@ -45,7 +45,9 @@ class Translation:
 class Translator(Protocol):
     """Anything that turns a question into a `Translation`."""
 
-    def __call__(self, question: str, *, representation: str, examples: int, sampling: str, cover_operators: bool) -> Translation: ...
+    def __call__(
+        self, question: str, *, representation: str, examples: int, sampling: str, cover_operators: bool, model: str | None = None
+    ) -> Translation: ...
 
 
 @dataclass
@@ -157,6 +159,7 @@ class Pipeline:
         examples: int | None = None,
         sampling: str | None = None,
         cover_operators: bool | None = None,
+        model: str | None = None,
     ) -> Translation:
         """The question as a program (validated flat form inside)."""
         self._check_question(question)
@@ -167,6 +170,7 @@ class Pipeline:
             examples=s.examples if examples is None else examples,
             sampling=sampling or s.sampling,
             cover_operators=s.cover_operators if cover_operators is None else cover_operators,
+            model=model,
         )
 
     def parse_given_program(self, text: str, representation: str | None) -> Program:
@@ -192,6 +196,7 @@ class Pipeline:
         scene_graph: Mapping[str, Any] | None = None,
         scene_facts: str | None = None,
         top_k: int | None = None,
+        model: str | None = None,
     ) -> AnswerOutcome:
         """Answer a question (or a given program) on exactly one kind of scene."""
         timings: dict[str, float] = {}
@@ -207,7 +212,7 @@ class Pipeline:
             parsed = self.parse_given_program(program, representation)
             shown_repr = representation or "flat"
         else:
-            translation = self.translate(question or "", representation=representation)
+            translation = self.translate(question or "", representation=representation, model=model)
             parsed = translation.program
             shown_repr = representation or self.settings.representation
         timings["translate"] = time.perf_counter() - started

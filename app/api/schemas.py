@@ -20,6 +20,7 @@ class TranslateRequest(BaseModel):
     examples: int | None = Field(None, ge=0, le=64, description="number of worked examples shown (k)")
     sampling: Literal["bert", "jaccard", "random"] | None = None
     cover_operators: bool | None = None
+    model: str | None = Field(None, description="language model (one of the configured choices)")
 
 
 class ExampleShown(BaseModel):
@@ -55,6 +56,7 @@ class AnswerRequest(BaseModel):
     scene_graph: dict[str, Any] | None = Field(None, description="one image's GQA scene graph object")
     scene_facts: str | None = Field(None, description="scene facts in ASP")
     top_k: int | None = Field(None, ge=1, le=50)
+    model: str | None = Field(None, description="language model (one of the configured choices)")
 
 
 class RankedAnswer(BaseModel):

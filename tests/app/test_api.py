@@ -204,3 +204,63 @@ def test_answer_on_real_gqa_scene_graph(client):
     response = client.post("/answer", json={"program": program, "scene_graph": graph})
     assert response.status_code == 200
     assert response.json()["answers"][0]["answer"] == "yes"
+
+
+# --- translation through the real translator with recorded model outputs ---
+
+REPLAY = Path(__file__).resolve().parents[1] / "data" / "replay_demo.jsonl"
+
+
+@pytest.fixture
+def translating_client():
+    settings = Settings(llm=f"replay:{REPLAY}", sampling="jaccard")
+    with TestClient(create_app(settings, Pipeline(settings))) as test_client:
+        yield test_client
+
+
+def test_translate_returns_program_in_both_forms(translating_client):
+    response = translating_client.post("/translate", json={"question": "What color is the mug on the table?", "examples": 4, "cover_operators": False})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["representation"] == "nested"
+    assert body["program"] == "query(unique(relate(select(scene(), table), mug, on, subject)), color)"
+    assert body["flat"] == "scene(0). select(1, 0, table). relate(2, 1, mug, on, subject). unique(3, 2). query(4, 3, color). end(4)."
+    assert len(body["examples"]) == 4 and all(e["question"] for e in body["examples"])
+    assert body["timings"]["translate"] >= 0
+
+
+def test_answer_translates_the_question(translating_client):
+    response = translating_client.post("/answer", json={"question": "What is the cat sitting on?", "scene_graph": KITCHEN})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert [a["answer"] for a in body["answers"]] == ["chair"]
+    assert body["translation"]["flat"] == body["program"]["flat"]
+    assert translating_client.get("/ready").json()["parts"]["translator"] == "ready"
+
+
+def test_untranslatable_question_is_422_with_the_reason(translating_client):
+    response = translating_client.post("/translate", json={"question": "Is the apple on the table red?"})
+    assert response.status_code == 422
+    assert "could not translate" in response.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [{"question": ""}, {"question": "x", "examples": 999}, {"question": "x", "sampling": "psychic"}, {"question": "x", "representation": "latin"}, {}],
+)
+def test_translate_invalid_request_is_422(translating_client, payload):
+    assert translating_client.post("/translate", json=payload).status_code == 422
+
+
+def test_translate_unoffered_model_is_422(translating_client):
+    response = translating_client.post("/translate", json={"question": "What is the cat sitting on?", "model": "openai:gpt@http://10.0.0.1"})
+    assert response.status_code == 422 and "not offered" in response.json()["detail"]
+
+
+def test_translate_missing_model_is_503():
+    settings = Settings(llm="replay:/nonexistent/recording.jsonl")
+    with TestClient(create_app(settings, Pipeline(settings))) as client:
+        response = client.post("/translate", json={"question": "Is there a cat?"})
+        assert response.status_code == 503
+        assert "ASPVQA_LLM" in response.json()["detail"]
+        assert client.get("/ready").status_code == 503

@@ -66,6 +66,7 @@ async def translate(body: TranslateRequest, request: Request) -> TranslateRespon
         examples=body.examples,
         sampling=body.sampling,
         cover_operators=body.cover_operators,
+        model=body.model,
     )
     return translation_body(body.question, representation, translation, {"translate": round(translation.seconds, 6)})
 
@@ -141,6 +142,7 @@ async def answer(request: Request) -> AnswerResponse:
         scene_graph=body.scene_graph,
         scene_facts=body.scene_facts,
         top_k=body.top_k,
+        model=body.model,
     )
     translation = None
     if outcome.translation is not None:
