@@ -38,8 +38,11 @@ def clean_model_output(raw: str, representation: Enum | str) -> str:
         raise ValueError(f"unknown representation {kind!r} (flat, nested or code)")
     text = raw.replace("\r\n", "\n").replace("\r", "\n")
     fenced = _FENCE.search(text)
-    if fenced:
+    if fenced and fenced.group(1).strip():
         text = fenced.group(1)
+    else:
+        # A stray or empty fence (a closing ``` after the program, say) is not a block to keep.
+        text = text.replace("```", "\n")
     text = _from_program_start(text)
     if kind == "flat":
         end = _FLAT_END.search(text)

@@ -56,3 +56,8 @@ def test_unknown_operation_is_not_skipped_over():
 def test_unknown_representation_is_refused():
     with pytest.raises(ValueError, match="unknown representation"):
         clean_model_output(NESTED, "gqa")
+
+
+def test_stray_closing_fence_after_program_is_dropped():
+    assert clean_model_output("exist(select(scene(), dog)) ```", "nested") == "exist(select(scene(), dog))"
+    assert clean_model_output("```\n```\nscene(0). exist(1, 0). end(1).", "flat") == "scene(0). exist(1, 0). end(1)."
