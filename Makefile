@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 
-.PHONY: install wordnet llm demo test bench
+.PHONY: install wordnet llm browser demo test bench
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,10 +21,13 @@ llm: $(STAMP)
 wordnet:
 	@sh scripts/install_wordnet.sh
 
+browser:
+	@sh scripts/install_chromium.sh
+
 demo: install
 	$(BIN)/aspvqa demo
 
-test: install
+test: install browser
 	$(BIN)/python -m pytest
 
 bench: install
