@@ -94,12 +94,20 @@ def main() -> None:
     batch = items * ROUNDS
     rows.append(("sample graphs, prepared once", mean_objects, rate(lambda: run_all(interpreter, batch), len(batch))))
     raw = [(q["semantic"], graphs[q["imageId"]]) for q in questions] * ROUNDS
-    rows.append(("sample graphs, prepared per question", mean_objects, rate(lambda: run_all(interpreter, raw), len(raw))))
+    rows.append(
+        ("sample graphs, prepared per question", mean_objects, rate(lambda: run_all(interpreter, raw), len(raw)))
+    )
     large_graph = grow(graphs["2375429"], 60)
     large = interpreter.prepare(large_graph)
     horse = [(q["semantic"], large) for q in questions if q["imageId"] == "2375429"] * ROUNDS * 2
     run_all(interpreter, horse[:50])
-    rows.append(("60-object graph, prepared once", len(large_graph["objects"]), rate(lambda: run_all(interpreter, horse), len(horse))))
+    rows.append(
+        (
+            "60-object graph, prepared once",
+            len(large_graph["objects"]),
+            rate(lambda: run_all(interpreter, horse), len(horse)),
+        )
+    )
 
     print(f"GQA interpreter, {len(questions)} questions ({answered} answered), one core, best of {REPEATS}")
     print(f"cold start (WordNet look-ups, first pass): {cold:.2f} s")

@@ -333,7 +333,11 @@ class Interpreter:
             for obj in inputs:
                 shared = self.pick_attribute(obj, category)
                 for other in scene.objects.values():
-                    if other.id != obj.id and self.is_a(other.name, cls) and shared & self.pick_attribute(other, category):
+                    if (
+                        other.id != obj.id
+                        and self.is_a(other.name, cls)
+                        and shared & self.pick_attribute(other, category)
+                    ):
                         found.add(other.id)
             return frozenset(found)
         cls = None if word == "_" else self._class_word(scene, word)

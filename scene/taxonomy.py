@@ -94,7 +94,11 @@ class WordNetTaxonomy:
             found = wn.synsets(key, pos="n")
         if self._senses == "tagged" and found:
             base = wn.morphy(key, "n") or key
-            tagged = [s for s in found if any(l.count() > 0 for l in s.lemmas() if l.name().lower() in (key, base))]
+            tagged = [
+                s
+                for s in found
+                if any(lemma.count() > 0 for lemma in s.lemmas() if lemma.name().lower() in (key, base))
+            ]
             found = tagged or found[:1]
         return found[: self._max_senses] if self._max_senses else found
 

@@ -13,8 +13,8 @@ into ``$ASPVQA_CACHE_DIR`` (default ``$XDG_CACHE_HOME/aspvqa``, else ``~/.cache/
 
 Example:
     >>> wn = load_wordnet()
-    >>> wn.synset("dog.n.01").hypernyms()[0].name()
-    'canine.n.02'
+    >>> sorted(s.name() for s in wn.synset("dog.n.01").hypernyms())
+    ['canine.n.02', 'domestic_animal.n.01']
 """
 
 from __future__ import annotations

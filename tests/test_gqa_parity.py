@@ -39,7 +39,9 @@ needs_real_data = [
 def world():
     graphs = json.loads(GRAPHS.read_text())
     taxonomy, attributes = WordNetTaxonomy(), HeuristicAttributes()
-    scenes = {image: scene_graph_facts(graph, taxonomy=taxonomy, attributes=attributes) for image, graph in graphs.items()}
+    scenes = {
+        image: scene_graph_facts(graph, taxonomy=taxonomy, attributes=attributes) for image, graph in graphs.items()
+    }
     return graphs, taxonomy, attributes, scenes, Interpreter(taxonomy, attributes)
 
 

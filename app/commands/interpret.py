@@ -9,7 +9,7 @@ from typing import Annotated, Any, Iterator
 import typer
 
 from app.commands.io import fail, read_input
-from evaluation.interpreter import InterpreterFailure, Interpreter, Scene
+from evaluation.interpreter import Interpreter, InterpreterFailure, Scene
 from evaluation.matching import DEFAULT_HYPERNYM_LEVELS, Matcher, MatchMode
 from scene.scene_graph import SceneGraphError
 from scene.taxonomy import CuratedTaxonomy, Taxonomy, WordNetTaxonomy
@@ -28,7 +28,10 @@ def question_records(data: Any) -> Iterator[dict[str, Any]]:
     if isinstance(data, dict):
         items = [(str(k), v) for k, v in data.items()]
     elif isinstance(data, list):
-        items = [(str(r.get("questionId", r.get("question_id", i))) if isinstance(r, dict) else str(i), r) for i, r in enumerate(data)]
+        items = [
+            (str(r.get("questionId", r.get("question_id", i))) if isinstance(r, dict) else str(i), r)
+            for i, r in enumerate(data)
+        ]
     else:
         fail("questions file must hold a JSON object or list of GQA questions")
     for question_id, record in items:
@@ -64,10 +67,14 @@ def interpret_command(
     scene_graphs: Annotated[str, typer.Option("--scene-graphs", "-g", help="GQA scene graphs JSON file.")],
     taxonomy: Annotated[
         str | None,
-        typer.Option("--taxonomy", "-t", help="Folder with gqa_all_class.json (and gqa_all_attribute.json); default WordNet."),
+        typer.Option(
+            "--taxonomy", "-t", help="Folder with gqa_all_class.json (and gqa_all_attribute.json); default WordNet."
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON line per question.")] = False,
-    mode: Annotated[MatchMode, typer.Option("--match", help="How an answer must match the gold one.")] = MatchMode.STRICT,
+    mode: Annotated[
+        MatchMode, typer.Option("--match", help="How an answer must match the gold one.")
+    ] = MatchMode.STRICT,
     levels: Annotated[
         int, typer.Option("--levels", min=0, help="Hypernym levels allowed by generous+ matching.")
     ] = DEFAULT_HYPERNYM_LEVELS,
@@ -91,7 +98,10 @@ def interpret_command(
                     scenes[image] = interpreter.prepare(graphs[image]) if image in graphs else None
                 except SceneGraphError as exc:
                     fail(f"scene graph of image {image}: {exc}")
-            row: dict[str, Any] = {"questionId": record["questionId"], **interpret_one(interpreter, scenes[image], record)}
+            row: dict[str, Any] = {
+                "questionId": record["questionId"],
+                **interpret_one(interpreter, scenes[image], record),
+            }
             gold = record.get("answer")
             row["gold"] = gold
             row["match"] = "answer" in row and gold is not None and matcher.matches(row["answer"], str(gold), mode)

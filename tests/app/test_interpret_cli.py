@@ -34,10 +34,18 @@ def _step(operation: str, argument: str = "", deps: tuple[int, ...] = ()) -> dic
 
 
 QUESTIONS_SMALL = {
-    "q1": {"imageId": "img1", "answer": "brown", "semantic": [_step("select", "dog (1)"), _step("query", "color", [0])]},
+    "q1": {
+        "imageId": "img1",
+        "answer": "brown",
+        "semantic": [_step("select", "dog (1)"), _step("query", "color", [0])],
+    },
     "q2": {"imageId": "img1", "answer": "white", "semantic": [_step("select", "animal"), _step("query", "color", [0])]},
     "q3": {"imageId": "img9", "answer": "yes", "semantic": [_step("select", "dog"), _step("exist", "?", [0])]},
-    "q4": {"imageId": "img1", "answer": "no", "semantic": [_step("select", "cat"), _step("verify hposition", "left", [0])]},
+    "q4": {
+        "imageId": "img1",
+        "answer": "no",
+        "semantic": [_step("select", "cat"), _step("verify hposition", "left", [0])],
+    },
     "q5": {"imageId": "img1", "answer": "no", "semantic": [_step("select", "cat")]},
 }
 
@@ -87,7 +95,9 @@ def test_generous_matching_option(small, tmp_path):
     path.write_text(json.dumps(questions))
     base = ["interpret", "-q", str(path), "-g", str(small["graphs"]), "-t", str(small["taxonomy"]), "--json"]
     assert _rows(runner.invoke(cli, base).stdout)["q1"]["match"] is False
-    assert _rows(runner.invoke(cli, [*base, "--match", "generous"]).stdout)["q1"]["match"] is True  # dog is under animal
+    assert (
+        _rows(runner.invoke(cli, [*base, "--match", "generous"]).stdout)["q1"]["match"] is True
+    )  # dog is under animal
 
 
 @pytest.mark.parametrize(
@@ -100,8 +110,9 @@ def test_generous_matching_option(small, tmp_path):
 )
 def test_bad_inputs_fail_with_one_line(small, tmp_path, change, message):
     paths = {k: str(tmp_path / v) for k, v in change.items()}
-    args = ["interpret", "-q", paths.get("questions", str(small["questions"])),
-            "-g", paths.get("graphs", str(small["graphs"])), "-t", paths.get("taxonomy", str(small["taxonomy"]))]  # fmt: skip
+    questions = paths.get("questions", str(small["questions"]))
+    graphs = paths.get("graphs", str(small["graphs"]))
+    args = ["interpret", "-q", questions, "-g", graphs, "-t", paths.get("taxonomy", str(small["taxonomy"]))]
     result = runner.invoke(cli, args)
     assert result.exit_code != 0
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1

@@ -77,7 +77,9 @@ def test_encoding_of_one_graph():
 
 
 def test_attribute_mapping_can_be_given_apart():
-    encoded = facts(scene_graph_facts(GRAPH, taxonomy=TAXONOMY, attributes=CuratedAttributes({"tall": frozenset({"height"})})))
+    encoded = facts(
+        scene_graph_facts(GRAPH, taxonomy=TAXONOMY, attributes=CuratedAttributes({"tall": frozenset({"height"})}))
+    )
     assert "has_attr(10,height,tall)" in encoded and "has_attr(10,pose,standing)" not in encoded
     assert "has_attr(10,other,standing)" in encoded
 
@@ -96,7 +98,9 @@ def test_restriction_to_program_concepts():
 
 
 def test_common_needs_every_attribute():
-    program = parse_flat("scene(0). select(1,0,man). unique(2,1). select(3,0,shirt). unique(4,3). common(5,2,4). end(5).")
+    program = parse_flat(
+        "scene(0). select(1,0,man). unique(2,1). select(3,0,shirt). unique(4,3). common(5,2,4). end(5)."
+    )
     assert program_concepts(program) is None
 
 

@@ -21,7 +21,9 @@ from scene.wordnet import wordnet_available
 GQA_DIR = Path(os.environ.get("ASPVQA_GQA_DIR") or Path(__file__).parents[2] / "../shared/data/gqa")
 METADATA = GQA_DIR / "metadata"
 needs_wordnet = pytest.mark.skipif(not wordnet_available(), reason="WordNet not installed: run `make wordnet`")
-needs_gqa = pytest.mark.skipif(not (METADATA / "gqa_all_class.json").is_file(), reason=f"GQA metadata not in {METADATA}")
+needs_gqa = pytest.mark.skipif(
+    not (METADATA / "gqa_all_class.json").is_file(), reason=f"GQA metadata not in {METADATA}"
+)
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +78,9 @@ def _write(folder: Path, classes: dict, attributes: dict | None = None) -> Path:
 
 class TestCuratedTaxonomy:
     def test_reads_gqa_format(self, tmp_path):
-        folder = _write(tmp_path, {"animal": ["dog", "cat"], "pet": ["dog"]}, {"color": ["red", "Dark"], "tone": ["dark"]})
+        folder = _write(
+            tmp_path, {"animal": ["dog", "cat"], "pet": ["dog"]}, {"color": ["red", "Dark"], "tone": ["dark"]}
+        )
         taxonomy = CuratedTaxonomy.from_dir(folder)
         assert isinstance(taxonomy, Taxonomy)
         assert taxonomy.categories_of("dog") == {"animal", "pet"}
