@@ -81,10 +81,3 @@ def test_no_answer_exit_code(tmp_path, files):
     result = runner.invoke(cli, ["solve", "--program", str(path), "--scene", str(scene), "--json"])
     assert result.exit_code == 1
     assert json.loads(result.stdout)["status"] == "no_answer"
-
-
-def test_demo_answers_every_question():
-    result = runner.invoke(cli, ["demo"])
-    assert result.exit_code == 0, result.output
-    assert result.stdout.count("answers:") == 6
-    assert "white" in result.stdout and "no_answer" not in result.stdout
