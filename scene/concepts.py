@@ -15,22 +15,16 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Protocol
+from typing import Any, Iterable, Mapping
 
+from scene.taxonomy import UNKNOWN_ATTRIBUTE_CATEGORY, Taxonomy
 from theory.operations import STRUCTURAL_CATEGORIES
 from theory.program import Program, Step
 from theory.scene_facts import asp_constant
 
-# Category under which a value goes when the program names no category and the vocabulary knows none.
-UNKNOWN_CATEGORY = "attribute"
-
-
-class Taxonomy(Protocol):
-    """Category membership: which classes a category holds and which categories a class belongs to."""
-
-    def members(self, category: str) -> set[str]: ...
-
-    def categories_of(self, name: str) -> set[str]: ...
+# Category under which a value goes when the program names no category and the vocabulary knows
+# none: the same name the scene-graph encoder and the GQA converter use for unplaced values.
+UNKNOWN_CATEGORY = UNKNOWN_ATTRIBUTE_CATEGORY
 
 
 @dataclass(frozen=True)

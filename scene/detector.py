@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, MutableMapping, Protocol, Sequence
 
-from scene.concepts import Taxonomy
+from scene.taxonomy import Taxonomy
 from scene.models import LoadedModel
 from theory.scene_facts import asp_constant
 

@@ -4,7 +4,7 @@ The tiny models (64 px input, 2 layers) show the pipeline's own cost structure (
 preprocessing, crops, NMS, fact emission, solving) rather than real model cost; real-model numbers
 come where weights exist (set ASPVQA_DETECTOR_MODEL / ASPVQA_CLASSIFIER_MODEL to run with them).
 Each image gets three questions: the first pays for the image encoding ("cold"), the others reuse
-the per-image cache ("warm"). Prints a table, writes bench/results/scene.json.
+the per-image cache ("warm"). Prints a table, writes bench/results/image_scene.json.
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def main() -> None:
         f"mean per question: {report['mean_detections']:.1f} detections, {report['mean_scene_facts']:.0f} scene facts, "
         f"{report['mean_weak_constraints']:.0f} weak constraints"
     )
-    out = Path(__file__).resolve().parent / "results" / "scene.json"
+    out = Path(__file__).resolve().parent / "results" / "image_scene.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {out}")
