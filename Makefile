@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --disable-pip-version-check -e ".[test,vision,llm,service]"
+	$(BIN)/pip install -q --disable-pip-version-check -e ".[test,vision,llm,service,eval]"
 	@rm -f $(VENV)/.installed-*
 	@touch $@
 
