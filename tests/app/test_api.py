@@ -264,3 +264,35 @@ def test_translate_missing_model_is_503():
         assert response.status_code == 503
         assert "ASPVQA_LLM" in response.json()["detail"]
         assert client.get("/ready").status_code == 503
+
+
+# --- images through the real OWL-ViT / CLIP loading code, with tiny random models ---
+
+
+@pytest.fixture(scope="module")
+def image_client(tmp_path_factory):
+    from scene.models import write_tiny_models
+
+    detector, classifier = write_tiny_models(tmp_path_factory.mktemp("models"))
+    settings = Settings(detector_model=str(detector), classifier_model=str(classifier), max_image_bytes=4 * 1024 * 1024)
+    with TestClient(create_app(settings, Pipeline(settings))) as test_client:
+        yield test_client
+
+
+@pytest.mark.skipif(not GQA.is_dir(), reason="real GQA images not found in ../shared/data/gqa")
+def test_answer_on_uploaded_image(image_client):
+    image = (GQA / "images" / "2354786.jpg").read_bytes()
+    from PIL import Image
+
+    width, height = Image.open(io.BytesIO(image)).size
+    program = "scene(0). select(1, 0, car). unique(2, 1). query(3, 2, color). end(3)."
+    response = image_client.post("/answer", data={"program": program, "top_k": "3"}, files={"image": ("street.jpg", image, "image/jpeg")})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["status"] in ("ok", "no_answer")
+    for detection in body["detections"]:
+        x0, y0, x1, y1 = detection["box"]
+        assert 0 <= x0 <= x1 <= width and 0 <= y0 <= y1 <= height
+        assert 0.0 <= detection["score"] <= 1.0
+    assert any(key.startswith("scene.") for key in body["timings"])
+    assert image_client.get("/ready").json()["parts"]["images"] == "ready"
