@@ -116,32 +116,26 @@ class Pipeline:
 
     # --- parts, built once -------------------------------------------------------------
 
+    def _part(self, attribute: str, builder_name: str) -> Any:
+        """The part stored in `attribute`, built by `app.parts.<builder_name>` on first use."""
+        with self._lock:
+            if getattr(self, attribute) is None:
+                from app import parts
+
+                setattr(self, attribute, getattr(parts, builder_name)(self.settings))
+            return getattr(self, attribute)
+
     @property
     def translator(self) -> Translator:
-        with self._lock:
-            if self._translator is None:
-                from app.parts import build_translator
-
-                self._translator = build_translator(self.settings)
-            return self._translator
+        return self._part("_translator", "build_translator")
 
     @property
     def image_scene_builder(self) -> ImageSceneBuilder:
-        with self._lock:
-            if self._image_scene_builder is None:
-                from app.parts import build_image_scene_builder
-
-                self._image_scene_builder = build_image_scene_builder(self.settings)
-            return self._image_scene_builder
+        return self._part("_image_scene_builder", "build_image_scene_builder")
 
     @property
     def scene_graph_encoder(self) -> Callable[[Mapping[str, Any], Program], SceneFacts]:
-        with self._lock:
-            if self._scene_graph_encoder is None:
-                from app.parts import build_scene_graph_encoder
-
-                self._scene_graph_encoder = build_scene_graph_encoder(self.settings)
-            return self._scene_graph_encoder
+        return self._part("_scene_graph_encoder", "build_scene_graph_encoder")
 
     def readiness(self) -> dict[str, str]:
         """Each part: 'ready', 'not loaded' or why it cannot load."""

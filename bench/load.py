@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import socket
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app.local_server import local_server  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 REQUESTS = 200
@@ -27,12 +28,6 @@ PROGRAMS = [
     "scene(0). select(1, 0, table). relate(2, 1, apple, on, subject). exist(3, 2). end(3).",
     "scene(0). select(1, 0, chair). unique(2, 1). select(3, 0, table). unique(4, 3). two_same(5, 2, 4, color). end(5).",
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 async def fire(url: str, graph: dict) -> tuple[list[float], dict[int, int], float]:
@@ -54,27 +49,10 @@ async def fire(url: str, graph: dict) -> tuple[list[float], dict[int, int], floa
 
 def main() -> None:
     graph = json.loads((ROOT / "app" / "data" / "demo" / "scenes.json").read_text())["kitchen"]
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen(
-        [sys.executable, "-m", "app", "serve", "--host", "127.0.0.1", "--port", str(port), "--lazy"],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        for _ in range(600):
-            try:
-                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
+    with local_server(cwd=ROOT) as url:
         # One request first so WordNet is loaded before the burst (the service loads it once).
         httpx.post(f"{url}/answer", json={"program": PROGRAMS[0], "scene_graph": graph}, timeout=TIMEOUT_S).raise_for_status()
         latencies, codes, wall = asyncio.run(fire(url, graph))
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
     ordered = sorted(latencies)
     row = {
         "requests": REQUESTS,

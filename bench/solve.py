@@ -34,17 +34,21 @@ RELATIONS = ["on", "near", "holding", "wearing", "behind", "in_front_of", "to_th
 POSITIONS = {"hposition": ["left", "middle", "right"], "vposition": ["top", "middle", "bottom"]}
 
 
+def add_object(scene: SceneFacts, rng: random.Random, oid: int) -> None:
+    """An object with a class, its category, its name and a position."""
+    name = rng.choice(list(CLASSES))
+    scene.add_fact("object", oid)
+    scene.add_fact("has_attr", oid, "class", name)
+    scene.add_fact("has_attr", oid, "class", CLASSES[name])
+    scene.add_fact("has_attr", oid, "name", name)
+    for category, values in POSITIONS.items():
+        scene.add_fact("has_attr", oid, category, rng.choice(values))
+
+
 def perfect_scene(rng: random.Random, n_objects: int, n_relations: int) -> SceneFacts:
     scene = SceneFacts()
-    names = list(CLASSES)
     for oid in range(1, n_objects + 1):
-        name = rng.choice(names)
-        scene.add_fact("object", oid)
-        scene.add_fact("has_attr", oid, "class", name)
-        scene.add_fact("has_attr", oid, "class", CLASSES[name])
-        scene.add_fact("has_attr", oid, "name", name)
-        for category, values in POSITIONS.items():
-            scene.add_fact("has_attr", oid, category, rng.choice(values))
+        add_object(scene, rng, oid)
         for category, values in rng.sample(sorted(ATTRIBUTES.items()), 2):
             scene.add_fact("has_attr", oid, category, rng.choice(values))
     for _ in range(n_relations):
@@ -56,17 +60,10 @@ def perfect_scene(rng: random.Random, n_objects: int, n_relations: int) -> Scene
 def weighted_scene(rng: random.Random, n_objects: int, target_constraints: int) -> SceneFacts:
     """Detected objects with certain classes and uncertain attributes/relations (two weak constraints each)."""
     scene = SceneFacts()
-    names = list(CLASSES)
     choices = 0
     for oid in range(1, n_objects + 1):
-        name = rng.choice(names)
-        scene.add_fact("object", oid)
-        scene.add_fact("has_attr", oid, "class", name)
-        scene.add_fact("has_attr", oid, "class", CLASSES[name])
-        scene.add_fact("has_attr", oid, "name", name)
+        add_object(scene, rng, oid)
         scene.add_fact("has_obj_weight", oid, rng.randint(0, 1500))
-        for category, values in POSITIONS.items():
-            scene.add_fact("has_attr", oid, category, rng.choice(values))
     for category in ATTRIBUTES:
         scene.add_fact("exclusive", category)
     while choices * 2 < target_constraints:

@@ -2,52 +2,22 @@
 
 from __future__ import annotations
 
-import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
-import httpx
 import pytest
+
+from app.local_server import local_server
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 REPLAY = Path(__file__).resolve().parents[1] / "data" / "replay_demo.jsonl"
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (make installs it)")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server():
-    port = _free_port()
-    env = dict(os.environ, ASPVQA_LLM=f"replay:{REPLAY}", ASPVQA_SAMPLING="jaccard")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "app", "serve", "--host", "127.0.0.1", "--port", str(port), "--lazy"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(300):
-            try:
-                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        else:
-            pytest.fail("the service did not start: " + process.stderr.read().decode()[-2000:])
+    with local_server({"ASPVQA_LLM": f"replay:{REPLAY}", "ASPVQA_SAMPLING": "jaccard"}) as url:
         yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
 
 
 def test_page_answers_a_question_on_the_demo_scene(server):
