@@ -17,7 +17,6 @@ import hashlib
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -161,7 +160,7 @@ def save_bank(bank: ExampleBank | Iterable[Example], path: str | Path) -> Path:
 
 def default_bank_path() -> Path:
     """The bank shipped with the package."""
-    return Path(str(resources.files("translators") / "data" / DEFAULT_BANK_NAME))
+    return Path(__file__).resolve().parent / "data" / DEFAULT_BANK_NAME
 
 
 def default_bank() -> ExampleBank:

@@ -20,7 +20,7 @@ from typing import Any
 from theory.operations import OPERATIONS
 from theory.program import Program, ProgramSyntaxError
 from theory.representations import Representation, format_program
-from translators.bank import Example
+from translators.bank import Example, normalise_question
 
 REPRESENTATIONS = ("flat", "nested", "code", "gqa")
 
@@ -69,6 +69,7 @@ class PromptTemplate:
 
     version: str
     with_reference: bool
+    fixed_examples: bool = False  # a fixed operation-covering example set right after the system part
     question_prefix: str = "Question: "
     program_prefix: str = "Program: "
 
@@ -83,6 +84,9 @@ class PromptTemplate:
 PROMPTS: dict[str, PromptTemplate] = {
     "v1": PromptTemplate("v1", with_reference=True),
     "v1-short": PromptTemplate("v1-short", with_reference=False),
+    # The fixed examples are the same for every question, so a local model keeps them in its KV
+    # cache and only evaluates the few retrieved examples and the question.
+    "v2-fixed": PromptTemplate("v2-fixed", with_reference=False, fixed_examples=True),
 }
 DEFAULT_PROMPT = "v1-short"
 
@@ -145,21 +149,46 @@ class Prompt:
     representation: str
 
 
+def covering_examples(examples: Sequence[Example]) -> list[Example]:
+    """A small fixed set that uses every operation: for each operation (by name), the first
+    example in bank order that uses it, unless an earlier pick already does."""
+    chosen: list[Example] = []
+    covered: set[str] = set()
+    for name in sorted(OPERATIONS):
+        if name in covered:
+            continue
+        for example in examples:
+            if name in example.operations:
+                chosen.append(example)
+                covered |= example.operations
+                break
+    return chosen
+
+
 def build_prompt(
     question: str,
     examples: Sequence[Example],
     representation: str = "nested",
     version: str = DEFAULT_PROMPT,
+    fixed: Sequence[Example] = (),
 ) -> Prompt:
-    """The prompt for `question`; `examples` come most similar first and are shown in reverse."""
+    """The prompt for `question`; `examples` come most similar first and are shown in reverse,
+    after the `fixed` examples when the template uses them."""
     if representation not in REPRESENTATIONS:
         raise ValueError(f"unknown representation {representation!r}; use one of {', '.join(REPRESENTATIONS)}")
     template = PROMPTS[version]
     system = template.system(representation)
     shown: list[tuple[Example, str]] = []
+    fixed_ids = set()
+    if template.fixed_examples:
+        for example in fixed:
+            text = render_program(example, representation)
+            if text is not None and normalise_question(example.question) != normalise_question(question):
+                shown.append((example, text))
+                fixed_ids.add(example.id)
     for example in reversed(list(examples)):
         text = render_program(example, representation)
-        if text is not None:
+        if text is not None and example.id not in fixed_ids:
             shown.append((example, text))
     messages = [{"role": "system", "content": system}]
     blocks = [system, ""]

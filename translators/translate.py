@@ -31,7 +31,7 @@ from translators.cache import TranslationCache, cache_key
 from translators.consistency import majority_vote
 from translators.embeddings import Embedder
 from translators.grammar import program_grammar
-from translators.prompts import DEFAULT_PROMPT, PROMPTS, REPRESENTATIONS, build_prompt
+from translators.prompts import DEFAULT_PROMPT, PROMPTS, REPRESENTATIONS, build_prompt, covering_examples
 from translators.repair import MAX_REPAIRS, interpret
 from translators.retrieval import Retriever, Sampling
 from translators.vocabulary import Grounder
@@ -182,6 +182,7 @@ class Translator:
                 embedder = load_embedder()
             retriever = Retriever(bank, embedder)
         self.retriever = retriever
+        self.fixed = covering_examples(list(bank)) if PROMPTS[settings.prompt_version].fixed_examples else []
         use_grammar = settings.constrained and backend.supports_grammar
         vocabulary = grounder.vocabulary if grounder is not None else None
         self.grammar = program_grammar(settings.representation, vocabulary) if use_grammar else None
@@ -208,7 +209,9 @@ class Translator:
             question, s.examples, s.sampling, cover_operators=s.cover_operators, exclude_ids=exclude, seed=s.seed
         )
         retrieval_s = time.perf_counter() - start
-        prompt = build_prompt(question, [r.example for r in retrieved], s.representation, s.prompt_version)
+        prompt = build_prompt(
+            question, [r.example for r in retrieved], s.representation, s.prompt_version, self.fixed
+        )
         attempts: list[Attempt] = []
         programs: list[Program | None] = []
         error: str | None = None

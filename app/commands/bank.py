@@ -1,0 +1,73 @@
+"""`aspvqa bank build`: an example bank from a user's GQA questions, with its embedding index."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from tqdm import tqdm
+
+from app.commands.io import fail
+from theory.program import ProgramError
+from translators.bank import DEFAULT_BANK_NAME, Example, ExampleBank, read_json_records, save_bank
+from translators.gqa_program import gqa_to_program, load_attribute_categories
+
+bank_app = typer.Typer(help="Example banks for question translation.", no_args_is_help=True)
+
+
+@bank_app.command("build")
+def build_command(
+    questions: Annotated[Path, typer.Option("--questions", help="GQA questions JSON (dict id -> record, or a list).")],
+    out: Annotated[Path, typer.Option("--out", help="Output folder (bank.jsonl and its embedding index).")],
+    attributes: Annotated[
+        Optional[Path], typer.Option("--attributes", help="GQA attribute taxonomy (gqa_all_attribute.json) for bare verify/choose.")
+    ] = None,
+    index: Annotated[bool, typer.Option("--index/--no-index", help="Compute the sentence-embedding index.")] = True,
+    limit: Annotated[int, typer.Option("--limit", min=0, help="Use at most this many questions (0: all).")] = 0,
+) -> None:
+    """Convert GQA questions to (question, program) examples; unconvertible programs are counted and skipped."""
+    if not questions.is_file():
+        fail(f"questions file not found: {questions}")
+    try:
+        records = read_json_records(questions)
+        categories = load_attribute_categories(attributes) if attributes else None
+    except (OSError, ValueError) as exc:
+        fail(f"cannot read input: {exc}")
+    if limit:
+        records = records[:limit]
+    examples: list[Example] = []
+    skipped = 0
+    for record in tqdm(records, desc="converting", unit="q"):
+        qid = str(record.get("questionId", record.get("question_id", len(examples))))
+        semantic = record.get("semantic")
+        if not isinstance(semantic, list) or not isinstance(record.get("question"), str):
+            skipped += 1
+            continue
+        try:
+            program = gqa_to_program(semantic, categories)
+        except ProgramError:
+            skipped += 1
+            continue
+        examples.append(
+            Example(qid, record["question"], program, tuple(semantic), "gqa", frozenset(map(str, record.get("equivalent", []))))
+        )
+    if not examples:
+        fail("no question could be converted")
+    path = save_bank(ExampleBank(examples), out / DEFAULT_BANK_NAME)
+    typer.echo(f"wrote {len(examples)} examples to {path} ({skipped} skipped)")
+    if index:
+        from translators.embeddings import load_embedder, save_index
+
+        embedder = load_embedder()
+        bank = ExampleBank(examples, path=path)
+        chunks = []
+        questions_list = bank.questions
+        step = 2048
+        for start in tqdm(range(0, len(questions_list), step), desc="embedding", unit="batch"):
+            chunks.append(embedder.encode(questions_list[start : start + step]))
+        import numpy as np
+
+        if not save_index(path, embedder.name, bank.fingerprint(), np.concatenate(chunks)):
+            fail(f"cannot write the embedding index next to {path}")
+        typer.echo(f"embedding index ({embedder.name}) written next to {path}")

@@ -1,0 +1,89 @@
+"""`aspvqa translate`: English question(s) -> question program(s) with a language model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from app.commands.io import fail
+from translators.backends.base import BackendError
+from translators.backends.models import DEFAULT_LOCAL_MODEL
+from translators.bank import default_bank, load_bank, read_json_records
+from translators.cache import TranslationCache
+from translators.prompts import DEFAULT_PROMPT, REPRESENTATIONS
+from translators.retrieval import Sampling
+from translators.translate import TranslationSettings, Translator
+
+
+def translate_command(
+    question: Annotated[Optional[str], typer.Option("--question", "-q", help="One question.")] = None,
+    questions: Annotated[
+        Optional[Path],
+        typer.Option("--questions", help="A GQA questions JSON, or JSON Lines of {questionId, question}; JSON Lines out."),
+    ] = None,
+    representation: Annotated[str, typer.Option("--repr", help=f"Program syntax the model writes: {', '.join(REPRESENTATIONS)}.")] = "nested",
+    examples: Annotated[int, typer.Option("--examples", "-k", min=0, max=64, help="Retrieved examples.")] = 8,
+    sampling: Annotated[Sampling, typer.Option("--sampling", help="How examples are chosen.")] = Sampling.BERT,
+    cover_operators: Annotated[bool, typer.Option("--cover-operators", help="Add examples until every operation appears.")] = False,
+    llm: Annotated[
+        str, typer.Option("--llm", help="qwen2.5-coder-1.5b, smollm2-135m, local:FILE.gguf, openai:MODEL@URL or replay:FILE.")
+    ] = DEFAULT_LOCAL_MODEL,
+    bank: Annotated[Optional[Path], typer.Option("--bank", help="Example bank (JSON Lines); default: the bundled bank.")] = None,
+    prompt: Annotated[str, typer.Option("--prompt", help="Prompt version.")] = DEFAULT_PROMPT,
+    constrained: Annotated[bool, typer.Option("--constrained/--unconstrained", help="Grammar-constrained decoding (local models).")] = True,
+    samples: Annotated[int, typer.Option("--samples", min=1, max=16, help="Self-consistency samples (use with --temperature).")] = 1,
+    temperature: Annotated[float, typer.Option("--temperature", min=0.0, max=2.0)] = 0.0,
+    cache: Annotated[Optional[Path], typer.Option("--cache", help="SQLite translation cache file.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON (always JSON Lines with --questions).")] = False,
+) -> None:
+    """Translate a question into a program, guided by the most similar worked examples."""
+    if (question is None) == (questions is None):
+        fail("give exactly one of --question and --questions")
+    if questions is not None and not questions.is_file():
+        fail(f"questions file not found: {questions}")
+    try:
+        settings = TranslationSettings(
+            representation=representation, examples=examples, sampling=sampling, cover_operators=cover_operators,
+            llm=llm, prompt_version=prompt, constrained=constrained, samples=samples, temperature=temperature,
+        )
+    except ValueError as exc:
+        fail(str(exc).splitlines()[-1] if "\n" in str(exc) else str(exc))
+    try:
+        example_bank = load_bank(bank) if bank is not None else default_bank()
+    except (OSError, ValueError) as exc:
+        fail(f"cannot read bank: {exc}")
+    try:
+        from translators.backends.registry import get_backend
+
+        backend = get_backend(llm)
+        translator = Translator(settings, example_bank, backend, cache=TranslationCache(cache) if cache else None)
+    except (BackendError, RuntimeError) as exc:
+        fail(str(exc))
+    if question is not None:
+        result = translator.translate(question)
+        if as_json:
+            typer.echo(json.dumps(result.to_json()))
+        elif result.program is not None:
+            typer.echo(result.flat)
+        if result.program is None:
+            fail(result.error or "no program", code=1)
+        return
+    try:
+        records = read_json_records(questions)
+    except (OSError, ValueError) as exc:
+        fail(f"cannot read questions: {exc}")
+    failures = 0
+    for record in records:
+        text = record.get("question")
+        if not isinstance(text, str):
+            fail(f"a record has no question: {str(record)[:80]}")
+        qid = record.get("questionId", record.get("question_id"))
+        result = translator.translate(text, str(qid) if qid is not None else None)
+        failures += result.program is None
+        typer.echo(json.dumps(result.to_json()))
+    if failures:
+        typer.echo(f"{failures} of {len(records)} question(s) got no valid program", err=True)
+        raise typer.Exit(1)
