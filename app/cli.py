@@ -10,6 +10,8 @@ from app.commands.demo import demo_command
 from app.commands.interpret import interpret_command
 from app.commands.serve import serve_command
 from app.commands.solve import solve_command
+from app.commands.translate import translate_command
+from app.commands.bank import bank_app
 
 cli = typer.Typer(
     name="aspvqa",
@@ -19,6 +21,8 @@ cli = typer.Typer(
     add_completion=False,
 )
 cli.command("solve")(solve_command)
+cli.command("translate")(translate_command)
+cli.add_typer(bank_app, name="bank")
 cli.command("demo")(demo_command)
 cli.command("answer")(answer_command)
 cli.command("serve")(serve_command)
