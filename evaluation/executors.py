@@ -1,0 +1,172 @@
+"""Where the evaluation tasks run: local worker processes, or a Ray cluster.
+
+Both yield each task's records as soon as the task completes (in completion order) and show a
+progress bar with the rate and the time left (tqdm, on stderr). Each worker unpickles the
+`Evaluator` once, so models, WordNet and scene graphs load once per worker, not per task.
+
+Example:
+    >>> executor = LocalExecutor(workers=2)                       # doctest: +SKIP
+    >>> for records in executor.run(evaluator, tasks): ...        # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Any, Iterable, Iterator, Sequence
+
+from tqdm import tqdm
+
+from evaluation.job import Evaluator, Task
+
+_WORKER: Evaluator | None = None
+
+
+def default_workers() -> int:
+    """All local cores."""
+    return max(1, os.cpu_count() or 1)
+
+
+def progress(total: int, description: str, enabled: bool = True) -> tqdm:
+    """A progress bar over questions with rate and ETA (hidden when `enabled` is false)."""
+    return tqdm(total=total, desc=description, unit="q", file=sys.stderr, disable=not enabled, dynamic_ncols=True, smoothing=0.1)
+
+
+def _init_worker(evaluator: Evaluator) -> None:
+    global _WORKER
+    _WORKER = evaluator
+
+
+def _run_task(task: Task) -> list[dict[str, Any]]:
+    assert _WORKER is not None, "worker not initialised"
+    return _WORKER.evaluate(task)
+
+
+class LocalExecutor:
+    """A pool of worker processes on this machine (one worker: in this process, no pool)."""
+
+    def __init__(self, workers: int | None = None, show_progress: bool = True, start_method: str = "spawn") -> None:
+        self.workers = workers or default_workers()
+        if self.workers < 1:
+            raise ValueError("workers must be >= 1")
+        self.show_progress = show_progress
+        # spawn: a forked child would inherit the parent's threads (llama.cpp, torch) mid-state.
+        self.start_method = start_method
+
+    def run(self, evaluator: Evaluator, tasks: Sequence[Task]) -> Iterator[list[dict[str, Any]]]:
+        """Evaluate `tasks`, yielding each one's records when it completes."""
+        bar = progress(len(tasks), f"evaluate ({self.workers} worker{'s' if self.workers > 1 else ''})", self.show_progress)
+        try:
+            if self.workers == 1 or len(tasks) <= 1:
+                for task in tasks:
+                    records = evaluator.evaluate(task)
+                    bar.update(1)
+                    yield records
+                return
+            context = multiprocessing.get_context(self.start_method)
+            with ProcessPoolExecutor(
+                max_workers=min(self.workers, len(tasks)), mp_context=context, initializer=_init_worker, initargs=(evaluator,)
+            ) as pool:
+                yield from _bounded(pool, tasks, 4 * self.workers, bar)
+        finally:
+            bar.close()
+
+
+def _bounded(pool: ProcessPoolExecutor, tasks: Iterable[Task], window: int, bar: tqdm) -> Iterator[list[dict[str, Any]]]:
+    # A bounded window of submitted tasks keeps memory flat and lets a killed run lose at most it.
+    pending: set[Future] = set()
+    iterator = iter(tasks)
+    exhausted = False
+    while True:
+        while not exhausted and len(pending) < window:
+            task = next(iterator, None)
+            if task is None:
+                exhausted = True
+                break
+            pending.add(pool.submit(_run_task, task))
+        if not pending:
+            return
+        finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+        for future in finished:
+            bar.update(1)
+            yield future.result()
+
+
+class RayExecutor:
+    """The same work on a Ray cluster: one actor per worker, each holding an evaluator.
+
+    `address` names a running cluster (``auto``, ``ray://host:10001``); None starts a local one.
+    `local_mode` runs everything in this process (for tests and debugging).
+    """
+
+    def __init__(
+        self,
+        address: str | None = None,
+        workers: int | None = None,
+        local_mode: bool = False,
+        show_progress: bool = True,
+        init_options: dict[str, Any] | None = None,
+    ) -> None:
+        self.address = address
+        self.workers = workers
+        self.local_mode = local_mode
+        self.show_progress = show_progress
+        self.init_options = init_options or {}
+
+    def _ray(self) -> Any:
+        try:
+            import ray
+        except ImportError as exc:
+            raise RuntimeError("Ray is not installed: pip install '.[eval]'") from exc
+        if not ray.is_initialized():
+            options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "ignore_reinit_error": True}
+            if self.local_mode:
+                options["local_mode"] = True
+            if self.address:
+                options["address"] = self.address
+            elif self.workers:
+                options["num_cpus"] = self.workers
+            options.update(self.init_options)
+            ray.init(**options)
+        return ray
+
+    def run(self, evaluator: Evaluator, tasks: Sequence[Task]) -> Iterator[list[dict[str, Any]]]:
+        """Evaluate `tasks` on Ray actors, yielding each one's records when it completes."""
+        if not tasks:
+            return
+        ray = self._ray()
+        from ray.util import ActorPool
+
+        workers = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        actor_class = ray.remote(num_cpus=1)(_RayWorker)
+        shared = ray.put(evaluator)
+        actors = [actor_class.remote(shared) for _ in range(min(workers, len(tasks)))]
+        bar = progress(len(tasks), f"evaluate (ray, {len(actors)} actors)", self.show_progress)
+        try:
+            pool = ActorPool(actors)
+            for records in pool.map_unordered(lambda actor, task: actor.evaluate.remote(task), list(tasks)):
+                bar.update(1)
+                yield records
+        finally:
+            bar.close()
+            for actor in actors:
+                ray.kill(actor)
+
+
+class _RayWorker:
+    def __init__(self, evaluator: Evaluator) -> None:
+        self.evaluator = evaluator
+
+    def evaluate(self, task: Task) -> list[dict[str, Any]]:
+        return self.evaluator.evaluate(task)
+
+
+def make_executor(name: str, workers: int | None = None, address: str | None = None, show_progress: bool = True) -> Any:
+    """The executor a command line names: ``local`` or ``ray``."""
+    if name == "local":
+        return LocalExecutor(workers, show_progress)
+    if name == "ray":
+        return RayExecutor(address, workers, show_progress=show_progress)
+    raise ValueError(f"unknown executor {name!r}; use local or ray")
