@@ -4,7 +4,6 @@ perfect-information encoding of the scene graph, solved by clingo, gives the int
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -24,8 +23,8 @@ from scene.wordnet import wordnet_available
 from theory import SolveStatus, format_flat, parse_flat, solve
 from theory.scene_facts import asp_constant
 from translators.gqa_program import gqa_to_program
+from tests.support import GQA_DIR
 
-GQA_DIR = Path(os.environ.get("ASPVQA_GQA_DIR") or Path(__file__).parents[1] / "../shared/data/gqa")
 GRAPHS = GQA_DIR / "scene_graphs" / "val_sceneGraphs_sample.json"
 QUESTIONS = json.loads((Path(__file__).parent / "data" / "gqa_questions.json").read_text())
 

@@ -13,9 +13,10 @@ from app.api.main import create_app
 from app.api.routes.demo import demo_scenes
 from app.config import Settings
 from app.pipeline import Pipeline
+from tests.support import GQA_DIR
 from tests.theory.test_solver import weighted_ball
 
-GQA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "gqa"
+GQA = GQA_DIR
 KITCHEN = demo_scenes()["kitchen"]
 MUG_COLOR = "scene(0). select(1, 0, mug). unique(2, 1). query(3, 2, color). end(3)."
 

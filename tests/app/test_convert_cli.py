@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,9 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from app.cli import cli
+from tests.support import GQA_DIR
 
 runner = CliRunner()
-GQA_DIR = Path(os.environ.get("ASPVQA_GQA_DIR", Path(__file__).resolve().parents[2] / "../shared/data/gqa"))
 
 GQA_QUESTIONS = {
     "q1": {

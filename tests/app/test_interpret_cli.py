@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -11,9 +10,9 @@ from typer.testing import CliRunner
 
 from app.cli import cli
 from scene.wordnet import wordnet_available
+from tests.support import GQA_DIR
 
 runner = CliRunner()
-GQA_DIR = Path(os.environ.get("ASPVQA_GQA_DIR") or Path(__file__).parents[2] / "../shared/data/gqa")
 GRAPHS = GQA_DIR / "scene_graphs" / "val_sceneGraphs_sample.json"
 METADATA = GQA_DIR / "metadata"
 QUESTIONS = Path(__file__).parents[1] / "data" / "gqa_questions.json"

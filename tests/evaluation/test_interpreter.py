@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -22,8 +21,8 @@ from evaluation.interpreter import (
 )
 from scene.taxonomy import CuratedTaxonomy
 from scene.wordnet import wordnet_available
+from tests.support import GQA_DIR
 
-GQA_DIR = Path(os.environ.get("ASPVQA_GQA_DIR") or Path(__file__).parents[2] / "../shared/data/gqa")
 GRAPHS = GQA_DIR / "scene_graphs" / "val_sceneGraphs_sample.json"
 QUESTIONS = json.loads((Path(__file__).parents[1] / "data" / "gqa_questions.json").read_text())
 needs_gqa = pytest.mark.skipif(not GRAPHS.is_file(), reason=f"GQA scene graphs not in {GRAPHS.parent}")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 import tempfile
 from pathlib import Path
 
@@ -14,8 +13,8 @@ from hypothesis import strategies as st
 from scene.classifier import ClassifierSettings, candidate_pairs, pair_likelihood
 from scene.concepts import RelationQuery
 from scene.detector import Box, Detection
+from tests.support import GQA_DIR
 
-GQA_DIR = Path(os.environ.get("ASPVQA_GQA_DIR", Path(__file__).parents[2] / "../shared/data/gqa"))
 IMAGES = sorted((GQA_DIR / "images").glob("*.jpg")) if (GQA_DIR / "images").is_dir() else []
 
 FINITE = st.floats(min_value=-1e4, max_value=1e4, allow_nan=False)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -13,21 +12,10 @@ from hypothesis import strategies as st
 from scene.concepts import UNKNOWN_CATEGORY, Concepts, RelationQuery, concepts_from_gqa, concepts_from_program
 from theory.flat import parse_flat
 from theory.program import Program, Step
+from tests.support import GQA_DIR, DictTaxonomy
 
-GQA_DIR = Path(os.environ.get("ASPVQA_GQA_DIR", Path(__file__).parents[2] / "../shared/data/gqa"))
 
 
-class DictTaxonomy:
-    """A category -> members table."""
-
-    def __init__(self, table: dict[str, set[str]]) -> None:
-        self.table = table
-
-    def members(self, category: str) -> set[str]:
-        return set(self.table.get(category, set()))
-
-    def categories_of(self, name: str) -> set[str]:
-        return {c for c, ms in self.table.items() if name in ms}
 
 
 TAXONOMY = DictTaxonomy({"furniture": {"sofa", "table", "chair"}, "animal": {"dog", "cat"}})

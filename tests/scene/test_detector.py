@@ -2,26 +2,16 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from scene.detector import Box, DetectorSettings, make_detection, merge_queries, nms, thirds
+from tests.support import GQA_DIR, DictTaxonomy
 
-GQA_DIR = Path(os.environ.get("ASPVQA_GQA_DIR", Path(__file__).parents[2] / "../shared/data/gqa"))
 IMAGES = sorted((GQA_DIR / "images").glob("*.jpg")) if (GQA_DIR / "images").is_dir() else []
 
 
-class DictTaxonomy:
-    def __init__(self, table: dict[str, set[str]]) -> None:
-        self.table = table
-
-    def members(self, category: str) -> set[str]:
-        return set(self.table.get(category, set()))
-
-    def categories_of(self, name: str) -> set[str]:
-        return {c for c, ms in self.table.items() if name in ms}
 
 
 TAXONOMY = DictTaxonomy({"animal": {"dog", "cat"}, "pet": {"dog", "cat"}, "vehicle": {"car"}})

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Mapping, MutableMapping, Sequence
@@ -14,8 +13,8 @@ from scene.detector import Box, Detection
 from scene.image_scene import ImageSceneBuilder
 from theory import SceneFacts, SolveStatus, solve
 from theory.flat import parse_flat
+from tests.support import GQA_DIR
 
-GQA_DIR = Path(os.environ.get("ASPVQA_GQA_DIR", Path(__file__).parents[2] / "../shared/data/gqa"))
 IMAGES = sorted((GQA_DIR / "images").glob("*.jpg")) if (GQA_DIR / "images").is_dir() else []
 COLORS = {"color": ["red", "blue", "green"]}
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -14,8 +13,8 @@ from scene.scene_graph import SceneGraphError, graph_objects, program_concepts, 
 from scene.taxonomy import CuratedAttributes, CuratedTaxonomy
 from scene.wordnet import wordnet_available
 from theory import SceneFacts, parse_flat, solve
+from tests.support import GQA_DIR
 
-GQA_DIR = Path(os.environ.get("ASPVQA_GQA_DIR") or Path(__file__).parents[2] / "../shared/data/gqa")
 GRAPHS = GQA_DIR / "scene_graphs" / "val_sceneGraphs_sample.json"
 needs_gqa = pytest.mark.skipif(not GRAPHS.is_file(), reason=f"GQA scene graphs not in {GRAPHS.parent}")
 needs_wordnet = pytest.mark.skipif(not wordnet_available(), reason="WordNet not installed: run `make wordnet`")

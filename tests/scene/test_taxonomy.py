@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -17,8 +16,8 @@ from scene.taxonomy import (
     WordNetTaxonomy,
 )
 from scene.wordnet import wordnet_available
+from tests.support import GQA_DIR
 
-GQA_DIR = Path(os.environ.get("ASPVQA_GQA_DIR") or Path(__file__).parents[2] / "../shared/data/gqa")
 METADATA = GQA_DIR / "metadata"
 needs_wordnet = pytest.mark.skipif(not wordnet_available(), reason="WordNet not installed: run `make wordnet`")
 needs_gqa = pytest.mark.skipif(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -23,8 +22,8 @@ from translators.gqa_program import (
     gqa_to_program,
     load_attribute_categories,
 )
+from tests.support import GQA_DIR
 
-GQA_DIR = Path(os.environ.get("ASPVQA_GQA_DIR", Path(__file__).resolve().parents[2] / "../shared/data/gqa"))
 needs_gqa = pytest.mark.skipif(not GQA_DIR.is_dir(), reason=f"GQA sample data not found at {GQA_DIR}")
 
 
