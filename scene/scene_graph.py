@@ -21,6 +21,7 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Iterable, Mapping
 
 from scene.taxonomy import (
@@ -28,7 +29,7 @@ from scene.taxonomy import (
     AttributeCategories,
     HeuristicAttributes,
     Taxonomy,
-    WordNetTaxonomy,
+    default_taxonomy,
 )
 from theory.program import Program
 from theory.scene_facts import SceneFacts, asp_constant
@@ -122,12 +123,18 @@ def program_concepts(program: Program) -> frozenset[str] | None:
     return frozenset(words)
 
 
+@lru_cache(maxsize=1)
+def _heuristic_attributes() -> HeuristicAttributes:
+    # One shared instance: its per-word cache is what makes repeated encodings cheap.
+    return HeuristicAttributes()
+
+
 def default_attributes(taxonomy: Taxonomy | None) -> AttributeCategories:
     """The taxonomy's own attribute categories when it has them (a curated attribute file), else
     the heuristic mapping."""
     own = getattr(taxonomy, "attribute_categories", None)
     curated = own() if callable(own) else None
-    return curated if curated is not None else HeuristicAttributes()
+    return curated if curated is not None else _heuristic_attributes()
 
 
 def scene_graph_facts(
@@ -142,7 +149,7 @@ def scene_graph_facts(
     `concepts` (ASP constants, e.g. from :func:`program_concepts`) keeps only the class, attribute
     and relation facts whose word or category is mentioned; names and positions are always kept.
     """
-    taxonomy = taxonomy if taxonomy is not None else WordNetTaxonomy()
+    taxonomy = taxonomy if taxonomy is not None else default_taxonomy()
     attributes = attributes if attributes is not None else default_attributes(taxonomy)
     wanted = None if concepts is None else frozenset(concepts)
 

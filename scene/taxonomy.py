@@ -79,6 +79,7 @@ class WordNetTaxonomy:
         self._lock = threading.Lock()
         self._up: dict[str, frozenset[str]] = {}
         self._down: dict[str, frozenset[str]] = {}
+        self._senses_of: dict[str, list[Any]] = {}
 
     @property
     def wordnet(self) -> Any:
@@ -86,6 +87,15 @@ class WordNetTaxonomy:
 
     def synsets(self, word: str) -> list[Any]:
         """The noun senses of `word` (or of its last word when WordNet lacks the phrase)."""
+        cached = self._senses_of.get(word)
+        if cached is None:
+            # Sense counts are binary searches in WordNet's files: slow enough to be worth keeping.
+            cached = self._find_synsets(word)
+            with self._lock:
+                self._senses_of[word] = cached
+        return cached
+
+    def _find_synsets(self, word: str) -> list[Any]:
         wn = self.wordnet
         key = lemma_key(word)
         found = wn.synsets(key, pos="n") if key else []
@@ -328,3 +338,9 @@ def _wordnet_attribute_categories(wn: Any, value: str) -> set[str]:
         if any(a.name() == "size.n.01" for head in heads for a in head.attributes()):
             found.add("size")
     return found
+
+
+@lru_cache(maxsize=1)
+def default_taxonomy() -> WordNetTaxonomy:
+    """One shared WordNet taxonomy per process, so its caches serve every caller."""
+    return WordNetTaxonomy()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -38,6 +39,7 @@ def likelihood_weight(p: float) -> int:
     return int(min(-1000.0 * math.log(min(p, 1.0)), MAX_WEIGHT))
 
 
+@lru_cache(maxsize=65536)
 def asp_constant(word: str) -> str:
     """A word as an ASP constant: lower case, runs of other characters to one underscore."""
     text = _CONSTANT_UNSAFE.sub("_", word.strip().lower()).strip("_")
@@ -53,8 +55,19 @@ def to_symbol(value: int | str | clingo.Symbol) -> clingo.Symbol:
     if isinstance(value, bool):
         raise TypeError("booleans are not scene terms")
     if isinstance(value, int):
-        return clingo.Number(value)
-    return clingo.Function(asp_constant(value))
+        return _number(value)
+    return _constant(value)
+
+
+# Symbols are immutable: scenes repeat the same few words and ids thousands of times.
+@lru_cache(maxsize=65536)
+def _constant(word: str) -> clingo.Symbol:
+    return clingo.Function(asp_constant(word))
+
+
+@lru_cache(maxsize=65536)
+def _number(value: int) -> clingo.Symbol:
+    return clingo.Number(value)
 
 
 @dataclass

@@ -21,8 +21,9 @@ from enum import Enum
 from importlib import resources
 
 import clingo
+from clingo import ast
 
-from theory.flat import argument_value, format_flat, parse_flat
+from theory.flat import argument_value, format_argument, parse_flat
 from theory.program import Program, ProgramError
 from theory.scene_facts import SceneFacts
 from theory.validate import normalise_negate, validate_program
@@ -86,6 +87,31 @@ def _theory_text() -> str:
 
 
 _THEORY = _theory_text()
+
+
+def _theory_statements() -> list[ast.AST]:
+    # Parsed once per process; adding the AST to each new Control skips re-parsing the text.
+    statements: list[ast.AST] = []
+    ast.parse_string(_THEORY, statements.append)
+    return statements
+
+
+_THEORY_AST = _theory_statements()
+
+
+def _program_facts(program: Program) -> list[clingo.Symbol]:
+    """The flat facts of a validated program as symbols (the same atoms `format_flat` prints)."""
+    facts = []
+    for step in program.steps:
+        terms = [clingo.Number(step.id), *(clingo.Number(d) for d in step.dependencies)]
+        terms += [_argument_symbol(a) for a in step.arguments]
+        facts.append(clingo.Function(step.operation, terms))
+    facts.append(clingo.Function("end", [clingo.Number(program.answer)]))
+    return facts
+
+
+def _argument_symbol(value: str) -> clingo.Symbol:
+    return clingo.parse_term(format_argument(value))
 
 
 def _add_scene(ctl: clingo.Control, scene: SceneFacts) -> None:
@@ -155,9 +181,13 @@ def solve(
         message_limit=20,
     )
     try:
-        ctl.add("base", [], _THEORY)
+        with ast.ProgramBuilder(ctl) as builder:
+            for statement in _THEORY_AST:
+                builder.add(statement)
         _add_scene(ctl, scene)
-        ctl.add("base", [], format_flat(program, separator="\n"))
+        with ctl.backend() as backend:
+            for fact in _program_facts(program):
+                backend.add_rule([backend.add_atom(fact)])
         ctl.ground([("base", [])])
     except RuntimeError as exc:
         return done(SolveStatus.ERROR, f"grounding failed: {'; '.join(messages) or exc}")
