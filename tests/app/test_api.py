@@ -297,3 +297,21 @@ def test_answer_on_uploaded_image(image_client):
         assert 0.0 <= detection["score"] <= 1.0
     assert any(key.startswith("scene.") for key in body["timings"])
     assert image_client.get("/ready").json()["parts"]["images"] == "ready"
+
+
+class _SlowTranslator:
+    """Stands in for a language model that takes longer than the configured limit."""
+
+    def __call__(self, question, **_):
+        import time
+
+        time.sleep(1.0)
+        raise AssertionError("the request should have timed out first")
+
+
+def test_translation_timeout_is_504():
+    settings = Settings(translate_timeout_s=0.2)
+    with TestClient(create_app(settings, Pipeline(settings, translator=_SlowTranslator()))) as client:
+        response = client.post("/translate", json={"question": "Is there a cat?"})
+    assert response.status_code == 504
+    assert "longer than 0.2 s" in response.json()["detail"]
