@@ -39,7 +39,7 @@ class Settings(BaseSettings):
     examples: int = Field(8, ge=0, le=64)
     sampling: Literal["bert", "jaccard", "random"] = "bert"
     cover_operators: bool = True
-    bank_dir: str | None = Field(None, description="example bank folder (default: the bundled bank)")
+    bank_dir: str | None = Field(None, description="example bank: a folder from `aspvqa bank build` or a JSON Lines file")
 
     # Scene from an image.
     detector_model: str | None = Field(None, description="OWL-ViT weights: a local folder or a hub id")

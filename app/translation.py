@@ -8,6 +8,7 @@ parts: the bank's embedding matrix, the sentence encoder and each loaded languag
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any
 
 from app.config import Settings
@@ -18,14 +19,19 @@ class AppTranslator:
     """Callable as the pipeline's `Translator`; thread-safe."""
 
     def __init__(self, settings: Settings) -> None:
-        from translators.bank import default_bank, load_bank
+        from translators.bank import DEFAULT_BANK_NAME, default_bank, load_bank
         from translators.backends.models import DEFAULT_LOCAL_MODEL
         from translators.retrieval import Retriever
 
         self.settings = settings
         self.default_model = settings.llm or DEFAULT_LOCAL_MODEL
         try:
-            self.bank = load_bank(settings.bank_dir) if settings.bank_dir else default_bank()
+            if settings.bank_dir:
+                path = Path(settings.bank_dir)
+                # `aspvqa bank build --out DIR` writes DIR/bank.jsonl; a file path works too.
+                self.bank = load_bank(path / DEFAULT_BANK_NAME if path.is_dir() else path)
+            else:
+                self.bank = default_bank()
         except (OSError, ValueError) as exc:
             raise PipelineError("model_unavailable", f"example bank {settings.bank_dir} (ASPVQA_BANK_DIR): {exc}") from None
         self._embedder: Any = None
