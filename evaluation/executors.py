@@ -97,21 +97,19 @@ def _bounded(pool: ProcessPoolExecutor, tasks: Iterable[Task], window: int, bar:
 class RayExecutor:
     """The same work on a Ray cluster: one actor per worker, each holding an evaluator.
 
-    `address` names a running cluster (``auto``, ``ray://host:10001``); None starts a local one.
-    `local_mode` runs everything in this process (for tests and debugging).
+    `address` names a running cluster (``auto``, ``ray://host:10001``); None starts a local one
+    with `workers` CPUs (Ray 2.x no longer has a single-process local mode).
     """
 
     def __init__(
         self,
         address: str | None = None,
         workers: int | None = None,
-        local_mode: bool = False,
         show_progress: bool = True,
         init_options: dict[str, Any] | None = None,
     ) -> None:
         self.address = address
         self.workers = workers
-        self.local_mode = local_mode
         self.show_progress = show_progress
         self.init_options = init_options or {}
 
@@ -120,10 +118,9 @@ class RayExecutor:
             import ray
         except ImportError as exc:
             raise RuntimeError("Ray is not installed: pip install '.[eval]'") from exc
-        if not ray.is_initialized():
-            options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "ignore_reinit_error": True}
-            if self.local_mode:
-                options["local_mode"] = True
+        self._started = not ray.is_initialized()
+        if self._started:
+            options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
             if self.address:
                 options["address"] = self.address
             elif self.workers:
@@ -153,6 +150,8 @@ class RayExecutor:
             bar.close()
             for actor in actors:
                 ray.kill(actor)
+            if self._started:  # a cluster this executor started ends with it
+                ray.shutdown()
 
 
 class _RayWorker:

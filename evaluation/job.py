@@ -53,6 +53,7 @@ TRANSLATED = frozenset({"isolated", "pipeline", "pipeline-blind", "translation"}
 NEEDS_GRAPH = frozenset({"oracle", "asp-oracle", "isolated"})
 NEEDS_IMAGE = frozenset({"pipeline", "pipeline-blind"})
 RESULTS_FILE = "results.jsonl"
+REFERENCE_RUN = "reference"
 MANIFEST_FILE = "job.json"
 KS = (1, 3, 5)
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
@@ -106,11 +107,28 @@ def load_questions(data: Any) -> list[Question]:
                 image_id=None if image is None else str(image),
                 answer=None if answer is None else str(answer),
                 semantic=list(semantic),
-                types={str(k): str(v) for k, v in types.items() if v is not None},
+                types={k: v for k, v in {"structural": structural_type(semantic)}.items() if v}
+                | {str(k): str(v) for k, v in types.items() if v is not None},
                 entailed=tuple(str(e) for e in record.get("entailed") or ()),
             )
         )
     return questions
+
+
+def structural_type(semantic: Sequence[Mapping[str, Any]]) -> str | None:
+    """GQA's structural type from the last operation (verify, query, choose, logical, compare),
+    for questions that do not carry their ``types``."""
+    if not semantic or not isinstance(semantic[-1], Mapping):
+        return None
+    last = semantic[-1]
+    head = " ".join(str(last.get("operation", "")).split()).partition(" ")[0]
+    if head in ("and", "or"):
+        return "logical"
+    if head in ("verify", "exist"):
+        return "verify"
+    if head in ("same", "different", "common") or (head == "choose" and len(last.get("dependencies") or ()) == 2):
+        return "compare"
+    return head if head in ("query", "choose") else None
 
 
 @dataclass(frozen=True)
@@ -255,7 +273,7 @@ class Evaluator:
         self.config = config
         self.factory = factory
         self._loaded = False
-        self._components: dict[Run, Components] = {}
+        self._components: dict[tuple[Run, bool, bool], Components] = {}
 
     def __getstate__(self) -> dict[str, Any]:
         # Only the recipe travels to workers; each builds its own models and caches.
@@ -286,9 +304,11 @@ class Evaluator:
 
     def components(self, run: Run, settings: Sequence[str]) -> Components:
         """The run's translator and image scene builder (built on first use)."""
-        if run not in self._components:
-            self._components[run] = self.factory(run, settings)
-        return self._components[run]
+        # Keyed by what the settings need: a resumed task may need less than a later one.
+        key = (run, bool(TRANSLATED & set(settings)), bool(NEEDS_IMAGE & set(settings)))
+        if key not in self._components:
+            self._components[key] = self.factory(run, settings)
+        return self._components[key]
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -380,7 +400,7 @@ class Evaluator:
     def _base(self, task: Task, setting: str, oracle: _Oracle) -> dict[str, Any]:
         q = task.question
         return {
-            "run": task.run.name,
+            "run": record_run(task.run, setting),
             "setting": setting,
             "questionId": q.id,
             "imageId": q.image_id,
@@ -600,14 +620,24 @@ def validate_settings(settings: Iterable[str]) -> tuple[str, ...]:
 def plan(
     questions: Sequence[Question], runs: Sequence[Run], settings: Sequence[str], done: set[tuple[str, str, str]]
 ) -> list[Task]:
-    """The tasks still to do: per run and question, the settings without a result yet."""
+    """The tasks still to do: per run and question, the settings without a result yet. Settings
+    that read no translation (oracle, asp-oracle) are done once, under the run name ``reference``."""
     tasks = []
-    for run in runs:
+    for index, run in enumerate(runs):
         for question in questions:
-            pending = tuple(s for s in settings if (run.name, s, question.id) not in done)
+            pending = tuple(
+                s
+                for s in settings
+                if (s in TRANSLATED or index == 0) and (record_run(run, s), s, question.id) not in done
+            )
             if pending:
                 tasks.append(Task(run, question, pending))
     return tasks
+
+
+def record_run(run: Run, setting: str) -> str:
+    """The run name a setting's records carry: ``reference`` for settings independent of the run."""
+    return run.name if setting in TRANSLATED else REFERENCE_RUN
 
 
 @dataclass
@@ -653,7 +683,8 @@ def run_job(
                 handle.write(json.dumps(record, ensure_ascii=False) + "\n")
                 written += 1
             handle.flush()
-    total = len(questions) * len(runs) * len(settings)
+    translated = sum(1 for s in settings if s in TRANSLATED)
+    total = len(questions) * (len(runs) * translated + len(settings) - translated)
     return JobSummary(len(tasks), written, total - sum(len(t.settings) for t in tasks), time.perf_counter() - start, results)
 
 
