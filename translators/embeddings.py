@@ -75,7 +75,7 @@ class SentenceEmbedder:
     @property
     def dimension(self) -> int:
         """Length of one embedding."""
-        return int(self._load().get_sentence_embedding_dimension())
+        return int(self._load().get_embedding_dimension())
 
 
 @lru_cache(maxsize=4)

@@ -1,0 +1,80 @@
+import pytest
+
+from theory.operations import OPERATIONS
+from translators.bank import ExampleBank
+from translators.retrieval import Retriever, Sampling, words
+
+
+@pytest.fixture(scope="module")
+def jaccard(bank):
+    return Retriever(bank)
+
+
+def test_jaccard_ranks_by_word_overlap(jaccard):
+    got = jaccard.retrieve("What is the guy wearing?", 3, "jaccard")
+    assert got[0].example.question != "What is the guy wearing?"  # the target's own text never shows
+    scores = [r.score for r in got]
+    assert scores == sorted(scores, reverse=True)
+    top_words = words(got[0].example.question)
+    assert {"what", "wearing"} <= top_words
+
+
+def test_target_and_excluded_ids_are_never_returned(jaccard, bank):
+    target = bank[0]
+    got = jaccard.retrieve(target.question.upper() + "  ", 50, "jaccard", exclude_ids=[bank[1].id])
+    ids = {r.example.id for r in got}
+    assert target.id not in ids and bank[1].id not in ids
+    assert len(got) == 50
+
+
+def test_k_larger_than_bank_returns_every_other_example(bank):
+    small = Retriever(ExampleBank(bank.examples[:4]))
+    got = small.retrieve(bank[0].question, 10, "jaccard")
+    assert len(got) == 3
+
+
+def test_cover_operators_adds_examples_until_every_operation_appears(jaccard, bank):
+    got = jaccard.retrieve("Is there a cat?", 2, "jaccard", cover_operators=True)
+    used = set().union(*(r.example.operations for r in got))
+    assert used == set(OPERATIONS)
+    assert all(r.reason == "similar" for r in got[:2])
+    assert all(r.reason.startswith("cover:") for r in got[2:])
+    assert len({r.example.id for r in got}) == len(got)
+
+
+def test_random_sampling_is_reproducible_and_seed_dependent(jaccard):
+    a = [r.example.id for r in jaccard.retrieve("Is the cup red?", 5, Sampling.RANDOM, seed=1)]
+    b = [r.example.id for r in jaccard.retrieve("Is the cup red?", 5, Sampling.RANDOM, seed=1)]
+    c = [r.example.id for r in jaccard.retrieve("Is the cup red?", 5, Sampling.RANDOM, seed=2)]
+    assert a == b and a != c
+
+
+def test_embedding_retrieval_finds_paraphrases(bank, embedder):
+    retriever = Retriever(bank, embedder)
+    got = retriever.retrieve("Which colour is the automobile?", 5, "bert")
+    assert any("car" in words(r.example.question) and "color" in words(r.example.question) for r in got)
+
+
+def test_embedding_retrieval_without_embedder_is_an_error(bank):
+    with pytest.raises(ValueError, match="embedder"):
+        Retriever(bank).retrieve("Is there a cat?", 3, "bert")
+
+
+def test_approximate_index_agrees_with_exact_search_when_it_probes_every_list(bank):
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    matrix = rng.standard_normal((len(bank), 32), dtype=np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    exact = Retriever(bank, matrix=matrix)
+    approximate = Retriever(bank, matrix=matrix)
+    approximate.exact_limit = 10
+    approximate.nprobe = 4096  # every list: the inverted file then finds the true neighbours
+    for row in (0, 17, 99):
+        vector = matrix[row] + 0.05 * rng.standard_normal(32, dtype=np.float32)
+        question = bank[row].question
+        want = exact.retrieve(question, 5, "bert", vector=vector, exclude_ids=[bank[1].id], cover_operators=True)
+        got = approximate.retrieve(question, 5, "bert", vector=vector, exclude_ids=[bank[1].id], cover_operators=True)
+        assert [r.example.id for r in got[:5]] == [r.example.id for r in want[:5]]
+        assert bank[row].id not in {r.example.id for r in got}
+        assert set().union(*(r.example.operations for r in got)) == set(OPERATIONS)

@@ -1,0 +1,117 @@
+import pytest
+
+from translators.backends.base import Generation
+from translators.backends.replay import ReplayBackend
+from translators.cache import TranslationCache
+from translators.translate import TranslationSettings, Translator
+from translators.vocabulary import Grounder, Vocabulary
+
+GOOD = "exist(filter(select(scene(), cup), color, red))"
+FLAT = "scene(0). select(1, 0, cup). filter(2, 1, color, red). exist(3, 2). end(3)."
+
+
+def _settings(**kwargs):
+    return TranslationSettings(**({"sampling": "jaccard", "examples": 3, "llm": "replay"} | kwargs))
+
+
+class Capturing:
+    """A backend that records the requests it sees and answers from a script."""
+
+    name = "capturing"
+    supports_grammar = True
+
+    def __init__(self, outputs):
+        self.outputs = list(outputs)
+        self.requests = []
+
+    def generate(self, request):
+        self.requests.append(request)
+        return Generation(self.outputs.pop(0), 0.01, self.name)
+
+
+def test_translation_returns_program_raw_examples_and_timings(bank):
+    result = Translator(_settings(), bank, ReplayBackend({("Is there a red cup?", None): [GOOD]})).translate("Is there a red cup?", "q1")
+    assert result.flat == FLAT and result.raw == GOOD and result.error is None
+    assert len(result.examples) == 3 and result.question_id == "q1"
+    assert {"retrieval_s", "generation_s", "total_s"} <= set(result.timings)
+    record = result.to_json()
+    assert record["program"] == FLAT and record["questionId"] == "q1"
+
+
+def test_errors_are_fed_back_and_repair_succeeds(bank):
+    backend = Capturing(["exist(filter(select(scene(), cup), color, red)", "exist(select(scene(), cup), red)", GOOD])
+    result = Translator(_settings(), bank, backend).translate("Is there a red cup?")
+    assert result.flat == FLAT and len(result.attempts) == 3
+    assert backend.requests[0].repair == ()
+    assert "unbalanced" in backend.requests[1].repair[0][1]
+    assert len(backend.requests[2].repair) == 2
+    assert backend.requests[0].grammar is not None and "exist(" in backend.requests[0].grammar
+
+
+def test_three_failed_repairs_end_in_a_clear_failure(bank):
+    backend = Capturing(["nonsense("] * 4)
+    result = Translator(_settings(), bank, backend).translate("Is there a red cup?")
+    assert result.program is None and len(result.attempts) == 4
+    assert result.error.startswith("no valid program after 4 attempt(s)")
+
+
+def test_backend_errors_become_failures_not_exceptions(bank):
+    result = Translator(_settings(), bank, ReplayBackend({})).translate("Is there a red cup?")
+    assert result.program is None and "no recorded output" in result.error
+
+
+def test_unconstrained_requests_carry_no_grammar(bank):
+    backend = Capturing([GOOD])
+    Translator(_settings(constrained=False), bank, backend).translate("Is there a red cup?")
+    assert backend.requests[0].grammar is None
+
+
+def test_cache_returns_the_stored_translation_without_calling_the_model(bank):
+    cache = TranslationCache()
+    backend = Capturing([GOOD])
+    translator = Translator(_settings(), bank, backend, cache=cache)
+    first = translator.translate("Is there a red cup?")
+    second = translator.translate("Is  there a red cup?")
+    assert second.cached and second.flat == first.flat and len(backend.requests) == 1
+    other = Translator(_settings(examples=4), bank, Capturing([GOOD]), cache=cache).translate("Is there a red cup?")
+    assert not other.cached
+
+
+def test_self_consistency_reports_samples_majority_and_agreement(bank):
+    other = "exist(select(scene(), cup))"
+    backend = Capturing([GOOD, other, GOOD])
+    result = Translator(_settings(samples=3, temperature=0.7), bank, backend).translate("Is there a red cup?")
+    assert result.flat == FLAT
+    assert result.agreement == pytest.approx(2 / 3)
+    assert len(result.samples) == 3 and [r.sample for r in backend.requests] == [0, 1, 2]
+
+
+def test_grounding_maps_unknown_words_and_reports_them(bank):
+    vocabulary = Vocabulary(classes={"car", "cup"}, values={"color": {"red"}}, relations={"on"})
+    grounder = Grounder(vocabulary, related_terms=lambda w: ["car"] if w == "automobile" else [])
+    backend = Capturing(["exist(filter(select(scene(), automobile), color, red))"])
+    result = Translator(_settings(), bank, backend, grounder=grounder).translate("Is there a red automobile?")
+    assert result.flat == "scene(0). select(1, 0, car). filter(2, 1, color, red). exist(3, 2). end(3)."
+    assert result.mappings[0]["word"] == "automobile" and result.mappings[0]["term"] == "car"
+
+
+def test_gqa_representation_uses_examples_with_gqa_programs(bank):
+    from translators.bank import Example, ExampleBank
+    from translators.gqa_program import gqa_to_program
+
+    semantic = ({"operation": "select", "argument": "cat (1)", "dependencies": []},
+                {"operation": "exist", "argument": "?", "dependencies": [0]})
+    gqa_example = Example("g1", "Is there a cat?", gqa_to_program(list(semantic)), semantic, "gqa")
+    backend = Capturing(["select: cup\nfilter color [0]: red\nexist [1]: ?"])
+    mixed = ExampleBank([*bank.examples[:5], gqa_example])
+    result = Translator(_settings(representation="gqa"), mixed, backend).translate("Is there a red cup?")
+    assert result.flat == FLAT
+    assert [e["id"] for e in result.examples] == ["g1"]
+    assert "select: cat" in backend.requests[0].prompt.messages[-2]["content"]
+
+
+def test_settings_reject_unknown_values():
+    with pytest.raises(ValueError):
+        TranslationSettings(representation="yaml")
+    with pytest.raises(ValueError):
+        TranslationSettings(max_repairs=5)
