@@ -48,7 +48,7 @@ class LocalExecutor:
     """A pool of worker processes on this machine (one worker: in this process, no pool)."""
 
     def __init__(self, workers: int | None = None, show_progress: bool = True, start_method: str = "spawn") -> None:
-        self.workers = workers or default_workers()
+        self.workers = default_workers() if workers is None else workers
         if self.workers < 1:
             raise ValueError("workers must be >= 1")
         self.show_progress = show_progress
