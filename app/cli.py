@@ -7,6 +7,7 @@ import typer
 from app.commands.convert import convert_command
 from app.commands.answer import answer_command
 from app.commands.demo import demo_command
+from app.commands.evaluate import evaluate_command
 from app.commands.interpret import interpret_command
 from app.commands.serve import serve_command
 from app.commands.solve import solve_command
@@ -28,6 +29,7 @@ cli.command("answer")(answer_command)
 cli.command("serve")(serve_command)
 cli.command("convert")(convert_command)
 cli.command("interpret")(interpret_command)
+cli.command("evaluate")(evaluate_command)
 
 
 def main() -> None:

@@ -1,0 +1,219 @@
+"""`aspvqa evaluate`: the offline GQA evaluation job, resumable, on local cores or a Ray cluster.
+
+The job (`evaluation.job`) gets its translator and image scene builder from `AppComponents`,
+built from `Settings` (defaults, ASPVQA_CONFIG file, ASPVQA_* variables, then these options) in
+each worker process.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Optional, Sequence
+
+import typer
+
+from app.commands.io import fail, read_input
+from app.config import ConfigError, Settings, load_settings
+from evaluation.job import (
+    NEEDS_IMAGE,
+    SETTINGS,
+    TRANSLATED,
+    Components,
+    Evaluator,
+    EvaluatorConfig,
+    JobError,
+    Run,
+    load_questions,
+    run_job,
+    run_name,
+    validate_settings,
+)
+from evaluation.matching import DEFAULT_HYPERNYM_LEVELS
+
+
+@dataclass(frozen=True)
+class AppComponents:
+    """Builds a run's translator and image scene builder from settings; pickles (plain data only)."""
+
+    settings: dict[str, Any]
+    record: str | None = None
+    _cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"settings": self.settings, "record": self.record}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        object.__setattr__(self, "settings", state["settings"])
+        object.__setattr__(self, "record", state["record"])
+        object.__setattr__(self, "_cache", {})
+
+    def __call__(self, run: Run, settings: Sequence[str]) -> Components:
+        config = Settings(**self.settings)
+        components = Components()
+        if TRANSLATED & set(settings):
+            components.translate = self.translator(config, run)
+        if NEEDS_IMAGE & set(settings):
+            components.image_scene = self.image_scene(config)
+        return components
+
+    def translator(self, config: Settings, run: Run) -> Any:
+        """The question translator of one run (bank, retrieval and language model)."""
+        from translators.backends.registry import get_backend
+        from translators.bank import default_bank, load_bank
+        from translators.translate import TranslationSettings, Translator
+
+        if "bank" not in self._cache:
+            self._cache["bank"] = load_bank(config.bank_dir) if config.bank_dir else default_bank()
+        params = translation_parameters(config) | run.translation
+        backend = get_backend(params["llm"])
+        if self.record:
+            from translators.backends.replay import RecordingBackend
+
+            backend = self._cache.setdefault(("record", params["llm"]), RecordingBackend(backend, self.record))
+        embedder = None
+        if params.get("sampling") == "bert":
+            if "embedder" not in self._cache:
+                from translators.embeddings import load_embedder
+
+                self._cache["embedder"] = load_embedder()
+            embedder = self._cache["embedder"]
+        translator = Translator(TranslationSettings(**params), self._cache["bank"], backend, embedder=embedder)
+        return translator.translate
+
+    def image_scene(self, config: Settings) -> Any:
+        """Image path + concepts -> weighted scene facts, with OWL-ViT and CLIP from the settings."""
+        if "image_scene" not in self._cache:
+            from app.parts import taxonomy_for
+            from scene.classifier import ClipClassifier
+            from scene.detector import OwlViTDetector
+            from scene.image_scene import ImageSceneBuilder
+            from scene.models import load_classifier, load_detector
+
+            taxonomy = taxonomy_for(config.taxonomy_dir)
+            detector = OwlViTDetector(load_detector(config.detector_model, config.local_files_only), taxonomy=taxonomy)
+            classifier = ClipClassifier(load_classifier(config.classifier_model, config.local_files_only))
+            builder = ImageSceneBuilder(detector, classifier)
+            self._cache["image_scene"] = lambda path, concepts, image_id: builder.build(path, concepts, image_id).scene
+        return self._cache["image_scene"]
+
+
+def translation_parameters(config: Settings) -> dict[str, Any]:
+    """The translation parameters the settings give (what a grid run overrides)."""
+    from translators.backends.models import DEFAULT_LOCAL_MODEL
+
+    return {
+        "representation": config.representation,
+        "examples": config.examples,
+        "sampling": config.sampling,
+        "cover_operators": config.cover_operators,
+        "llm": config.llm or DEFAULT_LOCAL_MODEL,
+    }
+
+
+def _existing_file(path: str | None, what: str) -> str | None:
+    if path is not None and not Path(path).is_file():
+        fail(f"{what} file not found: {path}")
+    return path
+
+
+def _existing_dir(path: str | None, what: str) -> str | None:
+    if path is not None and not Path(path).is_dir():
+        fail(f"{what} folder not found: {path}")
+    return path
+
+
+def evaluate_command(
+    questions: Annotated[str, typer.Option("--questions", "-q", help="GQA questions JSON file.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder: results.jsonl, job.json, the report.")],
+    settings: Annotated[
+        Optional[str], typer.Option("--settings", "-s", help=f"Comma-separated settings: {', '.join(SETTINGS)}.")
+    ] = None,
+    scene_graphs: Annotated[Optional[str], typer.Option("--scene-graphs", "-g", help="GQA scene graphs JSON file.")] = None,
+    images: Annotated[Optional[str], typer.Option("--images", help="Folder of images named <imageId>.jpg.")] = None,
+    taxonomy: Annotated[
+        Optional[str], typer.Option("--taxonomy", "-t", help="Folder with gqa_all_class.json / gqa_all_attribute.json.")
+    ] = None,
+    grid: Annotated[Optional[str], typer.Option("--grid", help="Experiment grid file (TOML or JSON) or a bundled grid name.")] = None,
+    executor: Annotated[str, typer.Option("--executor", help="local (process pool) or ray.")] = "local",
+    workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, help="Worker processes (default: all cores).")] = None,
+    ray_address: Annotated[Optional[str], typer.Option("--ray-address", help="Ray cluster address (default: start a local one).")] = None,
+    llm: Annotated[Optional[str], typer.Option("--llm", help="Language model (see ASPVQA_LLM).")] = None,
+    limit: Annotated[Optional[int], typer.Option("--limit", min=0, help="Only the first N questions.")] = None,
+    levels: Annotated[int, typer.Option("--levels", min=0, help="Hypernym levels of generous+ matching.")] = DEFAULT_HYPERNYM_LEVELS,
+    choices: Annotated[Optional[str], typer.Option("--choices", help="GQA choices file (validity, plausibility).")] = None,
+    record: Annotated[Optional[str], typer.Option("--record", help="Save the model outputs to a replay file (one worker).")] = None,
+    report: Annotated[bool, typer.Option("--report/--no-report", help="Write the report when the job ends.")] = True,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar on stderr.")] = True,
+) -> None:
+    """Evaluate GQA questions under the chosen settings; rerun the same command to resume."""
+    from evaluation.executors import make_executor
+    from evaluation.grids import GridError, load_grid
+
+    if executor not in ("local", "ray"):
+        fail(f"unknown executor {executor!r}; use local or ray")
+    _existing_file(scene_graphs, "scene graphs")
+    _existing_file(choices, "choices")
+    _existing_dir(images, "images")
+    _existing_dir(taxonomy, "taxonomy")
+    if record and (executor != "local" or workers != 1):
+        fail("--record needs --executor local --workers 1 (one process writes the recording)")
+    try:
+        config = load_settings(llm=llm, taxonomy_dir=taxonomy)
+    except ConfigError as exc:
+        fail(str(exc))
+    try:
+        data = json.loads(read_input(questions, "questions"))
+    except json.JSONDecodeError as exc:
+        fail(f"questions file is not JSON: {exc}")
+    try:
+        chosen = load_grid(grid) if grid else None
+        runs_settings = settings.split(",") if settings else (chosen.settings if chosen else [])
+        chosen_settings = validate_settings(runs_settings)
+        base = translation_parameters(config)
+        if chosen is not None:
+            runs = chosen.expand(base)
+        else:
+            runs = [Run(run_name(base), base)]
+        records = load_questions(data)
+    except (GridError, JobError) as exc:
+        fail(str(exc))
+    if limit is not None:
+        records = records[:limit]
+    if NEEDS_IMAGE & set(chosen_settings) and images is None:
+        fail("settings pipeline and pipeline-blind need --images")
+    factory = AppComponents(config.model_dump(mode="json"), record)
+    if TRANSLATED & set(chosen_settings) or NEEDS_IMAGE & set(chosen_settings):
+        # Build the parts once here so a missing model fails now, in one line, not in every worker.
+        try:
+            factory(runs[0], chosen_settings)
+        except Exception as exc:  # loaders raise their own types; each message names the fix
+            fail(f"cannot load the models for {', '.join(chosen_settings)}: {exc}")
+    evaluator = Evaluator(
+        EvaluatorConfig(scene_graphs=scene_graphs, images=images, taxonomy=taxonomy, hypernym_levels=levels), factory
+    )
+    manifest = {
+        "questions": str(questions),
+        "scene_graphs": scene_graphs,
+        "images": images,
+        "taxonomy": taxonomy,
+        "grid": chosen.name if chosen else None,
+        "hypernym_levels": levels,
+    }
+    try:
+        run = make_executor(executor, workers, ray_address, show_progress=progress)
+        summary = run_job(records, runs, chosen_settings, evaluator, run, out, manifest)
+    except (JobError, OSError) as exc:
+        fail(str(exc))
+    except RuntimeError as exc:
+        fail(str(exc))
+    typer.echo(
+        f"{summary.written} results written, {summary.skipped_done} already done, "
+        f"{summary.tasks} tasks in {summary.seconds:.1f} s -> {summary.results}"
+    )
+    if report:
+        from evaluation.report import write_report
+
+        paths = write_report(out, choices=choices)
+        typer.echo(f"report: {', '.join(str(p) for p in paths)}")
