@@ -28,7 +28,7 @@ SCORE_KEYS = tuple(f"{m}@{k}" for m in MODES for k in KS)
 TYPE_FIELDS = ("structural", "semantic")
 REPORT_MD = "report.md"
 REPORT_JSON = "report.json"
-PLOT_TYPES = "accuracy_by_type.png"
+PLOT_TYPES = "accuracy_by_{field}_type.png"
 PLOT_EXAMPLES = "accuracy_by_examples.png"
 
 
@@ -268,7 +268,7 @@ def plot_by_type(summary: Mapping[str, Any], path: Path, field: str = "structura
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(max(6, 1.4 * len(kinds) + 2), 4))
+    fig, ax = plt.subplots(figsize=(max(6, 1.4 * len(kinds) + 2), 4.5 + 0.2 * len(tables)))
     width = 0.8 / len(tables)
     for index, t in enumerate(tables):
         values = [100 * (t["by_type"][field].get(k, {}).get("accuracy") or 0) for k in kinds]
@@ -278,7 +278,7 @@ def plot_by_type(summary: Mapping[str, Any], path: Path, field: str = "structura
     ax.set_ylabel("accuracy (%)")
     ax.set_ylim(0, 100)
     ax.set_title(f"Accuracy by GQA {field} type")
-    ax.legend(fontsize="x-small")
+    ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -295,7 +295,7 @@ def plot_by_examples(summary: Mapping[str, Any], path: Path) -> Path | None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = plt.subplots(figsize=(7, 4.5 + 0.2 * len(series)))
     for line in series:
         xs = [p["examples"] for p in line["points"]]
         ys = [100 * (p["accuracy"] or 0) for p in line["points"]]
@@ -304,7 +304,7 @@ def plot_by_examples(summary: Mapping[str, Any], path: Path) -> Path | None:
     ax.set_ylabel("accuracy (%) / equivalent translations (%)")
     ax.set_ylim(0, 100)
     ax.set_title("Accuracy by number of examples")
-    ax.legend(fontsize="x-small")
+    ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.15))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -328,7 +328,8 @@ def write_report(
     paths = [destination / REPORT_MD, destination / REPORT_JSON]
     paths[0].write_text(markdown(summary, title), encoding="utf-8")
     paths[1].write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    for plot in (plot_by_type(summary, destination / PLOT_TYPES), plot_by_examples(summary, destination / PLOT_EXAMPLES)):
+    plots = [plot_by_type(summary, destination / PLOT_TYPES.format(field=f), f) for f in TYPE_FIELDS]
+    for plot in plots + [plot_by_examples(summary, destination / PLOT_EXAMPLES)]:
         if plot is not None:
             paths.append(plot)
     return paths

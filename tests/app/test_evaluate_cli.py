@@ -59,7 +59,7 @@ def test_oracle_settings_on_the_real_scene_graphs_with_a_report(tmp_path):
     assert "108 results written" in result.output
     records = results(out)
     assert len(records) == 108 and all(r["correct"] for r in records)
-    assert {p.name for p in out.iterdir()} >= {"results.jsonl", "job.json", "report.md", "report.json", "accuracy_by_type.png"}
+    assert {p.name for p in out.iterdir()} >= {"results.jsonl", "job.json", "report.md", "report.json", "accuracy_by_structural_type.png"}
     assert "| reference | asp-oracle | 54 | 54 | 100.0 |" in (out / "report.md").read_text()
 
 

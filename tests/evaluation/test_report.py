@@ -100,7 +100,8 @@ def test_write_report_files(tmp_path):
     choices.write_text(json.dumps({"1": {"valid": ["yes"], "plausible": ["yes"]}}))
     paths = write_report(tmp_path, choices=choices, target=tmp_path / "report")
     names = {p.name for p in paths}
-    assert names == {"report.md", "report.json", "accuracy_by_type.png", "accuracy_by_examples.png"}
+    assert names == {"report.md", "report.json", "accuracy_by_structural_type.png", "accuracy_by_semantic_type.png",
+                     "accuracy_by_examples.png"}  # fmt: skip
     for path in paths:
         assert path.stat().st_size > 0
     assert all(p.read_bytes()[:4] == b"\x89PNG" for p in paths if p.suffix == ".png")
