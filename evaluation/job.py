@@ -518,7 +518,11 @@ class Evaluator:
         except ProgramError as exc:
             return {"status": "failed", "answers": [], "scores": self.scores([], q.answer), "correct": False,
                     "failure": self._failure("formulation", type(exc).__name__, str(exc))}  # fmt: skip
-        scene = components.image_scene(image, concepts, q.image_id or "")
+        try:
+            scene = components.image_scene(image, concepts, q.image_id or "")
+        except Exception as exc:  # one unreadable image fails its question, not the job
+            return {"status": "failed", "answers": [], "program": format_flat(program), "scores": self.scores([], q.answer),
+                    "correct": False, "failure": self._failure("perception", type(exc).__name__, str(exc))}  # fmt: skip
 
         def wrong() -> dict[str, Any]:
             dataset = self._dataset(oracle)

@@ -17,6 +17,7 @@ import typer
 from app.commands.io import fail, read_input
 from app.config import ConfigError, Settings, load_settings
 from evaluation.job import (
+    NEEDS_GRAPH,
     NEEDS_IMAGE,
     SETTINGS,
     TRANSLATED,
@@ -183,6 +184,8 @@ def evaluate_command(
         records = records[:limit]
     if NEEDS_IMAGE & set(chosen_settings) and images is None:
         fail("settings pipeline and pipeline-blind need --images")
+    if NEEDS_GRAPH & set(chosen_settings) and scene_graphs is None:
+        fail(f"settings {', '.join(s for s in chosen_settings if s in NEEDS_GRAPH)} need --scene-graphs")
     factory = AppComponents(config.model_dump(mode="json"), record)
     if TRANSLATED & set(chosen_settings) or NEEDS_IMAGE & set(chosen_settings):
         # Build the parts once here so a missing model fails now, in one line, not in every worker.

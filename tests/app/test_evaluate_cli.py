@@ -128,6 +128,7 @@ def test_a_killed_run_resumes_with_the_same_results_and_no_duplicates(tmp_path):
         (["-s", "oracle,magic"], "unknown setting"),
         ([], "no settings given"),
         (["-s", "pipeline"], "need --images"),
+        (["-s", "translation,oracle,isolated"], "settings oracle, isolated need --scene-graphs"),
         (["-s", "oracle", "-g", "missing.json"], "scene graphs file not found"),
         (["-s", "oracle", "--executor", "spark"], "unknown executor"),
         (["-s", "oracle", "--grid", "nope.toml"], "grid file not found"),
