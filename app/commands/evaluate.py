@@ -207,10 +207,10 @@ def evaluate_command(
     try:
         run = make_executor(executor, workers, ray_address, show_progress=progress)
         summary = run_job(records, runs, chosen_settings, evaluator, run, out, manifest)
-    except (JobError, OSError) as exc:
+    except (JobError, OSError, RuntimeError) as exc:
         fail(str(exc))
-    except RuntimeError as exc:
-        fail(str(exc))
+    except Exception as exc:  # a worker's crash: finished results are on disk, a rerun resumes
+        fail(f"the job stopped ({type(exc).__name__}: {exc}); finished results are kept in {out}, rerun to resume")
     typer.echo(
         f"{summary.written} results written, {summary.skipped_done} already done, "
         f"{summary.tasks} tasks in {summary.seconds:.1f} s -> {summary.results}"
