@@ -190,6 +190,12 @@ def markdown(summary: Mapping[str, Any], title: str = "Evaluation report") -> st
     answer = [t for t in tables if t["setting"] != "translation"]
     translation = [t for t in tables if t["setting"] == "translation"]
     out = [f"# {title}", "", "Percentages; `–`: not applicable or no data.", ""]
+    inputs = {k: v for k, v in (summary.get("inputs") or {}).items() if v not in (None, [], "")}
+    if inputs:
+        out += ["## Inputs", ""] + [f"- {k}: `{v}`" for k, v in sorted(inputs.items())] + [""]
+    runs = {t["run"]: t["parameters"] for t in tables if t["parameters"]}
+    if runs:
+        out += ["## Runs", ""] + [f"- `{name}`: {json.dumps(params, sort_keys=True)}" for name, params in sorted(runs.items())] + [""]
     if answer:
         out += ["## Accuracy by setting (all evaluated questions)", ""]
         out += _table(
@@ -323,6 +329,8 @@ def write_report(
     choice_data = json.loads(Path(choices).read_text(encoding="utf-8")) if choices else None
     summary = summarise(records, manifest.get("runs", {}), choice_data)
     summary["inputs"] = {k: v for k, v in manifest.items() if k != "runs"}
+    if choices:
+        summary["inputs"]["choices"] = str(choices)
     destination = Path(target) if target is not None else folder
     destination.mkdir(parents=True, exist_ok=True)
     paths = [destination / REPORT_MD, destination / REPORT_JSON]

@@ -107,4 +107,5 @@ def test_write_report_files(tmp_path):
     assert all(p.read_bytes()[:4] == b"\x89PNG" for p in paths if p.suffix == ".png")
     data = json.loads((tmp_path / "report" / "report.json").read_text())
     assert table(data, "isolated")["gqa"]["validity"] == 1.0
-    assert data["inputs"] == {"settings": ["isolated"]}
+    assert data["inputs"] == {"settings": ["isolated"], "choices": str(choices)}
+    assert "## Runs" in (tmp_path / "report" / "report.md").read_text()
