@@ -76,11 +76,12 @@ def load_targets() -> tuple[list[dict], ExampleBank]:
 
 
 def setting_key(phase: str, settings: TranslationSettings) -> str:
-    return f"{phase}|{settings.representation}|{settings.sampling.value}|{settings.examples}|{int(settings.cover_operators)}"
+    key = f"{phase}|{settings.representation}|{settings.sampling.value}|{settings.examples}|{int(settings.cover_operators)}"
+    return key if settings.prompt_version == "v1-short" else f"{key}|{settings.prompt_version}"
 
 
-def settings_for(phase: str, llm: str, best: dict | None, representation: str = "nested") -> list[TranslationSettings]:
-    common = dict(llm=llm, prompt_version="v1-short", constrained=True)
+def settings_for(phase: str, llm: str, best: dict | None, prompt: str = "v1-short") -> list[TranslationSettings]:
+    common = dict(llm=llm, prompt_version=prompt if phase != "grid" else "v1-short", constrained=True)
     if phase == "grid":
         return [TranslationSettings(representation="nested", sampling=s, examples=k, cover_operators=c, **common)
                 for s, k, c in GRID]
@@ -88,7 +89,7 @@ def settings_for(phase: str, llm: str, best: dict | None, representation: str = 
     base = dict(sampling=best["sampling"], examples=best["examples"], cover_operators=best["cover_operators"], **common)
     if phase == "repr":
         return [TranslationSettings(representation=r, **base) for r in ("flat", "nested", "code", "gqa")]
-    return [TranslationSettings(representation=best.get("representation", representation), **base)]
+    return [TranslationSettings(representation=best.get("representation", "nested"), **base)]
 
 
 def read_log() -> dict[tuple[str, str], dict]:
@@ -133,7 +134,7 @@ def best_setting(table: dict[str, dict]) -> dict | None:
     if not grid:
         return None
     key, _ = max(grid, key=lambda kv: (kv[1]["semantic"], kv[1]["canonical"], -int(kv[0].split("|")[3])))
-    _, representation, sampling, k, cover = key.split("|")
+    _, representation, sampling, k, cover, *_ = key.split("|")
     best = {"sampling": sampling, "examples": int(k), "cover_operators": cover == "1", "representation": representation}
     repr_rows = [(k2, v) for k2, v in table.items() if k2.startswith("repr|")]
     if repr_rows and min(v["n"] for _, v in repr_rows) >= 20:
@@ -147,12 +148,13 @@ def write_report(done: dict, llm: str) -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "translation_accuracy.json").write_text(json.dumps({"llm": llm, "best": best, "settings": table}, indent=2))
     lines = [f"# Translation accuracy ({llm}, GQA val sample, leave-one-out bank)", "",
-             "| phase | repr | sampling | k | cover | n | parsed | canonical | semantic | p50 s |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "| phase | repr | sampling | k | cover | prompt | n | parsed | canonical | semantic | p50 s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for key in sorted(table, key=lambda k: (["grid", "repr", "best"].index(k.split("|")[0]), k)):
-        phase, representation, sampling, k, cover = key.split("|")
+        phase, representation, sampling, k, cover, *prompt = key.split("|")
         row = table[key]
-        lines.append(f"| {phase} | {representation} | {sampling} | {k} | {'on' if cover == '1' else 'off'} | {row['n']} | "
+        lines.append(f"| {phase} | {representation} | {sampling} | {k} | {'on' if cover == '1' else 'off'} | "
+                     f"{prompt[0] if prompt else 'v1-short'} | {row['n']} | "
                      f"{row['parsed']:.0%} | {row['canonical']:.0%} | {row['semantic']:.0%} | {row['p50_s']:.1f} |")
     lines += ["", f"Best grid setting so far: {best}"]
     (RESULTS / "translation_accuracy.md").write_text("\n".join(lines) + "\n")
@@ -166,6 +168,8 @@ def main() -> int:
     parser.add_argument("--budget-s", type=float, default=300.0)
     parser.add_argument("--round", type=int, default=5, help="questions per round across a phase's settings")
     parser.add_argument("--limit", type=int, default=0, help="cap the questions of every phase (0: as in the thesis)")
+    parser.add_argument("--best", default="", help="force the setting of the repr/best phases: SAMPLING,K,COVER[,REPR]")
+    parser.add_argument("--prompt", default="v1-short", help="prompt version for the repr/best phases")
     args = parser.parse_args()
     if not (gqa_dir() / "questions" / "val_balanced_sample.json").exists():
         print(f"skipped: no GQA data at {gqa_dir()}")
@@ -179,7 +183,12 @@ def main() -> int:
     LOG.parent.mkdir(parents=True, exist_ok=True)
     for phase in args.phases.split(","):
         table = summarise(done)
-        settings_list = settings_for(phase, args.llm, best_setting(table))
+        best = best_setting(table)
+        if args.best:
+            sampling, k, cover, *representation = args.best.split(",")
+            best = {"sampling": sampling, "examples": int(k), "cover_operators": cover in ("1", "on", "true"),
+                    "representation": representation[0] if representation else "nested"}
+        settings_list = settings_for(phase, args.llm, best, args.prompt)
         size = min(PHASE_SIZES[phase], args.limit or PHASE_SIZES[phase], len(targets))
         translators = [Translator(s, bank, backend, embedder=embedder, retriever=retriever) for s in settings_list]
         for round_start in range(0, size, args.round):
