@@ -283,3 +283,33 @@ def test_torn_last_line_is_cut_off(tmp_path):
     path.write_text(good + '{"run": "r", "sett')
     assert [result_key(r) for r in read_results(path)] == [("r", "oracle", "1")]
     assert path.read_text() == good
+
+
+@dataclass(frozen=True)
+class BrokenImages:
+    """Translations replayed; every image fails to load."""
+
+    replay: str
+
+    def __call__(self, run: Run, settings) -> Components:
+        components = ReplayComponents(self.replay)(run, settings)
+
+        def image_scene(path, concepts, image_id):
+            raise OSError(f"cannot identify image file {path}")
+
+        components.image_scene = image_scene
+        return components
+
+
+def test_an_unreadable_image_fails_its_question_only(tmp_path):
+    images = tmp_path / "images"
+    images.mkdir()
+    (images / "2375429.png").write_bytes(b"")
+    replay = tmp_path / "replay.jsonl"
+    replay.write_text(REPLAY.read_text())
+    ev = Evaluator(EvaluatorConfig(scene_graphs=str(GRAPHS), images=str(images)), BrokenImages(str(replay)))
+    records = by_setting(ev.evaluate(Task(RUN, BY_ID["aspvqa000"], ("pipeline-blind", "isolated"))))
+    assert records["pipeline-blind"]["status"] == "failed"
+    assert records["pipeline-blind"]["failure"]["category"] == "perception"
+    assert records["pipeline-blind"]["failure"]["kind"] == "OSError"
+    assert records["isolated"]["correct"]
