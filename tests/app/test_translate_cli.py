@@ -1,0 +1,59 @@
+"""`aspvqa translate` with recorded model outputs (the replay backend)."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from app.cli import cli
+
+runner = CliRunner()
+
+
+def _recording(tmp_path, records):
+    path = tmp_path / "rec.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return f"replay:{path}"
+
+
+def test_single_question_prints_the_flat_program(tmp_path):
+    llm = _recording(tmp_path, [{"question": "Is there a red cup?", "outputs": ["exist(filter(select(scene(), cup), color, red))"]}])
+    result = runner.invoke(cli, ["translate", "-q", "Is there a red cup?", "--llm", llm, "--sampling", "jaccard"])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == "scene(0). select(1, 0, cup). filter(2, 1, color, red). exist(3, 2). end(3)."
+
+
+def test_json_output_carries_raw_examples_and_seconds(tmp_path):
+    llm = _recording(tmp_path, [{"question": "Is there a cat?", "representation": "flat",
+                                 "outputs": ["Program: scene(0). select(1, 0, cat). exist(2, 1). end(2). Question: x"]}])
+    result = runner.invoke(cli, ["translate", "-q", "Is there a cat?", "--llm", llm, "--sampling", "jaccard",
+                                 "--repr", "flat", "--examples", "2", "--cover-operators", "--json"])
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.output)
+    assert record["program"] == "scene(0). select(1, 0, cat). exist(2, 1). end(2)."
+    assert record["raw"].startswith("Program:") and record["seconds"] >= 0
+    assert len(record["examples"]) > 2 and record["examples"][2]["reason"].startswith("cover:")
+
+
+def test_batch_reads_json_lines_and_writes_one_record_per_question(tmp_path):
+    llm = _recording(tmp_path, [
+        {"question": "Is there a cat?", "outputs": ["exist(select(scene(), cat))"]},
+        {"question": "Is there a dog?", "outputs": ["exist(select(scene(), dog)", "nope", "nope", "nope"]},
+    ])
+    questions = tmp_path / "q.jsonl"
+    questions.write_text('{"questionId": "1", "question": "Is there a cat?"}\n{"questionId": "2", "question": "Is there a dog?"}\n')
+    result = runner.invoke(cli, ["translate", "--questions", str(questions), "--llm", llm, "--sampling", "jaccard"])
+    assert result.exit_code == 1
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [r["questionId"] for r in records] == ["1", "2"]
+    assert records[0]["program"].endswith("exist(2, 1). end(2).")
+    assert records[1]["program"] is None and len(records[1]["attempts"]) == 4
+    assert "1 of 2 question(s) got no valid program" in result.stderr
+
+
+def test_bad_usage_fails_with_one_line(tmp_path):
+    for args in (["translate"], ["translate", "-q", "x", "--llm", "gpt-17"], ["translate", "-q", "x", "--repr", "yaml", "--llm", "replay:/nonexistent"]):
+        result = runner.invoke(cli, args)
+        assert result.exit_code != 0
+        assert len(result.stderr.strip().splitlines()) == 1 and result.stderr.startswith("error:")
