@@ -10,6 +10,7 @@ than the drafted tokens save (measured with Qwen2.5-Coder-1.5B on 2 threads).
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 import time
@@ -72,7 +73,16 @@ class LlamaCppBackend:
                 model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, n_threads_batch=self.n_threads,
                 draft_model=draft, verbose=False, seed=0,
             )
+            # Free the model before interpreter shutdown tears down llama_cpp's module globals,
+            # which otherwise makes Llama.__del__ print an ignored TypeError at exit.
+            atexit.register(self.close)
         return self._llama
+
+    def close(self) -> None:
+        """Release the model (it is loaded again on the next request)."""
+        if self._llama is not None:
+            self._llama.close()
+            self._llama = None
 
     def _grammar(self, text: str):  # noqa: ANN202
         if text not in self._grammars:
