@@ -88,7 +88,7 @@ PROMPTS: dict[str, PromptTemplate] = {
     # cache and only evaluates the few retrieved examples and the question.
     "v2-fixed": PromptTemplate("v2-fixed", with_reference=False, fixed_examples=True),
 }
-DEFAULT_PROMPT = "v1-short"
+DEFAULT_PROMPT = "v2-fixed"
 
 
 # --- GQA compact text ----------------------------------------------------------------------------

@@ -43,7 +43,7 @@ class TranslationSettings(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     representation: str = "nested"
-    examples: int = Field(8, ge=0, le=64)
+    examples: int = Field(5, ge=0, le=64)
     sampling: Sampling = Sampling.BERT
     cover_operators: bool = False
     llm: str = DEFAULT_LOCAL_MODEL
