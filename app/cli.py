@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import typer
 
 from app.commands.convert import convert_command
@@ -34,4 +36,7 @@ cli.command("evaluate")(evaluate_command)
 
 def main() -> None:
     """Entry point of the `aspvqa` console script."""
+    # Model loaders draw progress bars and warnings meant for notebooks; a user's own setting wins.
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     cli()
