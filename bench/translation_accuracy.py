@@ -10,7 +10,7 @@ Phases (as in the thesis):
 Bank: every shared val question (converted with the GQA converter) plus the project's bank; for
 each target its own id and its `equivalent` questions are left out (leave-one-out).
 
-Resumable and bounded: every translation is appended to bench/results/translation_accuracy.jsonl
+Resumable and bounded: every translation is appended to ~/.cache/aspvqa/bench/translation_accuracy.jsonl
 and skipped on the next run; `--budget-s` stops cleanly; questions are processed in rounds across
 all settings of a phase, so a partial run compares the settings on the same questions. Writes
 bench/results/translation_accuracy.json and .md.
@@ -45,7 +45,8 @@ from translators.retrieval import Retriever  # noqa: E402
 from translators.translate import TranslationSettings, Translator  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
-LOG = RESULTS / "translation_accuracy.jsonl"
+# The per-question log holds GQA question texts, so it lives in the user cache, not the repository.
+LOG = cache_dir().parent / "bench" / "translation_accuracy.jsonl"
 GRID = [(s, k, c) for s in ("bert", "jaccard", "random") for k in (1, 5, 10) for c in (False, True)]
 PHASE_SIZES = {"grid": 40, "repr": 100, "best": 300}
 
