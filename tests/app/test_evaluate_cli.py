@@ -152,3 +152,24 @@ def test_a_missing_language_model_fails_before_the_job(tmp_path):
                                  "--llm", f"replay:{tmp_path / 'no-recording.jsonl'}"])  # fmt: skip
     assert result.exit_code != 0 and "cannot load the models" in result.output
     assert not (tmp_path / "out" / "results.jsonl").exists()
+
+
+@needs_gqa
+@needs_wordnet
+def test_recorded_outputs_of_the_local_model_reproduce_its_run(tmp_path):
+    """tests/data/replay_qwen_team.jsonl holds what Qwen2.5-Coder-1.5B (nested, k=8, BERT retrieval,
+    operator cover) wrote for the 54 questions; replayed, the job gives that run's numbers."""
+    replay = tmp_path / "qwen.jsonl"
+    replay.write_text((DATA / "replay_qwen_team.jsonl").read_text())
+    grid = tmp_path / "grid.json"
+    grid.write_text(json.dumps({"name": "qwen", "runs": [{"name": "qwen", "llm": f"replay:{replay}", "sampling": "jaccard"}]}))
+    out = tmp_path / "out"
+    result = runner.invoke(cli, ["evaluate", "-q", str(QUESTIONS), "-g", str(GRAPHS), "--grid", str(grid), "-s",
+                                 "isolated", "-o", str(out), "-w", "1", "--no-progress"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    records = results(out)
+    assert len(records) == 54 and all(r["program"] for r in records)
+    assert sum(r["correct"] for r in records) == 34
+    assert {r["failure"]["category"] for r in records if not r["correct"]} == {"translation"}
+    walking = next(r for r in records if r["questionId"] == "aspvqa002")
+    assert walking["answers"] == ["no"] and "verify_rel" in walking["program"]
