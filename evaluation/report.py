@@ -294,8 +294,8 @@ def plot_by_type(summary: Mapping[str, Any], path: Path, field: str = "structura
 def plot_by_examples(summary: Mapping[str, Any], path: Path) -> Path | None:
     """Lines: headline accuracy against the number of in-context examples."""
     series = summary["by_examples"]
-    if not series:
-        return None
+    if not any(len(line["points"]) > 1 for line in series):
+        return None  # one k: nothing to compare
     import matplotlib
 
     matplotlib.use("Agg")
@@ -305,7 +305,7 @@ def plot_by_examples(summary: Mapping[str, Any], path: Path) -> Path | None:
     for line in series:
         xs = [p["examples"] for p in line["points"]]
         ys = [100 * (p["accuracy"] or 0) for p in line["points"]]
-        ax.plot(xs, ys, marker="o", label=line["label"][:70])
+        ax.plot(xs, ys, marker="o", label=line["label"][:120])
     ax.set_xlabel("number of examples (k)")
     ax.set_ylabel("accuracy (%) / equivalent translations (%)")
     ax.set_ylim(0, 100)

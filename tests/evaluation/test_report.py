@@ -93,9 +93,10 @@ def test_markdown_has_every_table():
 
 def test_write_report_files(tmp_path):
     with (tmp_path / "results.jsonl").open("w") as handle:
-        for row in ROWS:
+        for row in ROWS + [answer_row("1", False, run="r2")]:
             handle.write(json.dumps(row) + "\n")
-    (tmp_path / "job.json").write_text(json.dumps({"runs": {"r": {"examples": 8}}, "settings": ["isolated"]}))
+    runs = {"r": {"examples": 8}, "r2": {"examples": 2}}
+    (tmp_path / "job.json").write_text(json.dumps({"runs": runs, "settings": ["isolated"]}))
     choices = tmp_path / "choices.json"
     choices.write_text(json.dumps({"1": {"valid": ["yes"], "plausible": ["yes"]}}))
     paths = write_report(tmp_path, choices=choices, target=tmp_path / "report")
@@ -109,3 +110,6 @@ def test_write_report_files(tmp_path):
     assert table(data, "isolated")["gqa"]["validity"] == 1.0
     assert data["inputs"] == {"settings": ["isolated"], "choices": str(choices)}
     assert "## Runs" in (tmp_path / "report" / "report.md").read_text()
+    (tmp_path / "job.json").write_text(json.dumps({"runs": {"r": {"examples": 8}}}))
+    single_k = {p.name for p in write_report(tmp_path, target=tmp_path / "single")}
+    assert "accuracy_by_examples.png" not in single_k  # one k: no comparison to plot
