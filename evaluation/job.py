@@ -37,7 +37,8 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol, Sequenc
 
 from evaluation.interpreter import Interpreter, InterpreterFailure, Scene, sanitise_answer
 from evaluation.matching import DEFAULT_HYPERNYM_LEVELS, Matcher
-from scene.concepts import Concepts, concepts_from_gqa, concepts_from_program
+from evaluation.oracle import concepts_from_gqa
+from scene.concepts import Concepts, concepts_from_program
 from scene.scene_graph import SceneGraphError, default_attributes, program_concepts, scene_graph_facts
 from scene.taxonomy import AttributeCategories, Taxonomy, WordNetTaxonomy
 from theory.canonical import same_program

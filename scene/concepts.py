@@ -15,7 +15,7 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Iterable, Mapping
 
 from scene.taxonomy import UNKNOWN_ATTRIBUTE_CATEGORY, Taxonomy
 from theory.operations import STRUCTURAL_CATEGORIES
@@ -206,19 +206,3 @@ def concepts_from_program(
     extractor = _Extractor(program, taxonomy, _normalise_vocabulary(attributes), max_members)
     extractor.fallback_classes = tuple(fallback_classes)
     return extractor.run()
-
-
-def concepts_from_gqa(
-    semantic: list[dict[str, Any]],
-    taxonomy: Taxonomy | None = None,
-    attributes: Mapping[str, Iterable[str]] | None = None,
-    max_members: int = 40,
-    fallback_classes: Iterable[str] = (),
-) -> Concepts:
-    """Oracle concepts: from a question's GQA semantic program (its `semantic` list)."""
-    # Imported here: the GQA conversion lives with the translators and only oracle runs need it.
-    from translators.gqa_program import gqa_to_program
-
-    value_category = {v: c for c, vs in sorted((attributes or {}).items(), reverse=True) for v in vs}
-    program = gqa_to_program(semantic, value_category)
-    return concepts_from_program(program, taxonomy, attributes, max_members, fallback_classes)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scene.concepts import UNKNOWN_CATEGORY, Concepts, RelationQuery, concepts_from_gqa, concepts_from_program
+from scene.concepts import UNKNOWN_CATEGORY, Concepts, RelationQuery, concepts_from_program
 from theory.flat import parse_flat
 from theory.program import Program, Step
 from tests.support import GQA_DIR, DictTaxonomy
@@ -120,20 +119,3 @@ def test_curated_gqa_taxonomy_expands_categories() -> None:
     concepts = concepts_from_program(program, taxonomy, max_members=1000)
     assert {"table", "chair"} <= concepts.classes
     assert "furniture" not in concepts.classes
-
-
-@pytest.mark.skipif(not (GQA_DIR / "questions").is_dir(), reason=f"GQA data not found at {GQA_DIR}")
-def test_oracle_concepts_from_real_gqa_questions() -> None:
-    pytest.importorskip("translators.gqa_program")
-    questions = json.loads((GQA_DIR / "questions/val_balanced_sample.json").read_text())
-    attributes = json.loads((GQA_DIR / "metadata/gqa_all_attribute.json").read_text())
-    converted = 0
-    for question in list(questions.values())[:200]:
-        selected = {s["argument"].split("(")[0].strip() for s in question["semantic"] if s["operation"] == "select"}
-        try:
-            concepts = concepts_from_gqa(question["semantic"], attributes=attributes)
-        except ValueError:
-            continue  # a GQA program the converter does not support
-        converted += 1
-        assert {w.replace(" ", "_") for w in selected} <= concepts.classes, question["semanticStr"]
-    assert converted >= 150
