@@ -143,11 +143,13 @@ def best_setting(table: dict[str, dict]) -> dict | None:
     return best
 
 
-def write_report(done: dict, llm: str) -> None:
+def write_report(done: dict, llm: str, forced: str = "") -> None:
     table = summarise(done)
     best = best_setting(table)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "translation_accuracy.json").write_text(json.dumps({"llm": llm, "best": best, "settings": table}, indent=2))
+    (RESULTS / "translation_accuracy.json").write_text(
+        json.dumps({"llm": llm, "best": best, "forced_setting": forced or None, "settings": table}, indent=2)
+    )
     lines = [f"# Translation accuracy ({llm}, GQA val sample, leave-one-out bank)", "",
              "| phase | repr | sampling | k | cover | prompt | n | parsed | canonical | semantic | p50 s |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -158,6 +160,8 @@ def write_report(done: dict, llm: str) -> None:
                      f"{prompt[0] if prompt else 'v1-short'} | {row['n']} | "
                      f"{row['parsed']:.0%} | {row['canonical']:.0%} | {row['semantic']:.0%} | {row['p50_s']:.1f} |")
     lines += ["", f"Best grid setting so far: {best}"]
+    if forced:
+        lines.append(f"The repr and best phases ran with a setting chosen by hand (--best {forced}), not the grid's best.")
     (RESULTS / "translation_accuracy.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
@@ -171,9 +175,13 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=0, help="cap the questions of every phase (0: as in the thesis)")
     parser.add_argument("--best", default="", help="force the setting of the repr/best phases: SAMPLING,K,COVER[,REPR]")
     parser.add_argument("--prompt", default="v1-short", help="prompt version for the repr/best phases")
+    parser.add_argument("--report-only", action="store_true", help="rewrite the table from the log and stop")
     args = parser.parse_args()
     if not (gqa_dir() / "questions" / "val_balanced_sample.json").exists():
         print(f"skipped: no GQA data at {gqa_dir()}")
+        return 0
+    if args.report_only:
+        write_report(read_log(), args.llm, args.best)
         return 0
     start = time.monotonic()
     targets, bank = load_targets()
@@ -199,7 +207,7 @@ def main() -> int:
                     if (key, target["id"]) in done:
                         continue
                     if time.monotonic() - start > args.budget_s:
-                        write_report(done, args.llm)
+                        write_report(done, args.llm, args.best)
                         print(f"budget of {args.budget_s:.0f} s used; run again to resume")
                         return 0
                     result = translator.translate(target["question"], f"gqa-{target['id']}",
@@ -215,8 +223,8 @@ def main() -> int:
                     done[(key, target["id"])] = record
                     with LOG.open("a", encoding="utf-8") as handle:
                         handle.write(json.dumps(record) + "\n")
-            write_report(done, args.llm)
-    write_report(done, args.llm)
+            write_report(done, args.llm, args.best)
+    write_report(done, args.llm, args.best)
     return 0
 
 
