@@ -25,7 +25,9 @@ _KEYWORDS = {"not"}
 
 def format_argument(value: str) -> str:
     """An argument as an ASP term: a bare constant or integer when possible, else a quoted string."""
-    if (_BARE_CONSTANT.match(value) and value not in _KEYWORDS) or _INTEGER.match(value):
+    if _BARE_CONSTANT.match(value) and value not in _KEYWORDS:
+        return value
+    if _INTEGER.match(value) and str(int(value)) == value:  # "007" must stay text, not become 7
         return value
     return str(clingo.String(value))
 

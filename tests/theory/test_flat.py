@@ -45,6 +45,10 @@ def test_odd_words_are_quoted_and_come_back():
     assert parse_flat(text) == program
     assert format_argument("not") == '"not"'
     assert format_argument("red") == "red"
+    assert format_argument("7") == "7"
+    assert format_argument("00") == '"00"' and format_argument("-0") == '"-0"'
+    zeros = Program((Step(0, "scene"), Step(1, "all_different", (0,), ("00",))), 1)
+    assert parse_flat(format_flat(zeros)) == zeros
 
 
 @pytest.mark.parametrize(
