@@ -21,19 +21,16 @@ from translators.backends.models import LOCAL_MODELS, model_path
 
 
 def _threads() -> int:
-    """Threads for llama.cpp: ASPVQA_THREADS, else the cores not already busy.
+    """Threads for llama.cpp: ASPVQA_THREADS, else every core.
 
-    llama.cpp's threads spin at barriers, so oversubscribed cores collapse throughput (measured
-    here: 121 prompt tokens took 11 s on 2 threads beside other busy processes, 2.4 s on 1).
+    llama.cpp's threads spin at barriers, so on a machine shared with other busy processes set
+    ASPVQA_THREADS lower (measured here: 121 prompt tokens took 11 s on 2 threads beside other busy
+    processes, 2.4 s on 1). The load average is no guide: it counts this process's own recent
+    work, so a busy translator would talk itself down to one thread (p50 8.2 s instead of 4.5 s).
     """
     if os.environ.get("ASPVQA_THREADS"):
         return max(1, int(os.environ["ASPVQA_THREADS"]))
-    cores = os.cpu_count() or 1
-    try:
-        busy = round(os.getloadavg()[0])
-    except OSError:
-        busy = 0
-    return max(1, min(cores, cores - busy))
+    return os.cpu_count() or 1
 
 
 class LlamaCppBackend:
