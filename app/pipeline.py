@@ -265,6 +265,10 @@ class Pipeline:
     def _check_question(self, question: str) -> None:
         if not question or not question.strip():
             raise PipelineError("invalid_input", "question is empty")
+        try:
+            question.encode("utf-8")
+        except UnicodeEncodeError:
+            raise PipelineError("invalid_input", "question is not valid text (an unpaired surrogate)") from None
         if len(question) > self.settings.max_question_chars:
             raise PipelineError("too_large", f"question has {len(question)} characters, limit {self.settings.max_question_chars}")
 

@@ -139,6 +139,13 @@ def parse_data(
 
     `allowed` maps predicate names to arities; atoms outside it are rejected.
     """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ProgramSyntaxError(f"{what} is not valid text: character {exc.start + 1} cannot be encoded as UTF-8") from None
+    if "\x00" in text:
+        # clingo reads C strings: a NUL would silently end the text there.
+        raise ProgramSyntaxError(f"{what} contains a NUL character at {text.index(chr(0)) + 1}")
     found = _directive_position(text)
     if found is not None:
         line, col, word = found

@@ -315,3 +315,10 @@ def test_translation_timeout_is_504():
         response = client.post("/translate", json={"question": "Is there a cat?"})
     assert response.status_code == 504
     assert "longer than 0.2 s" in response.json()["detail"]
+
+
+def test_unencodable_text_is_422(client, translating_client):
+    broken = '{"question": "Is there a \\ud800 cat?", "scene_graph": {"objects": {}}}'
+    assert translating_client.post("/answer", content=broken, headers={"content-type": "application/json"}).status_code == 422
+    program = '{"program": "scene(0). select(1, 0, \\"\\ud800\\"). exist(2, 1). end(2).", "scene_facts": "object(1)."}'
+    assert client.post("/answer", content=program, headers={"content-type": "application/json"}).status_code == 422

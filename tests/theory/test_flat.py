@@ -121,3 +121,9 @@ def programs(draw) -> Program:
 def test_random_programs_round_trip(program):
     assert parse_flat(format_flat(program)) == program
     assert parse_flat(format_flat(program, separator="\n")) == program
+
+
+@pytest.mark.parametrize("text", ['scene(0). select(1, 0, "\ud800"). exist(2, 1). end(2).', "scene(0).\x00 exist(1, 0). end(1)."])
+def test_text_clingo_cannot_read_is_a_syntax_error(text):
+    with pytest.raises(ProgramSyntaxError):
+        parse_flat(text)
