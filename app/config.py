@@ -105,11 +105,17 @@ def read_config_file(path: Path) -> dict[str, Any]:
     return data
 
 
+def first_error(errors: list[Any]) -> str:
+    """The first pydantic validation error as one line: ``field.path: message``."""
+    if not errors:
+        return "invalid input"
+    where = ".".join(str(p) for p in errors[0].get("loc", ()) if p != "body")
+    return f"{where}: {errors[0]['msg']}" if where else errors[0]["msg"]
+
+
 def load_settings(**overrides: Any) -> Settings:
     """Settings from defaults, file and environment, with `overrides` on top; `ConfigError` if invalid."""
     try:
         return Settings(**{k: v for k, v in overrides.items() if v is not None})
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ConfigError(f"setting {where}: {first['msg']}") from None
+        raise ConfigError(f"setting {first_error(exc.errors())}") from None

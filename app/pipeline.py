@@ -6,6 +6,7 @@ service start (`warm_up`), and shared by every request; each part says plainly w
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from dataclasses import dataclass, field
@@ -13,6 +14,7 @@ from typing import Any, Callable, Mapping, Protocol
 
 from app.config import Settings
 from theory import Program, ProgramError, SceneFacts, SolveLimits, SolveStatus, solve
+from theory.operations import OPERATIONS
 from theory.representations import format_program, parse_program
 
 
@@ -82,10 +84,13 @@ class AnswerOutcome:
     translation: Translation | None = None
 
 
+def show_program(program: Program, representation: str) -> str:
+    """The program in a textual representation; GQA programs are JSON, so those show as flat ASP."""
+    return format_program(program, representation if representation in ("flat", "nested", "code") else "flat")
+
+
 def program_concepts(program: Program) -> dict[str, list[str]]:
     """The words a program mentions, by role (classes, categories, values, relations)."""
-    from theory.operations import OPERATIONS
-
     roles: dict[str, set[str]] = {"classes": set(), "categories": set(), "values": set(), "relations": set()}
     role_of = {"class": "classes", "category": "categories", "value": "values", "relation": "relations"}
     for step in program.steps:
@@ -171,9 +176,9 @@ class Pipeline:
         """A program supplied by the user in any representation (default: flat)."""
         if len(text) > self.settings.max_program_chars:
             raise PipelineError("too_large", f"program has {len(text)} characters, limit {self.settings.max_program_chars}")
+        if representation == "gqa":
+            raise PipelineError("invalid_input", "give GQA programs as JSON to /translate's converter, not as text")
         try:
-            if representation == "gqa":
-                raise PipelineError("invalid_input", "give GQA programs as JSON to /translate's converter, not as text")
             return parse_program(text, representation or "flat")
         except ProgramError as exc:
             raise PipelineError("invalid_input", f"program: {exc}") from None
@@ -199,6 +204,8 @@ class Pipeline:
             raise PipelineError("invalid_input", "give exactly one of: image, scene_graph, scene_facts" + (f" (got {', '.join(given)})" if given else ""))
         if program is None and not question:
             raise PipelineError("invalid_input", "give a question or a program")
+        if question is not None and len(question) > self.settings.max_question_chars:
+            raise PipelineError("too_large", f"question has {len(question)} characters, limit {self.settings.max_question_chars}")
 
         started = time.perf_counter()
         translation = None
@@ -242,22 +249,16 @@ class Pipeline:
             raise PipelineError("invalid_input", result.message or "invalid input")
 
         answers = [{"answer": a.answer, "cost": list(a.cost), "score": _score(a.cost, result.answers[0].cost)} for a in result.answers]
-        support = {}
-        if result.answers:
-            top = result.answers[0].support
-            support = {"steps": {str(k): v for k, v in top.steps.items()}, "facts": top.facts}
-        # GQA programs are JSON, not text: show those in flat ASP.
-        program_text = format_program(parsed, shown_repr if shown_repr in ("flat", "nested", "code") else "flat")
         return AnswerOutcome(
             status=result.status.value,
             message=result.message,
             answers=answers,
             program=parsed,
-            program_text=program_text,
+            program_text=show_program(parsed, shown_repr),
             representation=shown_repr,
             concepts=program_concepts(parsed),
             detections=detections,
-            support=support,
+            support=result.answers[0].support.to_json() if result.answers else {},
             timings={k: round(v, 6) for k, v in timings.items()},
             translation=translation,
         )
@@ -278,7 +279,5 @@ def _score(cost: tuple[int, ...], best: tuple[int, ...]) -> float:
 
     Costs are -1000 ln p, so the difference maps back to a likelihood ratio.
     """
-    import math
-
     extra = (cost[0] if cost else 0) - (best[0] if best else 0)
     return round(math.exp(-extra / 1000.0), 6)

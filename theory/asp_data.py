@@ -57,42 +57,31 @@ def _directive_position(text: str) -> tuple[int, int, str] | None:
 
     Written by hand because clingo's parser acts on some directives (``#include``) while parsing.
     """
-    line, col, i, n = 1, 1, 0, len(text)
+    i, n = 0, len(text)
     in_string = False
     while i < n:
         ch = text[i]
         if in_string:
             if ch == "\\":
                 i += 2
-                col += 2
                 continue
-            if ch == '"':
-                in_string = False
+            in_string = ch != '"'
         elif ch == '"':
             in_string = True
         elif text.startswith("%*", i):
             end = text.find("*%", i + 2)
-            end = n if end < 0 else end + 2
-            chunk = text[i:end]
-            line += chunk.count("\n")
-            col = len(chunk) - chunk.rfind("\n") if "\n" in chunk else col + len(chunk)
-            i = end
+            i = n if end < 0 else end + 2
             continue
         elif ch == "%":
             end = text.find("\n", i)
-            end = n if end < 0 else end
-            col += end - i
-            i = end
+            i = n if end < 0 else end
             continue
         elif ch == "#":
             j = i + 1
             while j < n and (text[j].isalnum() or text[j] == "_"):
                 j += 1
-            return line, col, text[i:j]
-        if ch == "\n":
-            line, col = line + 1, 1
-        else:
-            col += 1
+            line = text.count("\n", 0, i) + 1
+            return line, i - (text.rfind("\n", 0, i) + 1) + 1, text[i:j]
         i += 1
     return None
 

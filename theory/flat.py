@@ -23,17 +23,28 @@ _INTEGER = re.compile(r"-?[0-9]+\Z")
 _KEYWORDS = {"not"}
 
 
-def format_argument(value: str) -> str:
-    """An argument as an ASP term: a bare constant or integer when possible, else a quoted string."""
+def argument_symbol(value: str) -> clingo.Symbol:
+    """An argument as an ASP term: a bare constant or integer when possible, else a string."""
     if _BARE_CONSTANT.match(value) and value not in _KEYWORDS:
-        return value
+        return clingo.Function(value)
     if _INTEGER.match(value) and str(int(value)) == value:  # "007" must stay text, not become 7
-        return value
-    return str(clingo.String(value))
+        return clingo.Number(int(value))
+    return clingo.String(value)
+
+
+def format_argument(value: str) -> str:
+    """An argument as ASP text (see `argument_symbol`)."""
+    return str(argument_symbol(value))
+
+
+def step_symbol(step: Step) -> clingo.Symbol:
+    """One step as the flat fact clingo sees."""
+    ids = [clingo.Number(step.id), *(clingo.Number(d) for d in step.dependencies)]
+    return clingo.Function(step.operation, ids + [argument_symbol(a) for a in step.arguments])
 
 
 def argument_value(symbol: clingo.Symbol) -> str:
-    """The argument string an ASP term stands for (inverse of `format_argument`)."""
+    """The argument string an ASP term stands for (inverse of `argument_symbol`)."""
     if symbol.type == clingo.SymbolType.String:
         return symbol.string
     if symbol.type == clingo.SymbolType.Number:

@@ -23,7 +23,7 @@ from importlib import resources
 import clingo
 from clingo import ast
 
-from theory.flat import argument_value, format_argument, parse_flat
+from theory.flat import argument_value, parse_flat, step_symbol
 from theory.program import Program, ProgramError
 from theory.scene_facts import SceneFacts
 from theory.validate import normalise_negate, validate_program
@@ -59,6 +59,10 @@ class Support:
     steps: dict[int, list[str]]
     facts: list[str]
 
+    def to_json(self) -> dict[str, object]:
+        """JSON form: step ids as strings."""
+        return {"steps": {str(k): v for k, v in self.steps.items()}, "facts": self.facts}
+
 
 @dataclass(frozen=True)
 class Answer:
@@ -81,18 +85,12 @@ class SolveResult:
     stats: dict[str, int] = field(default_factory=dict)
 
 
-def _theory_text() -> str:
-    folder = resources.files("theory") / "lp"
-    return "\n".join((folder / name).read_text() for name in ("operations.lp", "ranking.lp"))
-
-
-_THEORY = _theory_text()
-
-
 def _theory_statements() -> list[ast.AST]:
-    # Parsed once per process; adding the AST to each new Control skips re-parsing the text.
+    # Read and parsed once per process; adding the AST to each new Control skips re-parsing.
+    folder = resources.files("theory") / "lp"
+    text = "\n".join((folder / name).read_text() for name in ("operations.lp", "ranking.lp"))
     statements: list[ast.AST] = []
-    ast.parse_string(_THEORY, statements.append)
+    ast.parse_string(text, statements.append)
     return statements
 
 
@@ -100,18 +98,8 @@ _THEORY_AST = _theory_statements()
 
 
 def _program_facts(program: Program) -> list[clingo.Symbol]:
-    """The flat facts of a validated program as symbols (the same atoms `format_flat` prints)."""
-    facts = []
-    for step in program.steps:
-        terms = [clingo.Number(step.id), *(clingo.Number(d) for d in step.dependencies)]
-        terms += [_argument_symbol(a) for a in step.arguments]
-        facts.append(clingo.Function(step.operation, terms))
-    facts.append(clingo.Function("end", [clingo.Number(program.answer)]))
-    return facts
-
-
-def _argument_symbol(value: str) -> clingo.Symbol:
-    return clingo.parse_term(format_argument(value))
+    """The flat facts of a validated program (the atoms `format_flat` prints)."""
+    return [step_symbol(step) for step in program.steps] + [clingo.Function("end", [clingo.Number(program.answer)])]
 
 
 def _add_scene(ctl: clingo.Control, scene: SceneFacts) -> None:
@@ -155,9 +143,12 @@ def solve(
     """
     limits = limits or SolveLimits()
     started = time.perf_counter()
+    stats: dict[str, int] = {}
+    ranked: list[Answer] = []
+    optimal = True
 
-    def done(status: SolveStatus, message: str | None = None, **kw: object) -> SolveResult:
-        return SolveResult(status, message=message, seconds=time.perf_counter() - started, **kw)  # type: ignore[arg-type]
+    def done(status: SolveStatus, message: str | None = None) -> SolveResult:
+        return SolveResult(status, tuple(ranked), message, optimal, time.perf_counter() - started, stats)
 
     try:
         program = parse_flat(program) if isinstance(program, str) else validate_program(program)
@@ -192,13 +183,11 @@ def solve(
     except RuntimeError as exc:
         return done(SolveStatus.ERROR, f"grounding failed: {'; '.join(messages) or exc}")
     atoms = len(ctl.symbolic_atoms)
-    stats = {"ground_atoms": atoms, "scene_facts": len(scene), "weak_constraints": scene.weak_constraint_count}
+    stats.update(ground_atoms=atoms, scene_facts=len(scene), weak_constraints=scene.weak_constraint_count)
     if atoms > limits.max_ground_atoms:
-        return done(SolveStatus.TOO_LARGE, f"grounding has {atoms} atoms, limit {limits.max_ground_atoms}", stats=stats)
+        return done(SolveStatus.TOO_LARGE, f"grounding has {atoms} atoms, limit {limits.max_ground_atoms}")
 
-    ranked: list[Answer] = []
     found: set[clingo.Symbol] = set()
-    optimal = True
     deadline = started + limits.timeout_s
     while len(ranked) < top_k:
         best: dict[clingo.Symbol, Answer] = {}
@@ -212,41 +201,36 @@ def solve(
 
         remaining = deadline - time.perf_counter()
         if remaining <= 0:
-            return _finish(ranked, SolveStatus.TIMEOUT, "time limit reached", started, stats, False)
+            optimal = False
+            return done(SolveStatus.TIMEOUT, "time limit reached")
         with ctl.solve(on_model=on_model, async_=True) as handle:
-            if not handle.wait(remaining):
+            timed_out = not handle.wait(remaining)
+            if timed_out:
                 handle.cancel()
-                timed_out = True
-            else:
-                timed_out = False
             result = handle.get()
         proven = [m for m in round_models if m[2]]
         if timed_out and not proven:
-            return _finish(ranked, SolveStatus.TIMEOUT, "time limit reached", started, stats, False)
+            optimal = False
+            return done(SolveStatus.TIMEOUT, "time limit reached")
         if result.unsatisfiable or not round_models:
             break
         # Without a proven optimum (interrupted), keep the best models seen and say so.
         candidates = proven or [min(round_models, key=lambda m: m[0])]
         optimal = optimal and bool(proven)
         for cost, symbols, _ in candidates:
-            for sym in symbols:
-                if sym.name == "ans" and sym not in found and sym not in best:
-                    best[sym] = Answer(argument_value(sym.arguments[0]), cost, _support_of(symbols))
+            new = [sym for sym in symbols if sym.name == "ans" and sym not in found and sym not in best]
+            support = _support_of(symbols) if new else None
+            for sym in new:
+                best[sym] = Answer(argument_value(sym.arguments[0]), cost, support)
         for sym in sorted(best, key=lambda s: best[s].answer):
             if len(ranked) < top_k:
                 ranked.append(best[sym])
             found.add(sym)
             ctl.assign_external(clingo.Function("found", [sym.arguments[0]]), True)
         if timed_out:
-            return _finish(ranked, SolveStatus.TIMEOUT, "time limit reached", started, stats, optimal)
+            return done(SolveStatus.TIMEOUT, "time limit reached")
         if not best:
             break
     if not ranked:
-        return done(SolveStatus.NO_ANSWER, "no answer: the question's conditions cannot be met in this scene", stats=stats)
-    return _finish(ranked, SolveStatus.OK, None, started, stats, optimal)
-
-
-def _finish(
-    ranked: list[Answer], status: SolveStatus, message: str | None, started: float, stats: dict[str, int], optimal: bool
-) -> SolveResult:
-    return SolveResult(status, tuple(ranked), message, optimal, time.perf_counter() - started, stats)
+        return done(SolveStatus.NO_ANSWER, "no answer: the question's conditions cannot be met in this scene")
+    return done(SolveStatus.OK)

@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 
 from app.api.limits import BodySizeLimit
 from app.api.routes import demo, health, qa
-from app.config import Settings, load_settings
+from app.config import Settings, first_error, load_settings
 from app.pipeline import Pipeline, PipelineError
 
 log = logging.getLogger("aspvqa.api")
@@ -53,9 +53,7 @@ def create_app(settings: Settings | None = None, pipeline: Pipeline | None = Non
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
-        first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
-        where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
-        return JSONResponse({"detail": f"{where}: {first['msg']}" if where else first["msg"], "errors": _plain(exc.errors())}, status_code=422)
+        return JSONResponse({"detail": first_error(exc.errors()), "errors": _plain(exc.errors())}, status_code=422)
 
     @app.exception_handler(Exception)
     async def unexpected(_: Request, exc: Exception) -> JSONResponse:

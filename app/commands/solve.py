@@ -25,7 +25,7 @@ def result_json(result: SolveResult) -> dict:
             {
                 "answer": a.answer,
                 "cost": list(a.cost),
-                "support": {"steps": {str(k): v for k, v in a.support.steps.items()}, "facts": a.support.facts},
+                "support": a.support.to_json(),
             }
             for a in result.answers
         ],

@@ -13,9 +13,9 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 from app.api.schemas import AnswerRequest, AnswerResponse, ErrorBody, TranslateRequest, TranslateResponse
-from app.pipeline import AnswerOutcome, Pipeline, PipelineError, Translation
+from app.config import first_error
+from app.pipeline import AnswerOutcome, Pipeline, PipelineError, Translation, show_program
 from theory import format_flat
-from theory.representations import format_program
 
 router = APIRouter(tags=["questions"])
 
@@ -30,11 +30,10 @@ ERRORS = {
 
 def translation_body(question: str, representation: str, translation: Translation, timings: dict[str, float]) -> TranslateResponse:
     """The response body for one translation."""
-    shown = representation if representation in ("flat", "nested", "code") else "flat"
     return TranslateResponse(
         question=question,
         representation=representation,
-        program=format_program(translation.program, shown),
+        program=show_program(translation.program, representation),
         flat=format_flat(translation.program),
         raw=translation.raw,
         examples=translation.examples,
@@ -124,11 +123,7 @@ async def answer(request: Request) -> AnswerResponse:
     try:
         body = AnswerRequest.model_validate(fields)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise PipelineError("invalid_input", f"{where}: {first['msg']}" if where else first["msg"]) from None
-    if body.question is not None and len(body.question) > settings.max_question_chars:
-        raise PipelineError("too_large", f"question has {len(body.question)} characters, limit {settings.max_question_chars}")
+        raise PipelineError("invalid_input", first_error(exc.errors())) from None
 
     budget = settings.solve_timeout_s + (settings.translate_timeout_s if body.program is None else 0) + 60
     outcome: AnswerOutcome = await _within(
