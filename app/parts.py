@@ -91,9 +91,9 @@ def build_image_scene_builder(settings: Settings) -> Callable[[bytes, Program], 
 
 def build_translator(settings: Settings) -> Any:
     """The question translator configured by `settings` (language model, bank, retrieval)."""
-    from app.translation import build_translator as build
+    from app.translation import AppTranslator
 
-    return build(settings)
+    return AppTranslator(settings)
 
 
 def part_status(pipeline: "Pipeline") -> dict[str, str]:

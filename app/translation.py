@@ -8,7 +8,6 @@ parts: the bank's embedding matrix, the sentence encoder and each loaded languag
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 from typing import Any
 
 from app.config import Settings
@@ -19,23 +18,20 @@ class AppTranslator:
     """Callable as the pipeline's `Translator`; thread-safe."""
 
     def __init__(self, settings: Settings) -> None:
-        from translators.bank import DEFAULT_BANK_NAME, default_bank, load_bank
+        from translators.bank import default_bank, load_bank
         from translators.backends.models import DEFAULT_LOCAL_MODEL
         from translators.retrieval import Retriever
 
         self.settings = settings
         self.default_model = settings.llm or DEFAULT_LOCAL_MODEL
         try:
-            if settings.bank_dir:
-                path = Path(settings.bank_dir)
-                # `aspvqa bank build --out DIR` writes DIR/bank.jsonl; a file path works too.
-                self.bank = load_bank(path / DEFAULT_BANK_NAME if path.is_dir() else path)
-            else:
-                self.bank = default_bank()
+            self.bank = load_bank(settings.bank_dir) if settings.bank_dir else default_bank()
         except (OSError, ValueError) as exc:
             raise PipelineError("model_unavailable", f"example bank {settings.bank_dir} (ASPVQA_BANK_DIR): {exc}") from None
         self._embedder: Any = None
-        self._retriever = Retriever(self.bank, None)
+        # One retriever per bank the translators read (the GQA form shows only examples with a
+        # semantic program), shared by every request setting; the embedder is attached on first need.
+        self._retrievers = {False: Retriever(self.bank, None), True: Retriever(self.bank.with_semantic, None)}
         self._translators: dict[Any, Any] = {}
         self._lock = threading.Lock()
         # Fail at start, not at the first question, when the model is missing.
@@ -67,15 +63,14 @@ class AppTranslator:
                         self._embedder = load_embedder()
                     except Exception as exc:  # the loader's message names the missing package
                         raise PipelineError("model_unavailable", f"sentence encoder: {exc}") from None
-                    from translators.retrieval import Retriever
-
-                    self._retriever = Retriever(self.bank, self._embedder)
+                    for retriever in self._retrievers.values():
+                        retriever.embedder = self._embedder
                 translator = Translator(
                     translation_settings,
                     self.bank,
                     self._backend(model),
                     embedder=self._embedder,
-                    retriever=self._retriever if representation != "gqa" else None,
+                    retriever=self._retrievers[representation == "gqa"],
                 )
                 self._translators[key] = translator
             return translator
@@ -103,8 +98,3 @@ class AppTranslator:
                 "cached": result.cached,
             },
         )
-
-
-def build_translator(settings: Settings) -> AppTranslator:
-    """The translator for these settings."""
-    return AppTranslator(settings)

@@ -17,6 +17,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -89,12 +90,22 @@ class ExampleBank:
         """The questions, in bank order."""
         return [e.question for e in self.examples]
 
-    def fingerprint(self) -> str:
-        """A digest of the questions, to tell whether a stored embedding index is stale."""
+    @cached_property
+    def _fingerprint(self) -> str:
+        # A bank's examples never change after construction, so the digest is computed once.
         digest = hashlib.sha256()
         for question in self.questions:
             digest.update(question.encode("utf-8") + b"\n")
         return digest.hexdigest()[:16]
+
+    def fingerprint(self) -> str:
+        """A digest of the questions, to tell whether a stored embedding index is stale."""
+        return self._fingerprint
+
+    @cached_property
+    def with_semantic(self) -> "ExampleBank":
+        """The examples that carry a GQA semantic program (the only ones the GQA form can show)."""
+        return ExampleBank([e for e in self.examples if e.semantic])
 
     def merged(self, other: "ExampleBank") -> "ExampleBank":
         """This bank followed by the examples of `other` whose ids are new."""
@@ -134,8 +145,10 @@ def record_from_example(example: Example) -> BankRecord:
 
 
 def load_bank(path: str | Path) -> ExampleBank:
-    """Read a bank from a JSON Lines file; errors name the line."""
+    """Read a bank from a JSON Lines file, or from the folder `aspvqa bank build` wrote; errors name the line."""
     path = Path(path)
+    if path.is_dir():
+        path = path / DEFAULT_BANK_NAME
     examples = []
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):

@@ -60,25 +60,19 @@ class Retriever:
         self._matrix = matrix
         n = len(bank)
         self._duplicates: dict[str, list[int]] = defaultdict(list)
-        for row, example in enumerate(bank):
-            self._duplicates[normalise_question(example.question)].append(row)
-        op_names = sorted(OPERATIONS)
-        self._op_rows: dict[str, np.ndarray] = {}
         rows_by_op: dict[str, list[int]] = defaultdict(list)
-        for row, example in enumerate(bank):
-            for op in example.operations:
-                rows_by_op[op].append(row)
-        for op in op_names:
-            self._op_rows[op] = np.asarray(rows_by_op.get(op, []), dtype=np.int64)
-        self._ids = {example.id: row for row, example in enumerate(bank)}
         # Inverted index for Jaccard: word -> rows, plus each example's word count.
         postings: dict[str, list[int]] = defaultdict(list)
         sizes = np.zeros(n, dtype=np.float32)
         for row, example in enumerate(bank):
+            self._duplicates[normalise_question(example.question)].append(row)
+            for op in example.operations:
+                rows_by_op[op].append(row)
             tokens = words(example.question)
             sizes[row] = len(tokens)
             for token in tokens:
                 postings[token].append(row)
+        self._op_rows = {op: np.asarray(rows_by_op.get(op, []), dtype=np.int64) for op in sorted(OPERATIONS)}
         self._postings = {t: np.asarray(r, dtype=np.int64) for t, r in postings.items()}
         self._sizes = sizes
         self._ann = None
@@ -152,7 +146,7 @@ class Retriever:
             scores = self.random_scores(question, seed)
         scores = np.array(scores, dtype=np.float32, copy=True)
         banned = list(self._duplicates.get(normalise_question(question), ()))
-        banned += [self._ids[i] for i in exclude_ids if i in self._ids]
+        banned += [row for row in map(self.bank.index_of, exclude_ids) if row is not None]
         if banned:
             scores[np.asarray(banned, dtype=np.int64)] = -np.inf
         available = int(np.isfinite(scores).sum())
@@ -191,7 +185,7 @@ class Retriever:
             vector = self.embedder.encode([question])[0]
         vector = np.asarray(vector, dtype=np.float32)
         banned = set(self._duplicates.get(normalise_question(question), ()))
-        banned |= {self._ids[i] for i in exclude_ids if i in self._ids}
+        banned |= {row for row in map(self.bank.index_of, exclude_ids) if row is not None}
         pool = max(256 if cover_operators else 64, 8 * k)
         scores, rows = self._ann_index().search(vector[None, :], pool + len(banned))
         candidates = [(int(r), float(s)) for s, r in zip(scores[0], rows[0]) if r >= 0 and int(r) not in banned]
@@ -207,7 +201,7 @@ class Retriever:
         """For each operation not yet used, the best example using it: from `pool` (rows with
         scores, best first) when one there uses it, else by scoring every example that uses it."""
         covered: set[str] = set()
-        used = {self._ids[r.example.id] for r in chosen}
+        used = {self.bank.index_of(r.example.id) for r in chosen}
         for r in chosen:
             covered |= r.example.operations
         extra: list[Retrieved] = []

@@ -174,7 +174,7 @@ class Translator:
         self.grounder = grounder
         if settings.representation == "gqa":
             # The GQA form can only show examples that carry a GQA semantic program.
-            bank = ExampleBank([e for e in bank if e.semantic], path=None)
+            bank = bank.with_semantic
         if retriever is None or retriever.bank is not bank:
             if settings.sampling is Sampling.BERT and embedder is None:
                 from translators.embeddings import load_embedder
@@ -186,14 +186,11 @@ class Translator:
         use_grammar = settings.constrained and backend.supports_grammar
         vocabulary = grounder.vocabulary if grounder is not None else None
         self.grammar = program_grammar(settings.representation, vocabulary) if use_grammar else None
+        # Everything in the cache key but the question and the excluded ids, fixed per translator.
+        self._key_base = settings.model_dump(mode="json") | {"bank": self.bank.fingerprint(), "grounding": grounder is not None}
 
     def _key(self, question: str, exclude_ids: Collection[str]) -> str:
-        settings = self.settings.model_dump(mode="json") | {
-            "bank": self.bank.fingerprint(),
-            "exclude": sorted(exclude_ids),
-            "grounding": self.grounder is not None,
-        }
-        return cache_key(question, settings)
+        return cache_key(question, self._key_base | {"exclude": sorted(exclude_ids)})
 
     def translate(self, question: str, question_id: str | None = None, exclude_ids: Collection[str] = ()) -> Translation:
         """Translate one question; never raises for a bad model output (the result says why)."""
