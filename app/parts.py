@@ -17,15 +17,15 @@ if TYPE_CHECKING:
 @lru_cache(maxsize=4)
 def taxonomy_for(taxonomy_dir: str | None) -> Any:
     """The curated taxonomy in `taxonomy_dir`, else WordNet (loaded once per process)."""
-    from scene.taxonomy import CuratedTaxonomy, WordNetTaxonomy
+    from scene.taxonomy import load_taxonomy
 
     if taxonomy_dir:
         try:
-            return CuratedTaxonomy.from_dir(taxonomy_dir)
+            return load_taxonomy(taxonomy_dir)
         except (OSError, ValueError) as exc:
             raise PipelineError("model_unavailable", f"taxonomy in {taxonomy_dir} (ASPVQA_TAXONOMY_DIR): {exc}") from None
     try:
-        taxonomy = WordNetTaxonomy()
+        taxonomy = load_taxonomy()
         taxonomy.wordnet  # loads now, so a missing WordNet is reported here and not mid-request
         return taxonomy
     except Exception as exc:  # the WordNet loader's own error names the fix

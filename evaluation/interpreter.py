@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from scene.scene_graph import GraphObject, default_attributes, graph_objects
-from scene.taxonomy import UNKNOWN_ATTRIBUTE_CATEGORY, AttributeCategories, Taxonomy, WordNetTaxonomy
+from scene.taxonomy import UNKNOWN_ATTRIBUTE_CATEGORY, AttributeCategories, Taxonomy, WordNetTaxonomy, default_taxonomy
 from theory.operations import STRUCTURAL_CATEGORIES
 from theory.scene_facts import asp_constant
 from translators.gqa_program import comparative_value
@@ -146,7 +146,7 @@ class Interpreter:
     """Runs GQA semantic programs; one instance caches taxonomy look-ups across questions."""
 
     def __init__(self, taxonomy: Taxonomy | None = None, attributes: AttributeCategories | None = None) -> None:
-        self.taxonomy = taxonomy if taxonomy is not None else WordNetTaxonomy()
+        self.taxonomy = taxonomy if taxonomy is not None else default_taxonomy()
         self.attributes = attributes if attributes is not None else default_attributes(self.taxonomy)
         known = getattr(self.attributes, "categories", None)
         self._known_categories = {asp_constant(c) for c in known()} if callable(known) else None

@@ -40,7 +40,7 @@ from evaluation.matching import DEFAULT_HYPERNYM_LEVELS, Matcher
 from evaluation.oracle import concepts_from_gqa
 from scene.concepts import Concepts, concepts_from_program
 from scene.scene_graph import SceneGraphError, default_attributes, program_concepts, scene_graph_facts
-from scene.taxonomy import AttributeCategories, Taxonomy, WordNetTaxonomy
+from scene.taxonomy import AttributeCategories, Taxonomy, load_taxonomy
 from theory.canonical import same_program
 from theory.equivalence import equivalent
 from theory.flat import format_flat
@@ -219,15 +219,6 @@ class EvaluatorConfig:
     top_k: int = 5
     solve_timeout_s: float = 10.0
     equivalence_scenes: int = 40
-
-
-def load_taxonomy(taxonomy_dir: str | None) -> Taxonomy:
-    """The curated taxonomy in `taxonomy_dir`, else WordNet."""
-    if taxonomy_dir:
-        from scene.taxonomy import CuratedTaxonomy
-
-        return CuratedTaxonomy.from_dir(taxonomy_dir)
-    return WordNetTaxonomy()
 
 
 def attribute_vocabulary(attributes: AttributeCategories) -> dict[str, set[str]] | None:

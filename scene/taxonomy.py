@@ -344,3 +344,8 @@ def _wordnet_attribute_categories(wn: Any, value: str) -> set[str]:
 def default_taxonomy() -> WordNetTaxonomy:
     """One shared WordNet taxonomy per process, so its caches serve every caller."""
     return WordNetTaxonomy()
+
+
+def load_taxonomy(taxonomy_dir: str | Path | None = None) -> "CuratedTaxonomy | WordNetTaxonomy":
+    """The curated taxonomy in `taxonomy_dir` (GQA's class/attribute files), else the shared WordNet one."""
+    return CuratedTaxonomy.from_dir(taxonomy_dir) if taxonomy_dir else default_taxonomy()

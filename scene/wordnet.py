@@ -25,9 +25,12 @@ import shutil
 import tempfile
 import threading
 import warnings
+from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from nltk.corpus.reader.wordnet import WordNetCorpusReader
+if TYPE_CHECKING:
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
 DEBIAN_DIR = Path("/usr/share/wordnet")
 ENV_DIR = "ASPVQA_WORDNET_DIR"
@@ -155,12 +158,19 @@ def _authorise(folder: Path) -> None:
         nltk.data.path.append(str(root))
 
 
-class _EnglishWordNet(WordNetCorpusReader):
-    """NLTK's reader without the WordNet-version map, which serves only the multilingual data
-    (not loaded here) and would look for a second copy of WordNet on NLTK's data path."""
+@lru_cache(maxsize=1)
+def _reader_class() -> type:
+    # NLTK (and the SciPy it pulls in) costs about a second to import: only when WordNet is read.
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-    def map_wn(self, version: str = "wordnet") -> None:
-        return None
+    class EnglishWordNet(WordNetCorpusReader):
+        """NLTK's reader without the WordNet-version map, which serves only the multilingual data
+        (not loaded here) and would look for a second copy of WordNet on NLTK's data path."""
+
+        def map_wn(self, version: str = "wordnet") -> None:
+            return None
+
+    return EnglishWordNet
 
 
 _lock = threading.Lock()
@@ -180,7 +190,7 @@ def load_wordnet(path: str | Path | None = None) -> WordNetCorpusReader:
                 # Without the Open Multilingual WordNet NLTK warns; English is all we use.
                 warnings.simplefilter("ignore")
                 try:
-                    _readers[folder] = _EnglishWordNet(folder, None)
+                    _readers[folder] = _reader_class()(folder, None)
                 except (OSError, ValueError, AssertionError) as exc:
                     raise WordNetUnavailable(f"cannot read WordNet from {folder}: {exc}; {_FIX}") from exc
         return _readers[folder]

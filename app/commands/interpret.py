@@ -12,7 +12,7 @@ from app.commands.io import fail, read_input
 from evaluation.interpreter import Interpreter, InterpreterFailure, Scene
 from evaluation.matching import DEFAULT_HYPERNYM_LEVELS, Matcher, MatchMode
 from scene.scene_graph import SceneGraphError
-from scene.taxonomy import CuratedTaxonomy, Taxonomy, WordNetTaxonomy
+from scene.taxonomy import Taxonomy, load_taxonomy
 from scene.wordnet import WordNetUnavailable
 
 
@@ -54,10 +54,8 @@ def interpret_one(interpreter: Interpreter, scene: Scene | None, record: dict[st
 
 
 def _taxonomy(path: str | None) -> Taxonomy:
-    if path is None:
-        return WordNetTaxonomy()
     try:
-        return CuratedTaxonomy.from_dir(path)
+        return load_taxonomy(path)
     except (OSError, ValueError) as exc:
         fail(f"cannot read taxonomy in {path}: {exc}")
 
