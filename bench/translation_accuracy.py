@@ -32,7 +32,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from theory.canonical import same_program  # noqa: E402
 from theory.equivalence import equivalent  # noqa: E402
 from theory.flat import parse_flat  # noqa: E402
 from theory.program import ProgramError  # noqa: E402
@@ -106,10 +105,8 @@ def read_log() -> dict[tuple[str, str], dict]:
 def score(translated: str | None, gold) -> tuple[bool, bool]:  # noqa: ANN001
     if translated is None:
         return False, False
-    program = parse_flat(translated)
-    if same_program(program, gold):
-        return True, True
-    return False, bool(equivalent(program, gold, scenes=30).equivalent)
+    verdict = equivalent(parse_flat(translated), gold, scenes=30)
+    return verdict.same_canonical, verdict.equivalent
 
 
 def summarise(done: dict) -> dict[str, dict]:

@@ -31,15 +31,20 @@ Example:
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from scene.scene_graph import GraphObject, default_attributes, graph_objects
 from scene.taxonomy import UNKNOWN_ATTRIBUTE_CATEGORY, AttributeCategories, Taxonomy, WordNetTaxonomy, default_taxonomy
 from theory.operations import STRUCTURAL_CATEGORIES
 from theory.scene_facts import asp_constant
-from translators.gqa_program import comparative_value
+from translators.gqa_program import (
+    GQA_CATEGORY_ALIASES,
+    GQA_NEGATED,
+    GQA_OBJECT_IDS,
+    GQA_POSITIONS,
+    comparative_value,
+)
 
 
 class InterpreterFailure(Exception):
@@ -88,11 +93,6 @@ FAILURES: tuple[type[InterpreterFailure], ...] = (
     IncompleteMetadata,
 )
 
-_IDS = re.compile(r"\s*\((?:-|[0-9][0-9,\s]*)\)\s*$")
-_NOT = re.compile(r"^\s*not\s*\((.*)\)\s*$")
-_POSITIONS = {"s": "subject", "o": "object", "subject": "subject", "object": "object"}
-_CATEGORY_ALIASES = {"type": "name"}
-_POSITION_CATEGORIES = ("hposition", "vposition")
 
 # GQA answers name a side, not the relation ("to the left of" -> left).
 _ANSWER_FORMS = {
@@ -129,10 +129,6 @@ class Scene:
 
     objects: dict[int, SceneObject]
     names: set[str]
-    ids: frozenset[int] = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.ids = frozenset(self.objects)
 
 
 def _constant(word: str) -> str:
@@ -213,7 +209,7 @@ class Interpreter:
             raise ValueError("empty GQA program")
         for index, step in enumerate(semantic):
             operation = " ".join(str(step["operation"]).split())
-            argument = _IDS.sub("", str(step.get("argument") or "")).strip()
+            argument = GQA_OBJECT_IDS.sub("", str(step.get("argument") or "")).strip()
             deps = [results[d] for d in step.get("dependencies") or ()]
             head, _, rest = operation.partition(" ")
             handler: Callable[..., Any] | None = getattr(self, f"_op_{head}", None)
@@ -238,7 +234,7 @@ class Interpreter:
         return cls
 
     def _category(self, word: str) -> str:
-        category = _CATEGORY_ALIASES.get(_constant(word), _constant(word))
+        category = GQA_CATEGORY_ALIASES.get(_constant(word), _constant(word))
         if category in STRUCTURAL_CATEGORIES:
             return category
         if self._known_categories is not None and category not in self._known_categories:
@@ -279,9 +275,9 @@ class Interpreter:
 
     def _relation_parts(self, argument: str) -> tuple[str, str, str]:
         parts = [p.strip() for p in argument.split(",")]
-        if len(parts) != 3 or parts[2] not in _POSITIONS:
+        if len(parts) != 3 or parts[2] not in GQA_POSITIONS:
             raise ValueError(f"relation argument {argument!r} is not 'class,relation,s|o'")
-        return parts[0], parts[1], _POSITIONS[parts[2]]
+        return parts[0], parts[1], GQA_POSITIONS[parts[2]]
 
     def _linked(
         self, scene: Scene, obj: SceneObject, cls: str | None, relations: set[str], position: str
@@ -345,7 +341,7 @@ class Interpreter:
         return frozenset(other for obj in inputs for _, other in self._linked(scene, obj, cls, rel, position))
 
     def _op_filter(self, scene: Scene, rest: str, argument: str, deps: list[Any]) -> frozenset[int]:
-        negated = _NOT.match(argument)
+        negated = GQA_NEGATED.match(argument)
         value = _constant(negated.group(1) if negated else argument)
         inputs = self._objects(scene, deps[0])
         if rest:
@@ -381,7 +377,7 @@ class Interpreter:
             return self._one_answer(
                 (bool(self._linked(scene, o, cls, rel, position)) for o in objects), f"verify rel {relation}"
             )
-        if _NOT.match(argument):
+        if GQA_NEGATED.match(argument):
             raise ValueError(f"verify with a negated value {argument!r}")
         value = _constant(argument)
         if rest:

@@ -40,8 +40,7 @@ from evaluation.matching import DEFAULT_HYPERNYM_LEVELS, Matcher
 from evaluation.oracle import concepts_from_gqa
 from scene.concepts import Concepts, concepts_from_program
 from scene.scene_graph import SceneGraphError, default_attributes, program_concepts, scene_graph_facts
-from scene.taxonomy import AttributeCategories, Taxonomy, load_taxonomy
-from theory.canonical import same_program
+from scene.taxonomy import AttributeCategories, load_taxonomy
 from theory.equivalence import equivalent
 from theory.flat import format_flat
 from theory.program import Program, ProgramError
@@ -453,24 +452,26 @@ class Evaluator:
         try:
             program = self.reference(q)
         except ProgramError as exc:
-            return {"status": "failed", "answers": [], "scores": self.scores([], q.answer), "correct": False,
-                    "failure": self._failure("formulation", type(exc).__name__, str(exc))}  # fmt: skip
+            return self._failed(q, "formulation", type(exc).__name__, str(exc))
+        failure = self._failure("reasoning", "InterpreterDisagrees", f"the interpreter answers {oracle.answer!r}")
+        return self._on_true_scene(q, oracle, program, failure)
+
+    def _failed(self, q: Question, category: str, kind: str, message: str | None, **extra: Any) -> dict[str, Any]:
+        """The record of a question that got no answer; `extra` fields go after `answers`."""
+        return {"status": "failed", "answers": [], **extra, "scores": self.scores([], q.answer), "correct": False,
+                "failure": self._failure(category, kind, message)}  # fmt: skip
+
+    def _on_true_scene(self, q: Question, oracle: _Oracle, program: Program, failure: dict[str, Any]) -> dict[str, Any]:
+        """Solve on the perfect-information scene; a wrong answer is a dataset error or `failure`."""
         try:
             scene = self.true_scene(q, program)
         except SceneGraphError as exc:
             return self._skipped(q, "InvalidSceneGraph", str(exc))
-
-        def wrong() -> dict[str, Any]:
-            return self._dataset(oracle) or self._failure(
-                "reasoning", "InterpreterDisagrees", f"the interpreter answers {oracle.answer!r}"
-            )
-
-        return self._answer_record(q, oracle, program, scene, wrong)
+        return self._answer_record(q, oracle, program, scene, lambda: self._dataset(oracle) or failure)
 
     def _formulation(self, q: Question, shared: dict[str, Any]) -> dict[str, Any] | None:
         if shared["program"] is None:
-            return {"status": "failed", "answers": [], "program": None, "scores": self.scores([], q.answer),
-                    "correct": False, "failure": self._failure("formulation", "NoProgram", shared["translation_error"])}  # fmt: skip
+            return self._failed(q, "formulation", "NoProgram", shared["translation_error"], program=None)
         return None
 
     def _isolated(self, q: Question, oracle: _Oracle, components: Components, shared: dict[str, Any]) -> dict[str, Any]:
@@ -479,18 +480,8 @@ class Evaluator:
         failed = self._formulation(q, shared)
         if failed is not None:
             return failed
-        program: Program = shared["program"]
-        try:
-            scene = self.true_scene(q, program)
-        except SceneGraphError as exc:
-            return self._skipped(q, "InvalidSceneGraph", str(exc))
-
-        def wrong() -> dict[str, Any]:
-            return self._dataset(oracle) or self._failure(
-                "translation", "WrongOnTrueScene", "the translated program answers wrongly on the scene graph"
-            )
-
-        return self._answer_record(q, oracle, program, scene, wrong)
+        failure = self._failure("translation", "WrongOnTrueScene", "the translated program answers wrongly on the scene graph")
+        return self._on_true_scene(q, oracle, shared["program"], failure)
 
     def _pipeline_common(self, q: Question, oracle: _Oracle, components: Components, shared: dict[str, Any], blind: bool) -> dict[str, Any]:
         image = self.image_path(q)
@@ -508,13 +499,11 @@ class Evaluator:
             else:
                 concepts = concepts_from_gqa(q.semantic, self.taxonomy, self.vocabulary)
         except ProgramError as exc:
-            return {"status": "failed", "answers": [], "scores": self.scores([], q.answer), "correct": False,
-                    "failure": self._failure("formulation", type(exc).__name__, str(exc))}  # fmt: skip
+            return self._failed(q, "formulation", type(exc).__name__, str(exc))
         try:
             scene = components.image_scene(image, concepts, q.image_id or "")
         except Exception as exc:  # one unreadable image fails its question, not the job
-            return {"status": "failed", "answers": [], "program": format_flat(program), "scores": self.scores([], q.answer),
-                    "correct": False, "failure": self._failure("perception", type(exc).__name__, str(exc))}  # fmt: skip
+            return self._failed(q, "perception", type(exc).__name__, str(exc), program=format_flat(program))
 
         def wrong() -> dict[str, Any]:
             dataset = self._dataset(oracle)
@@ -522,7 +511,11 @@ class Evaluator:
                 return dataset
             if self.graph(q) is None:
                 return self._failure("unattributed", "NoSceneGraph", "no scene graph to separate translation from perception")
-            true = solve(program, self.true_scene(q, program), top_k=1, limits=self.limits)
+            try:
+                true_scene = self.true_scene(q, program)
+            except SceneGraphError as exc:  # a broken scene graph fails this question, not the job
+                return self._failure("unattributed", "InvalidSceneGraph", str(exc))
+            true = solve(program, true_scene, top_k=1, limits=self.limits)
             right = bool(true.answers) and self.matcher.matches(true.answers[0].answer, q.answer or "")
             if right:
                 return self._failure("perception", "WrongOnImageScene", "right on the scene graph, wrong on the image")
@@ -547,8 +540,9 @@ class Evaluator:
             failed.update(reference=format_flat(reference), scores={"canonical": False, "semantic": False})
             return failed
         program: Program = shared["program"]
-        canonical = same_program(program, reference)
+        # `equivalent` compares canonical forms first and says so.
         verdict = equivalent(program, reference, scenes=self.config.equivalence_scenes)
+        canonical = verdict.same_canonical
         record: dict[str, Any] = {
             "status": "translated",
             "answers": [],
@@ -577,8 +571,11 @@ def result_key(record: Mapping[str, Any]) -> tuple[str, str, str]:
     return (str(record.get("run", "default")), str(record["setting"]), str(record["questionId"]))
 
 
-def read_results(path: Path) -> list[dict[str, Any]]:
-    """The complete records of a results file; a torn last line (a killed write) is cut off."""
+def read_results(path: Path, repair: bool = True) -> list[dict[str, Any]]:
+    """The complete records of a results file; with `repair`, a torn last line (a killed write) is cut off.
+
+    Readers that do not own the file (a report written while a job runs) pass ``repair=False``.
+    """
     if not path.is_file():
         return []
     data = path.read_bytes()
@@ -596,7 +593,7 @@ def read_results(path: Path) -> list[dict[str, Any]]:
         if isinstance(record, dict) and "setting" in record and "questionId" in record:
             records.append(record)
         good = offset
-    if good < len(data):
+    if repair and good < len(data):
         with path.open("r+b") as handle:
             handle.truncate(good)
     return records

@@ -41,10 +41,6 @@ def _evaluated(rows: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     return [r for r in rows if r.get("status") != "skipped"]
 
 
-def _is_translation(rows: Sequence[Mapping[str, Any]]) -> bool:
-    return bool(rows) and rows[0].get("setting") == "translation"
-
-
 def accuracy_table(rows: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
     """Fraction of rows right at each ``mode@k`` (rows without a gold answer left out)."""
     scored = [r for r in rows if r.get("scores")]
@@ -323,7 +319,7 @@ def write_report(
     """Read ``results.jsonl`` and ``job.json`` from `out_dir`; write the report files into `target`
     (default `out_dir`); return their paths."""
     folder = Path(out_dir)
-    records = read_results(folder / RESULTS_FILE)
+    records = read_results(folder / RESULTS_FILE, repair=False)
     manifest_file = folder / MANIFEST_FILE
     manifest = json.loads(manifest_file.read_text(encoding="utf-8")) if manifest_file.is_file() else {}
     choice_data = json.loads(Path(choices).read_text(encoding="utf-8")) if choices else None

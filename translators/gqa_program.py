@@ -41,10 +41,12 @@ from theory.scene_facts import asp_constant
 # one, and GQA leaves it out exactly for attributes outside its typed categories.
 OTHER_CATEGORY = "other"
 
-_IDS = re.compile(r"\s*\((?:-|[0-9][0-9,\s]*)\)\s*$")
-_NOT = re.compile(r"^\s*not\s*\((.*)\)\s*$")
-_POSITIONS = {"s": "subject", "o": "object", "subject": "subject", "object": "object"}
-_CATEGORY_ALIASES = {"type": "name"}
+# GQA's spelling: object ids after arguments ("snow (823324)"), negated values ("not(red)"),
+# relation positions ("s"/"o") and category aliases; the interpreter and the prompts read them too.
+GQA_OBJECT_IDS = re.compile(r"\s*\((?:-|[0-9][0-9,\s]*)\)\s*$")
+GQA_NEGATED = re.compile(r"^\s*not\s*\((.*)\)\s*$")
+GQA_POSITIONS = {"s": "subject", "o": "object", "subject": "subject", "object": "object"}
+GQA_CATEGORY_ALIASES = {"type": "name"}
 
 # Comparatives whose base adjective the suffix rules below do not recover.
 _COMPARATIVES = {
@@ -133,7 +135,7 @@ class _Converter:
 
     def category(self, text: str) -> str:
         word = self.word(text, "category")
-        return _CATEGORY_ALIASES.get(word, word)
+        return GQA_CATEGORY_ALIASES.get(word, word)
 
     def one(self, dep: int) -> int:
         """The single object a step reads: unique over the dependency's objects."""
@@ -152,7 +154,7 @@ class _Converter:
             if not isinstance(deps, list) or not all(isinstance(d, int) and 0 <= d < index for d in deps):
                 raise self.fail(f"dependencies {deps!r} must name earlier steps (0..{index - 1})")
             operation = " ".join(str(raw["operation"]).split())
-            argument = _IDS.sub("", str(raw.get("argument") or "")).strip()
+            argument = GQA_OBJECT_IDS.sub("", str(raw.get("argument") or "")).strip()
             self.results.append(self.step(operation, argument, [self.results[d] for d in deps]))
         self.where = ""
         answer = self.results[-1]
@@ -186,9 +188,9 @@ class _Converter:
         cls, relation, position = parts
         if relation.startswith("same ") and position in ("_", ""):
             return cls, relation, "subject"  # sharing a value is symmetric: GQA leaves the position out
-        if position not in _POSITIONS:
+        if position not in GQA_POSITIONS:
             raise self.fail(f"{operation!r} position {position!r} is not s or o")
-        return cls, relation, _POSITIONS[position]
+        return cls, relation, GQA_POSITIONS[position]
 
     def _op_relate(self, rest: str, argument: str, deps: list[int], operation: str) -> int:
         self.arity(operation, deps, 1)
@@ -204,7 +206,7 @@ class _Converter:
 
     def _op_filter(self, rest: str, argument: str, deps: list[int], operation: str) -> int:
         self.arity(operation, deps, 1)
-        negated = _NOT.match(argument)
+        negated = GQA_NEGATED.match(argument)
         value = self.word(negated.group(1) if negated else argument, "value")
         if rest:
             kept = self.add("filter", (deps[0],), (self.category(rest), value))
@@ -229,7 +231,7 @@ class _Converter:
             if cls == "_":
                 return self.add("exist", (self.add("relate_any", (obj,), (rel, position)),))
             return self.add("verify_rel", (obj,), (self.word(cls, "class"), rel, position))
-        if _NOT.match(argument):
+        if GQA_NEGATED.match(argument):
             raise self.fail(f"{operation!r} with a negated value {argument!r} has no rule", unsupported=True)
         value = self.word(argument, "value")
         category = self.category(rest) if rest else self.categories.get(value)

@@ -21,6 +21,7 @@ from theory.operations import OPERATIONS
 from theory.program import Program, ProgramSyntaxError
 from theory.representations import Representation, format_program
 from translators.bank import Example, normalise_question
+from translators.gqa_program import GQA_OBJECT_IDS
 
 REPRESENTATIONS = ("flat", "nested", "code", "gqa")
 
@@ -93,7 +94,6 @@ DEFAULT_PROMPT = "v2-fixed"
 
 # --- GQA compact text ----------------------------------------------------------------------------
 _GQA_LINE = re.compile(r"^\s*(?P<op>[A-Za-z][A-Za-z _]*?)\s*(?:\[(?P<deps>[0-9,\s]*)\])?\s*:\s*(?P<arg>.*?)\s*$")
-_GQA_IDS = re.compile(r"\s*\((?:-|[0-9][0-9,\s]*)\)\s*$")
 
 
 def format_gqa(semantic: Sequence[dict[str, Any]]) -> str:
@@ -101,7 +101,7 @@ def format_gqa(semantic: Sequence[dict[str, Any]]) -> str:
     lines = []
     for step in semantic:
         deps = ",".join(str(d) for d in step.get("dependencies", []))
-        argument = _GQA_IDS.sub("", str(step.get("argument", "")))
+        argument = GQA_OBJECT_IDS.sub("", str(step.get("argument", "")))
         head = f"{step['operation']} [{deps}]" if deps else str(step["operation"])
         lines.append(f"{head}: {argument}")
     return "\n".join(lines)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import tempfile
-from pathlib import Path
 
 import pytest
 from hypothesis import given

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.theory.conftest import STREET, build_scene
+from tests.theory.conftest import build_scene
 from theory import OPERATIONS
 
 S = "scene(0). "
