@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
@@ -46,32 +45,31 @@ def build_scene_graph_encoder(settings: Settings) -> Callable[[Mapping[str, Any]
     return encode
 
 
-def build_image_scene_builder(settings: Settings) -> Callable[[bytes, Program], ImageScene]:
-    """Image bytes + program -> weighted scene via OWL-ViT and CLIP from the configured weights."""
-    try:
-        from scene.concepts import concepts_from_program
-        from scene.image_scene import ImageSceneBuilder
-        from scene.models import ModelNotAvailableError, load_classifier, load_detector
-    except ImportError as exc:
-        raise PipelineError("model_unavailable", f"image support is not installed ({exc}): pip install '.[vision]'") from None
-    try:
-        from scene.classifier import ClipClassifier
-        from scene.detector import OwlViTDetector
+def image_scene_builder(settings: Settings) -> Any:
+    """A `scene.image_scene.ImageSceneBuilder` with OWL-ViT and CLIP from the configured weights."""
+    from scene.classifier import ClipClassifier
+    from scene.detector import OwlViTDetector
+    from scene.image_scene import ImageSceneBuilder
+    from scene.models import ModelNotAvailableError, load_classifier, load_detector
 
+    try:
         taxonomy = taxonomy_for(settings.taxonomy_dir)
         detector = OwlViTDetector(load_detector(settings.detector_model, settings.local_files_only), taxonomy=taxonomy)
         classifier = ClipClassifier(load_classifier(settings.classifier_model, settings.local_files_only))
     except ModelNotAvailableError as exc:
         raise PipelineError("model_unavailable", str(exc)) from None
-    builder = ImageSceneBuilder(detector, classifier)
+    return ImageSceneBuilder(detector, classifier)
+
+
+def build_image_scene_builder(settings: Settings) -> Callable[[bytes, Program], ImageScene]:
+    """Image bytes + program -> weighted scene via OWL-ViT and CLIP from the configured weights."""
+    from scene.concepts import concepts_from_program
+
+    builder = image_scene_builder(settings)
+    taxonomy = taxonomy_for(settings.taxonomy_dir)
 
     def build(image: bytes, program: Program) -> ImageScene:
-        from PIL import Image
-
-        concepts = concepts_from_program(program, taxonomy)
-        with Image.open(io.BytesIO(image)) as opened:
-            pil = opened.convert("RGB")
-        result = builder.build(pil, concepts)
+        result = builder.build(image, concepts_from_program(program, taxonomy))
         detections = [
             {
                 "id": d.id,

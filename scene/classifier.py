@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, MutableMapping, Protocol, Sequence
 
 from scene.concepts import RelationQuery
-from scene.detector import Box, Detection
+from scene.detector import Box, Detection, pooled_output
 from scene.models import LoadedModel
 
 AttributeKey = tuple[int, str, str]  # (object id, category, value)
@@ -121,7 +121,7 @@ class ClipClassifier:
             crops = [self._crop(image, Box(*k)) for k in chunk]
             pixels = self.processor.image_processor(images=crops, return_tensors="pt")["pixel_values"]
             with torch.inference_mode():
-                embeds = _pooled(self.model.get_image_features(pixel_values=pixels))
+                embeds = pooled_output(self.model.get_image_features(pixel_values=pixels))
             embeds = embeds / embeds.norm(dim=-1, keepdim=True)
             for k, row in zip(chunk, embeds):
                 store[k] = row
@@ -140,7 +140,7 @@ class ClipClassifier:
             chunk = missing[start : start + self.settings.batch_size]
             tokens = self.processor.tokenizer(chunk, padding=True, truncation=True, max_length=self._max_text, return_tensors="pt")
             with torch.inference_mode():
-                embeds = _pooled(self.model.get_text_features(input_ids=tokens["input_ids"], attention_mask=tokens["attention_mask"]))
+                embeds = pooled_output(self.model.get_text_features(input_ids=tokens["input_ids"], attention_mask=tokens["attention_mask"]))
             embeds = embeds / embeds.norm(dim=-1, keepdim=True)
             for p, row in zip(chunk, embeds):
                 self._text_cache[p] = row
@@ -192,7 +192,3 @@ class ClipClassifier:
         neutrals = [s.relation_neutral.format(subject=_words(a.label), object=_words(b.label)) for a, _, b in triples]
         return {(a.id, r, b.id): p for (a, r, b), p in zip(triples, self._likelihoods(crops, targets, neutrals))}
 
-
-def _pooled(output: Any) -> Any:
-    # transformers 5 returns a model output, earlier releases a tensor.
-    return output if hasattr(output, "dim") else output.pooler_output

@@ -51,10 +51,6 @@ class Concepts:
     # look for more than the named classes to answer it
     open_classes: bool = False
 
-    @property
-    def relation_names(self) -> set[str]:
-        return {r.relation for r in self.relations}
-
     def add_attribute(self, category: str, values: Iterable[str]) -> None:
         """Add values to an attribute category."""
         self.attributes[category] = frozenset(self.attributes.get(category, frozenset()) | set(values))

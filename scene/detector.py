@@ -180,7 +180,7 @@ def _smaller_side(box: Box) -> float:
     return min(box.x1 - box.x0, box.y1 - box.y0)
 
 
-def _pooled(output: Any) -> Any:
+def pooled_output(output: Any) -> Any:
     # transformers 5 returns a model output, earlier releases a tensor.
     return output if hasattr(output, "dim") else output.pooler_output
 
@@ -225,7 +225,7 @@ class OwlViTDetector:
                 prompts, padding="max_length", truncation=True, max_length=self._max_text, return_tensors="pt"
             )
             with torch.inference_mode():
-                embeds = _pooled(
+                embeds = pooled_output(
                     self.model.owlvit.get_text_features(input_ids=tokens["input_ids"], attention_mask=tokens["attention_mask"])
                     if hasattr(self.model, "owlvit")
                     else self.model.owlv2.get_text_features(input_ids=tokens["input_ids"], attention_mask=tokens["attention_mask"])

@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import io
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -40,11 +41,11 @@ class ImageSceneResult:
 
 
 def load_image(image: Any) -> Any:
-    """A PIL RGB image from a path or a PIL image."""
+    """A PIL RGB image from a path, encoded bytes or a PIL image."""
     from PIL import Image
 
-    if isinstance(image, (str, Path)):
-        with Image.open(image) as opened:
+    if isinstance(image, (str, Path, bytes)):
+        with Image.open(io.BytesIO(image) if isinstance(image, bytes) else image) as opened:
             return opened.convert("RGB")
     return image if image.mode == "RGB" else image.convert("RGB")
 
@@ -66,18 +67,20 @@ class ImageSceneBuilder:
         self._cache: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
     def _entry(self, image: Any, image_key: str | None) -> tuple[dict[str, Any], bool]:
-        if image_key is None and isinstance(image, (str, Path)):
-            image_key = f"path:{Path(image).resolve()}"
-        if image_key is not None and image_key in self._cache:
+        pil = None
+        if image_key is None:
+            if isinstance(image, (str, Path)):
+                image_key = f"path:{Path(image).resolve()}"
+            elif isinstance(image, bytes):
+                # Keyed by the encoded bytes: a repeated upload is found without decoding it.
+                image_key = "bytes:" + hashlib.sha1(image).hexdigest()
+            else:
+                pil = load_image(image)
+                image_key = "pixels:" + hashlib.sha1(pil.tobytes()).hexdigest() + f":{pil.size}"
+        if image_key in self._cache:
             self._cache.move_to_end(image_key)
             return self._cache[image_key], True
-        pil = load_image(image)
-        if image_key is None:
-            image_key = "pixels:" + hashlib.sha1(pil.tobytes()).hexdigest() + f":{pil.size}"
-            if image_key in self._cache:
-                self._cache.move_to_end(image_key)
-                return self._cache[image_key], True
-        entry: dict[str, Any] = {"image": pil}
+        entry: dict[str, Any] = {"image": pil if pil is not None else load_image(image)}
         self._cache[image_key] = entry
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)

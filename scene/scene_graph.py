@@ -183,10 +183,7 @@ def scene_graph_facts(
             constant = asp_constant(relation)
             if keep(constant):
                 scene.add_fact("has_rel", obj.id, constant, target)
-    for category in sorted(vocabulary):
-        scene.add_fact("is_attr", category)
-        for value in sorted(vocabulary[category]):
-            scene.add_fact("is_attr_value", category, value)
+    scene.add_vocabulary(vocabulary)
     return _deduplicated(scene)
 
 

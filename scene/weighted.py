@@ -70,14 +70,11 @@ def weighted_scene(
     attributes: Mapping[AttributeKey, float] | None = None,
     relations: Mapping[RelationKey, float] | None = None,
     settings: WeightSettings | None = None,
-    categories_of: Mapping[str, frozenset[str]] | None = None,
 ) -> SceneFacts:
-    """The weighted scene of the detections, attribute likelihoods and relation likelihoods.
-
-    `categories_of` gives the categories of alternative classes (the label's own come with the detection).
-    """
+    """The weighted scene of the detections, attribute likelihoods and relation likelihoods."""
     settings = settings or WeightSettings()
-    known = dict(categories_of or {})
+    # The categories of every class a box may be (its label's and its alternatives').
+    known: dict[str, frozenset[str]] = {}
     for d in detections:
         known.update({d.label: d.categories, **d.alternative_categories})
     scene = SceneFacts()
@@ -101,10 +98,7 @@ def weighted_scene(
     for (subject, relation, obj), p in sorted((relations or {}).items()):
         if subject in ids and obj in ids and p >= settings.min_likelihood:
             scene.add_likely("has_rel", (subject, relation, obj), p)
-    for category in sorted(vocabulary):
-        scene.add_fact("is_attr", category)
-        for value in sorted(vocabulary[category]):
-            scene.add_fact("is_attr_value", category, value)
+    scene.add_vocabulary(vocabulary)
     used = set(vocabulary) | ({"name"} if any(settings.class_alternatives and d.alternatives for d in detections) else set())
     for category in sorted(used & settings.exclusive):
         scene.add_fact("exclusive", category)

@@ -20,7 +20,7 @@ import math
 import re
 from functools import lru_cache
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, Mapping
 
 import clingo
 
@@ -96,6 +96,13 @@ class SceneFacts:
             raise ValueError(f"likelihood must be in [0, 1], got {p}")
         atom = clingo.Function(predicate, [to_symbol(a) for a in arguments])
         self.weighted[atom] = WeightedAtom(atom, likelihood_weight(p), likelihood_weight(1.0 - p))
+
+    def add_vocabulary(self, vocabulary: Mapping[str, Iterable[str]]) -> None:
+        """``is_attr(C)`` and ``is_attr_value(C, V)`` for each category and its values, sorted."""
+        for category in sorted(vocabulary):
+            self.add_fact("is_attr", category)
+            for value in sorted(vocabulary[category]):
+                self.add_fact("is_attr_value", category, value)
 
     def __len__(self) -> int:
         return len(self.facts) + len(self.weighted)

@@ -86,16 +86,9 @@ class AppComponents:
     def image_scene(self, config: Settings) -> Any:
         """Image path + concepts -> weighted scene facts, with OWL-ViT and CLIP from the settings."""
         if "image_scene" not in self._cache:
-            from app.parts import taxonomy_for
-            from scene.classifier import ClipClassifier
-            from scene.detector import OwlViTDetector
-            from scene.image_scene import ImageSceneBuilder
-            from scene.models import load_classifier, load_detector
+            from app.parts import image_scene_builder
 
-            taxonomy = taxonomy_for(config.taxonomy_dir)
-            detector = OwlViTDetector(load_detector(config.detector_model, config.local_files_only), taxonomy=taxonomy)
-            classifier = ClipClassifier(load_classifier(config.classifier_model, config.local_files_only))
-            builder = ImageSceneBuilder(detector, classifier)
+            builder = image_scene_builder(config)
             self._cache["image_scene"] = lambda path, concepts, image_id: builder.build(path, concepts, image_id).scene
         return self._cache["image_scene"]
 
