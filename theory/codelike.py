@@ -32,8 +32,7 @@ class _Assignment:
 def parse_code(text: str) -> Program:
     """Parse a code-like program into a validated `Program`; errors say ``line L:C`` and what."""
     parser = Parser(text)
-    assignments: dict[str, _Assignment] = {}
-    order: list[str] = []
+    assignments: dict[str, _Assignment] = {}  # in the order written
     answer: Item | None = None
     while parser.peek().kind != "end":
         token = parser.peek()
@@ -52,16 +51,13 @@ def parse_code(text: str) -> Program:
                 first = location(text, assignments[token.text].offset)
                 raise parser.error(f"variable {token.text!r} is assigned twice (first at {first})", token.offset)
             assignments[token.text] = _Assignment(token.text, value, token.offset)
-            order.append(token.text)
-        elif token.kind == "close":
-            raise parser.error("unbalanced parenthesis: ')' closes nothing", token.offset)
-        else:
+        else:  # a stray ')' is reported by `parser.item` itself
             answer = parser.item()
     if answer is None:
-        if not order:
+        if not assignments:
             raise ProgramSyntaxError("empty program", location(text, 0))
         # A model sometimes ends with ``answer = expr``: the last, otherwise unused assignment answers.
-        last = assignments[order[-1]]
+        last = assignments[next(reversed(assignments))]
         if any(_mentions(a.value, last.name) for a in assignments.values()):
             raise ProgramSyntaxError("missing the answer expression on the last line", location(text, len(text)))
         answer = last.value

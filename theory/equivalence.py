@@ -19,14 +19,13 @@ import random
 from dataclasses import dataclass, field
 
 from theory.canonical import canonical
-from theory.operations import OPERATIONS
+from theory.operations import OPERATIONS, POSITION_VALUES
 from theory.program import Program
 from theory.scene_facts import SceneFacts
 from theory.solver import SolveResult, SolveStatus, solve
 
 _DISTRACTOR = "zz_other"  # a word no program mentions, so every concept has a "none of these" case
 _LOOSE_CATEGORY = "property"  # category for values a program names without one (filter_any, compare)
-_POSITION_VALUES = {"hposition": ["left", "middle", "right"], "vposition": ["top", "middle", "bottom"]}
 
 
 @dataclass
@@ -74,7 +73,7 @@ def random_scene(concepts: Concepts, rng: random.Random, max_objects: int = 5) -
     classes = sorted(concepts.classes) + [_DISTRACTOR]
     relations = sorted(concepts.relations) + [_DISTRACTOR]
     categories = {c: sorted(v) + [f"{_DISTRACTOR}_{c}"] for c, v in sorted(concepts.values.items())}
-    for category, values in _POSITION_VALUES.items():
+    for category, values in POSITION_VALUES.items():
         categories[category] = sorted(set(values) | concepts.values.get(category, set()))
     count = rng.randint(1, max_objects)
     for obj in range(1, count + 1):
@@ -86,7 +85,7 @@ def random_scene(concepts: Concepts, rng: random.Random, max_objects: int = 5) -
             scene.add_fact("has_attr", obj, "class", name)
         scene.add_fact("has_attr", obj, "name", min(names))
         for category, values in categories.items():
-            structural = category in _POSITION_VALUES
+            structural = category in POSITION_VALUES
             if structural or rng.random() < 0.75:
                 chosen = {rng.choice(values)}
                 if not structural and rng.random() < 0.15:

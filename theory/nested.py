@@ -293,12 +293,10 @@ def format_nested(program: Program) -> str:
     `MAX_NESTED_CALLS` calls raises `ProgramValidationError` (write it code-like instead).
     """
     validate_program(program)  # also rules out cycles, which the expansion below would chase forever
-    sizes: dict[int, int] = {}
-    for step in program.steps:  # steps are in id order, but ids need not be topological
-        _expanded_size(program, step.id, sizes)
-    if sizes[program.answer] > MAX_NESTED_CALLS:
+    size = _expanded_size(program, program.answer, {})
+    if size > MAX_NESTED_CALLS:
         raise ProgramValidationError(
-            f"the nested form would have {sizes[program.answer]} calls (limit {MAX_NESTED_CALLS}): "
+            f"the nested form would have {size} calls (limit {MAX_NESTED_CALLS}): "
             "too many shared steps, use the code-like form"
         )
     memo: dict[int, str] = {}

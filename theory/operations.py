@@ -122,6 +122,9 @@ OPERATIONS: dict[str, OperationSpec] = {spec.name: spec for spec in _SPECS}
 # Categories that describe identity or position rather than appearance; `common` ignores them.
 STRUCTURAL_CATEGORIES = ("class", "name", "hposition", "vposition")
 
+# The values of the position categories: which third of the image an object's centre is in.
+POSITION_VALUES: dict[str, tuple[str, ...]] = {"hposition": ("left", "middle", "right"), "vposition": ("top", "middle", "bottom")}
+
 # Scene vocabulary: predicate name -> arity.
 SCENE_PREDICATES: dict[str, int] = {
     "object": 1,

@@ -36,14 +36,7 @@ def clean_model_output(raw: str, representation: Enum | str) -> str:
     kind = str(getattr(representation, "value", representation))
     if kind not in ("flat", "nested", "code"):
         raise ValueError(f"unknown representation {kind!r} (flat, nested or code)")
-    text = raw.replace("\r\n", "\n").replace("\r", "\n")
-    fenced = _FENCE.search(text)
-    if fenced and fenced.group(1).strip():
-        text = fenced.group(1)
-    else:
-        # A stray or empty fence (a closing ``` after the program, say) is not a block to keep.
-        text = text.replace("```", "\n")
-    text = _from_program_start(text)
+    text = _from_program_start(strip_fences(raw))
     if kind == "flat":
         end = _FLAT_END.search(text)
         text = text[: end.end()] if end else _before_follow_up(text)
@@ -52,6 +45,16 @@ def clean_model_output(raw: str, representation: Enum | str) -> str:
     else:
         text = _code_statements(text)
     return text.strip().strip("`").strip()
+
+
+def strip_fences(raw: str) -> str:
+    """The text of the first non-empty fenced block, or the whole text with stray fences removed."""
+    text = raw.replace("\r\n", "\n").replace("\r", "\n")
+    fenced = _FENCE.search(text)
+    if fenced and fenced.group(1).strip():
+        return fenced.group(1)
+    # A stray or empty fence (a closing ``` after the program, say) is not a block to keep.
+    return text.replace("```", "\n")
 
 
 def _from_program_start(text: str) -> str:

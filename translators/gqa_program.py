@@ -108,7 +108,6 @@ class _Converter:
         self.semantic = semantic
         self.categories = categories
         self.steps: list[Step] = []
-        self._by_key: dict[tuple[str, tuple[int, ...], tuple[str, ...]], int] = {}
         self.scene = self.add("scene")
         self.results: list[int] = []
         self.where = ""
@@ -118,11 +117,9 @@ class _Converter:
         return cls(message, self.where)
 
     def add(self, operation: str, deps: tuple[int, ...] = (), args: tuple[str, ...] = ()) -> int:
-        key = (operation, deps, args)
-        if key not in self._by_key:
-            self._by_key[key] = len(self.steps)
-            self.steps.append(Step(len(self.steps), operation, deps, args))
-        return self._by_key[key]
+        # Identical steps are merged once at the end by `canonical`, not here.
+        self.steps.append(Step(len(self.steps), operation, deps, args))
+        return len(self.steps) - 1
 
     def kind(self, step_id: int) -> Kind:
         return OPERATIONS[self.steps[step_id].operation].output

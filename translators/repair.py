@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from theory.canonical import canonical
-from theory.postprocess import clean_model_output
+from theory.postprocess import clean_model_output, strip_fences
 from theory.program import Program, ProgramError
 from theory.representations import Representation, parse_program
 from translators.gqa_program import gqa_to_program
@@ -29,10 +29,7 @@ class Interpretation:
 
 
 def _clean_gqa(raw: str) -> str:
-    text = raw.strip()
-    if text.startswith("```"):
-        text = text.strip("`")
-        text = text.split("\n", 1)[1] if "\n" in text else ""
+    text = strip_fences(raw).strip()
     lines = []
     for line in text.splitlines():
         if line.lower().startswith(("question", "program")) and lines:

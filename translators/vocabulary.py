@@ -21,14 +21,12 @@ from pathlib import Path
 
 import numpy as np
 
-from theory.operations import OPERATIONS, STRUCTURAL_CATEGORIES
+from theory.operations import OPERATIONS, POSITION_VALUES, STRUCTURAL_CATEGORIES
 from theory.program import Program
 from theory.scene_facts import asp_constant
 
 RelatedTerms = Callable[[str], Iterable[str]]
 
-# Categories every scene has, whatever its attribute vocabulary (see theory.scene_facts).
-_BUILTIN_VALUES = {"hposition": {"left", "middle", "right"}, "vposition": {"top", "middle", "bottom"}}
 
 
 @dataclass
@@ -42,7 +40,7 @@ class Vocabulary:
 
     def __post_init__(self) -> None:
         self.categories = set(self.categories) | set(STRUCTURAL_CATEGORIES) | set(self.values)
-        for category, values in _BUILTIN_VALUES.items():
+        for category, values in POSITION_VALUES.items():
             self.values.setdefault(category, set()).update(values)
 
     def all_values(self) -> set[str]:
@@ -105,7 +103,8 @@ class Grounding:
     unknown: tuple[tuple[int, str, str], ...]
 
 
-_ROLE_OF_ARGUMENT = {"class": "class", "category": "category", "value": "value", "relation": "relation"}
+# Argument names that are vocabulary words (the others: positions, polarities).
+_WORD_ROLES = frozenset({"class", "category", "value", "relation"})
 
 
 class Grounder:
@@ -156,12 +155,9 @@ class Grounder:
             spec = OPERATIONS[step.operation]
             arguments = list(step.arguments)
             category: str | None = None
-            for index, (name, word) in enumerate(zip(spec.arguments, arguments)):
-                role = _ROLE_OF_ARGUMENT.get(name)
-                if role is None:
+            for index, (role, word) in enumerate(zip(spec.arguments, arguments)):
+                if role not in _WORD_ROLES:
                     continue
-                if role == "value" and step.operation == "filter_any":
-                    category = None
                 if not self.vocabulary.knows(role, word, category):
                     found = self.nearest(role, word, category)
                     if found is None:

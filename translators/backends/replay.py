@@ -70,13 +70,17 @@ class RecordingBackend:
         self.name = inner.name
         self.supports_grammar = inner.supports_grammar
         self._outputs: dict[tuple[str, str], list[str]] = defaultdict(list)
+        self._started = False
 
     def generate(self, request: GenerationRequest) -> Generation:
         generation = self.inner.generate(request)
         key = (request.question, request.prompt.representation)
         self._outputs[key].append(generation.text)
+        # One line per call (not the whole recording again): replay keeps the last line per question.
+        mode = "a" if self._started else "w"
+        self._started = True
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("w", encoding="utf-8") as handle:
-            for (question, representation), outputs in self._outputs.items():
-                handle.write(json.dumps({"question": question, "representation": representation, "outputs": outputs}) + "\n")
+        with self.path.open(mode, encoding="utf-8") as handle:
+            record = {"question": key[0], "representation": key[1], "outputs": self._outputs[key]}
+            handle.write(json.dumps(record) + "\n")
         return generation
