@@ -291,6 +291,9 @@ class Evaluator:
         self.matcher = Matcher(hypernym_levels=c.hypernym_levels)
         self.limits = SolveLimits(timeout_s=c.solve_timeout_s)
         self._scenes: dict[str, Scene | SceneGraphError] = {}
+        # Per question, whatever the run: the interpreter's verdict and the GQA program in ASP.
+        self._oracles: dict[str, _Oracle] = {}
+        self._references: dict[str, Program | ProgramError] = {}
         self._loaded = True
 
     def components(self, run: Run, settings: Sequence[str]) -> Components:
@@ -324,7 +327,12 @@ class Evaluator:
         return None
 
     def oracle(self, question: Question) -> _Oracle:
-        """The interpreter's answer and whether it reproduces the gold answer."""
+        """The interpreter's answer and whether it reproduces the gold answer (computed once per question)."""
+        if question.id not in self._oracles:
+            self._oracles[question.id] = self._run_oracle(question)
+        return self._oracles[question.id]
+
+    def _run_oracle(self, question: Question) -> _Oracle:
         if self.graph(question) is None:
             return _Oracle(None, "MissingSceneGraph", f"no scene graph for image {question.image_id}", None)
         scene = self._prepared(question.image_id or "")
@@ -342,8 +350,16 @@ class Evaluator:
         return _Oracle(answer, None if right else "GoldMismatch", None if right else f"interpreter says {answer!r}", right)
 
     def reference(self, question: Question) -> Program:
-        """The question's GQA program as an ASP program (raises `ProgramError`)."""
-        return gqa_to_program(question.semantic, value_categories(question.semantic, self.attributes))
+        """The question's GQA program as an ASP program (raises `ProgramError`; converted once per question)."""
+        if question.id not in self._references:
+            try:
+                self._references[question.id] = gqa_to_program(question.semantic, value_categories(question.semantic, self.attributes))
+            except ProgramError as exc:
+                self._references[question.id] = exc
+        found = self._references[question.id]
+        if isinstance(found, ProgramError):
+            raise found
+        return found
 
     def true_scene(self, question: Question, program: Program) -> SceneFacts:
         return scene_graph_facts(

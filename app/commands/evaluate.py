@@ -63,6 +63,7 @@ class AppComponents:
         """The question translator of one run (bank, retrieval and language model)."""
         from translators.backends.registry import get_backend
         from translators.bank import default_bank, load_bank
+        from translators.retrieval import Retriever
         from translators.translate import TranslationSettings, Translator
 
         if "bank" not in self._cache:
@@ -72,7 +73,9 @@ class AppComponents:
         if self.record:
             from translators.backends.replay import RecordingBackend
 
-            backend = self._cache.setdefault(("record", params["llm"]), RecordingBackend(backend, self.record))
+            if ("record", params["llm"]) not in self._cache:
+                self._cache[("record", params["llm"])] = RecordingBackend(backend, self.record)
+            backend = self._cache[("record", params["llm"])]
         embedder = None
         if params.get("sampling") == "bert":
             if "embedder" not in self._cache:
@@ -80,7 +83,15 @@ class AppComponents:
 
                 self._cache["embedder"] = load_embedder()
             embedder = self._cache["embedder"]
-        translator = Translator(TranslationSettings(**params), self._cache["bank"], backend, embedder=embedder)
+        # One retriever per bank for every run: its indexes and embedding matrix are built once.
+        semantic_only = params.get("representation") == "gqa"
+        bank = self._cache["bank"].with_semantic if semantic_only else self._cache["bank"]
+        if ("retriever", semantic_only) not in self._cache:
+            self._cache[("retriever", semantic_only)] = Retriever(bank, None)
+        retriever = self._cache[("retriever", semantic_only)]
+        if embedder is not None:
+            retriever.embedder = embedder
+        translator = Translator(TranslationSettings(**params), self._cache["bank"], backend, embedder=embedder, retriever=retriever)
         return translator.translate
 
     def image_scene(self, config: Settings) -> Any:
