@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from theory.equivalence import equivalent  # noqa: E402
-from theory.flat import parse_flat  # noqa: E402
+from theory.flat import format_flat, parse_flat  # noqa: E402
 from theory.program import ProgramError  # noqa: E402
 from translators.backends.models import cache_dir  # noqa: E402
 from translators.backends.registry import get_backend  # noqa: E402
@@ -102,11 +102,21 @@ def read_log() -> dict[tuple[str, str], dict]:
     return done
 
 
-def score(translated: str | None, gold) -> tuple[bool, bool]:  # noqa: ANN001
+def score(translated: str | None, gold, verdicts: dict[tuple[str, str], tuple[bool, bool]]) -> tuple[bool, bool]:  # noqa: ANN001
+    """(canonical, semantic) equivalence to the gold program, remembered per (translation, gold) pair:
+    settings often write the same program, and a semantic check solves up to 60 generated scenes."""
     if translated is None:
         return False, False
-    verdict = equivalent(parse_flat(translated), gold, scenes=30)
-    return verdict.same_canonical, verdict.equivalent
+    key = (translated, format_flat(gold))
+    if key not in verdicts:
+        verdict = equivalent(parse_flat(translated), gold, scenes=30)
+        verdicts[key] = verdict.same_canonical, verdict.equivalent
+    return verdicts[key]
+
+
+def translation_key(setting: str) -> str:
+    """The setting without its phase: phases that share a setting share its translations (temperature 0)."""
+    return setting.split("|", 1)[1]
 
 
 def summarise(done: dict) -> dict[str, dict]:
@@ -186,6 +196,8 @@ def main() -> int:
     retriever = Retriever(bank, embedder)
     backend = get_backend(args.llm)
     done = read_log()
+    verdicts = {(r["program"], r["gold"]): (r["canonical"], r["semantic"]) for r in done.values() if r["program"]}
+    translated = {(translation_key(setting), qid): r for (setting, qid), r in done.items()}
     LOG.parent.mkdir(parents=True, exist_ok=True)
     for phase in args.phases.split(","):
         table = summarise(done)
@@ -207,16 +219,18 @@ def main() -> int:
                         write_report(done, args.llm, args.best)
                         print(f"budget of {args.budget_s:.0f} s used; run again to resume")
                         return 0
-                    result = translator.translate(target["question"], f"gqa-{target['id']}",
-                                                  exclude_ids=[f"gqa-{e}" for e in target["equivalent"]])
-                    canonical_ok, semantic_ok = score(result.flat, target["program"])
-                    record = {"setting": key, "id": target["id"], "question": target["question"],
-                              "program": result.flat, "gold": None, "canonical": canonical_ok,
-                              "semantic": semantic_ok, "seconds": result.seconds, "attempts": len(result.attempts),
-                              "error": result.error}
-                    from theory.flat import format_flat
-
-                    record["gold"] = format_flat(target["program"])
+                    earlier = translated.get((translation_key(key), target["id"]))
+                    if earlier is not None:
+                        record = {**earlier, "setting": key}
+                    else:
+                        result = translator.translate(target["question"], f"gqa-{target['id']}",
+                                                      exclude_ids=[f"gqa-{e}" for e in target["equivalent"]])
+                        canonical_ok, semantic_ok = score(result.flat, target["program"], verdicts)
+                        record = {"setting": key, "id": target["id"], "question": target["question"],
+                                  "program": result.flat, "gold": format_flat(target["program"]),
+                                  "canonical": canonical_ok, "semantic": semantic_ok, "seconds": result.seconds,
+                                  "attempts": len(result.attempts), "error": result.error}
+                        translated[(translation_key(key), target["id"])] = record
                     done[(key, target["id"])] = record
                     with LOG.open("a", encoding="utf-8") as handle:
                         handle.write(json.dumps(record) + "\n")

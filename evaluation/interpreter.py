@@ -275,6 +275,8 @@ class Interpreter:
 
     def _relation_parts(self, argument: str) -> tuple[str, str, str]:
         parts = [p.strip() for p in argument.split(",")]
+        if len(parts) == 3 and parts[1].startswith("same ") and parts[2] in ("_", ""):
+            return parts[0], parts[1], "subject"  # sharing a value is symmetric: GQA leaves the position out
         if len(parts) != 3 or parts[2] not in GQA_POSITIONS:
             raise ValueError(f"relation argument {argument!r} is not 'class,relation,s|o'")
         return parts[0], parts[1], GQA_POSITIONS[parts[2]]

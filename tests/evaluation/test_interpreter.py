@@ -85,6 +85,7 @@ def test_utilities(small):
         ([step("select", "table"), step("relate", "_,on,s", [0]), step("query", "name", [1])], "cat"),
         ([step("select", "dog"), step("relate", "furniture,under,o", [0]), step("query", "material", [1])], "wood"),
         ([step("select", "dog"), step("relate", "furniture,same color,s", [0]), step("query", "name", [1])], "table"),
+        ([step("select", "dog"), step("relate", "furniture,same color,_", [0]), step("query", "name", [1])], "table"),
         ([step("select", "table"), step("choose rel", "dog,to the left of|to the right of,s", [0])], "left"),
         ([step("select", "dog"), step("verify rel", "table,under,o", [0])], "yes"),
         ([step("select", "cat"), step("verify rel", "_,under,o", [0])], "no"),
