@@ -166,7 +166,9 @@ def write_report(done: dict, llm: str, forced: str = "") -> None:
         lines.append(f"| {phase} | {representation} | {sampling} | {k} | {'on' if cover == '1' else 'off'} | "
                      f"{prompt[0] if prompt else 'v1-short'} | {row['n']} | "
                      f"{row['parsed']:.0%} | {row['canonical']:.0%} | {row['semantic']:.0%} | {row['p50_s']:.1f} |")
-    lines += ["", f"Best grid setting so far: {best}"]
+    lines += ["", f"Best setting so far (the grid's best, then the best representation once each has 20 questions): {best}",
+              "", "p50 s is the wall time of a translation during this run (llama.cpp on 2 threads; some rows include "
+              "translations made while other work shared the CPU). The latency benchmark is bench/translate.py."]
     if forced:
         lines.append(f"The repr and best phases ran with a setting chosen by hand (--best {forced}), not the grid's best.")
     (RESULTS / "translation_accuracy.md").write_text("\n".join(lines) + "\n")
