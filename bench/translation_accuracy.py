@@ -63,7 +63,7 @@ def load_targets() -> tuple[list[dict], ExampleBank]:
             program = gqa_to_program(record["semantic"])
         except (GQAProgramError, ProgramError):
             continue
-        targets.append({"id": qid, "question": record["question"], "program": program,
+        targets.append({"id": qid, "question": record["question"], "program": program, "gold": format_flat(program),
                         "equivalent": [e for e in record.get("equivalent", []) if e != qid]})
         examples.append(Example(f"gqa-{qid}", record["question"], program, tuple(record["semantic"]), "gqa-val",
                                 frozenset(record.get("equivalent", []))))
@@ -102,14 +102,14 @@ def read_log() -> dict[tuple[str, str], dict]:
     return done
 
 
-def score(translated: str | None, gold, verdicts: dict[tuple[str, str], tuple[bool, bool]]) -> tuple[bool, bool]:  # noqa: ANN001
+def score(translated: str | None, target: dict, verdicts: dict[tuple[str, str], tuple[bool, bool]]) -> tuple[bool, bool]:
     """(canonical, semantic) equivalence to the gold program, remembered per (translation, gold) pair:
     settings often write the same program, and a semantic check solves up to 60 generated scenes."""
     if translated is None:
         return False, False
-    key = (translated, format_flat(gold))
+    key = (translated, target["gold"])
     if key not in verdicts:
-        verdict = equivalent(parse_flat(translated), gold, scenes=30)
+        verdict = equivalent(parse_flat(translated), target["program"], scenes=30)
         verdicts[key] = verdict.same_canonical, verdict.equivalent
     return verdicts[key]
 
@@ -227,9 +227,9 @@ def main() -> int:
                     else:
                         result = translator.translate(target["question"], f"gqa-{target['id']}",
                                                       exclude_ids=[f"gqa-{e}" for e in target["equivalent"]])
-                        canonical_ok, semantic_ok = score(result.flat, target["program"], verdicts)
+                        canonical_ok, semantic_ok = score(result.flat, target, verdicts)
                         record = {"setting": key, "id": target["id"], "question": target["question"],
-                                  "program": result.flat, "gold": format_flat(target["program"]),
+                                  "program": result.flat, "gold": target["gold"],
                                   "canonical": canonical_ok, "semantic": semantic_ok, "seconds": result.seconds,
                                   "attempts": len(result.attempts), "error": result.error}
                         translated[(translation_key(key), target["id"])] = record

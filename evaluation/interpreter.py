@@ -42,8 +42,8 @@ from translators.gqa_program import (
     GQA_CATEGORY_ALIASES,
     GQA_NEGATED,
     GQA_OBJECT_IDS,
-    GQA_POSITIONS,
     comparative_value,
+    gqa_relation_parts,
 )
 
 
@@ -273,14 +273,6 @@ class Interpreter:
             raise ValueError("an operation that reads objects got a value")
         return [scene.objects[i] for i in sorted(dep)]
 
-    def _relation_parts(self, argument: str) -> tuple[str, str, str]:
-        parts = [p.strip() for p in argument.split(",")]
-        if len(parts) == 3 and parts[1].startswith("same ") and parts[2] in ("_", ""):
-            return parts[0], parts[1], "subject"  # sharing a value is symmetric: GQA leaves the position out
-        if len(parts) != 3 or parts[2] not in GQA_POSITIONS:
-            raise ValueError(f"relation argument {argument!r} is not 'class,relation,s|o'")
-        return parts[0], parts[1], GQA_POSITIONS[parts[2]]
-
     def _linked(
         self, scene: Scene, obj: SceneObject, cls: str | None, relations: set[str], position: str
     ) -> set[tuple[str, int]]:
@@ -322,7 +314,7 @@ class Interpreter:
         return frozenset(o.id for o in scene.objects.values() if self.is_a(o.name, cls))
 
     def _op_relate(self, scene: Scene, rest: str, argument: str, deps: list[Any]) -> frozenset[int]:
-        word, relation, position = self._relation_parts(argument)
+        word, relation, position = gqa_relation_parts(argument)
         inputs = self._objects(scene, deps[0])
         if relation.startswith("same "):
             cls = self._class_word(scene, word)
@@ -373,7 +365,7 @@ class Interpreter:
     def _op_verify(self, scene: Scene, rest: str, argument: str, deps: list[Any]) -> bool:
         objects = self._objects(scene, deps[0])
         if rest == "rel":
-            word, relation, position = self._relation_parts(argument)
+            word, relation, position = gqa_relation_parts(argument)
             cls = None if word == "_" else self._class_word(scene, word)
             rel = {_constant(relation)}
             return self._one_answer(
@@ -393,7 +385,7 @@ class Interpreter:
             return self._compare(scene, rest, deps)
         objects = self._objects(scene, deps[0])
         if rest == "rel":
-            word, relations, position = self._relation_parts(argument)
+            word, relations, position = gqa_relation_parts(argument)
             first, second = self._pair(relations)
             cls = None if word == "_" else self._class_word(scene, word)
             answers = set()

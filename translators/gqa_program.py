@@ -48,6 +48,19 @@ GQA_NEGATED = re.compile(r"^\s*not\s*\((.*)\)\s*$")
 GQA_POSITIONS = {"s": "subject", "o": "object", "subject": "subject", "object": "object"}
 GQA_CATEGORY_ALIASES = {"type": "name"}
 
+
+def gqa_relation_parts(argument: str) -> tuple[str, str, str]:
+    """(class, relation, subject|object) from a GQA relation argument 'class,relation,s|o'."""
+    parts = [p.strip() for p in argument.split(",")]
+    if len(parts) != 3:
+        raise ValueError(f"argument {argument!r} is not 'class,relation,s|o'")
+    cls, relation, position = parts
+    if relation.startswith("same ") and position in ("_", ""):
+        return cls, relation, "subject"  # sharing a value is symmetric: GQA leaves the position out
+    if position not in GQA_POSITIONS:
+        raise ValueError(f"position {position!r} is not s or o")
+    return cls, relation, GQA_POSITIONS[position]
+
 # Comparatives whose base adjective the suffix rules below do not recover.
 _COMPARATIVES = {
     "larger": "large",
@@ -179,15 +192,10 @@ class _Converter:
         return self.add("select", (self.scene,), (self.word(argument, "class"),))
 
     def _relation_parts(self, argument: str, operation: str) -> tuple[str, str, str]:
-        parts = [p.strip() for p in argument.split(",")]
-        if len(parts) != 3:
-            raise self.fail(f"{operation!r} argument {argument!r} is not 'class,relation,s|o'")
-        cls, relation, position = parts
-        if relation.startswith("same ") and position in ("_", ""):
-            return cls, relation, "subject"  # sharing a value is symmetric: GQA leaves the position out
-        if position not in GQA_POSITIONS:
-            raise self.fail(f"{operation!r} position {position!r} is not s or o")
-        return cls, relation, GQA_POSITIONS[position]
+        try:
+            return gqa_relation_parts(argument)
+        except ValueError as exc:
+            raise self.fail(f"{operation!r}: {exc}") from exc
 
     def _op_relate(self, rest: str, argument: str, deps: list[int], operation: str) -> int:
         self.arity(operation, deps, 1)
