@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 
-.PHONY: install wordnet llm browser demo test bench
+.PHONY: install wordnet llm bank browser demo test bench
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -13,10 +13,15 @@ $(STAMP): pyproject.toml
 	@rm -f $(VENV)/.installed-*
 	@touch $@
 
-install: $(STAMP) wordnet llm
+install: $(STAMP) wordnet llm bank
 
 llm: $(STAMP)
 	@VENV=$(VENV) sh scripts/install_llm.sh
+
+# The default example bank: hand-written plus generated examples and their embedding index, built
+# once into the user cache (deterministic; about a minute).
+bank: $(STAMP)
+	@$(BIN)/aspvqa bank generate
 
 wordnet:
 	@sh scripts/install_wordnet.sh

@@ -32,7 +32,8 @@ class Settings(BaseSettings):
     llm: str | None = Field(
         None,
         description="language model: a bundled local model name (default qwen2.5-coder-1.5b), local:PATH.gguf, "
-        "openai:MODEL@BASE_URL (key from OPENAI_API_KEY) or replay:RECORDING.jsonl",
+        "openai:MODEL@BASE_URL[#grammar=none|llama.cpp|vllm|vllm-guided] (key from OPENAI_API_KEY; grammar kind "
+        "else from ASPVQA_LLM_GRAMMAR) or replay:RECORDING.jsonl",
     )
     llm_choices: tuple[str, ...] = Field((), description="further models a /translate or /answer request may name")
     representation: Literal["flat", "nested", "code", "gqa"] = "nested"
@@ -40,6 +41,10 @@ class Settings(BaseSettings):
     sampling: Literal["bert", "jaccard", "random"] = "bert"
     cover_operators: bool = False
     bank_dir: str | None = Field(None, description="example bank: a folder from `aspvqa bank build` or a JSON Lines file")
+    schema_decoding: bool = Field(True, description="constrain and repair categories, values and relations with the ontology")
+    ontology_dir: str | None = Field(
+        None, description="folder with gqa_all_class.json, gqa_all_attribute.json, gqa_relation.json; default: the bundled ontology"
+    )
 
     # Scene from an image.
     detector_model: str | None = Field(None, description="OWL-ViT weights: a local folder or a hub id")

@@ -18,7 +18,8 @@ class AppTranslator:
     """Callable as the pipeline's `Translator`; thread-safe."""
 
     def __init__(self, settings: Settings) -> None:
-        from translators.bank import default_bank, load_bank
+        from translators.bank import load_bank
+        from translators.bundled import default_bank
         from translators.backends.models import DEFAULT_LOCAL_MODEL
         from translators.retrieval import Retriever
 
@@ -28,6 +29,12 @@ class AppTranslator:
             self.bank = load_bank(settings.bank_dir) if settings.bank_dir else default_bank()
         except (OSError, ValueError) as exc:
             raise PipelineError("model_unavailable", f"example bank {settings.bank_dir} (ASPVQA_BANK_DIR): {exc}") from None
+        from translators.ontology import load_ontology
+
+        try:
+            self.ontology = load_ontology(settings.ontology_dir)
+        except (OSError, ValueError) as exc:
+            raise PipelineError("model_unavailable", f"ontology {settings.ontology_dir} (ASPVQA_ONTOLOGY_DIR): {exc}") from None
         self._embedder: Any = None
         # One retriever per bank the translators read (the GQA form shows only examples with a
         # semantic program), shared by every request setting; the embedder is attached on first need.
@@ -54,7 +61,8 @@ class AppTranslator:
             if translator is None:
                 representation, examples, sampling, cover, model = key
                 translation_settings = TranslationSettings(
-                    representation=representation, examples=examples, sampling=sampling, cover_operators=cover, llm=model
+                    representation=representation, examples=examples, sampling=sampling, cover_operators=cover, llm=model,
+                    schema_decoding=self.settings.schema_decoding,
                 )
                 if sampling == "bert" and self._embedder is None:
                     from translators.embeddings import load_embedder
@@ -71,6 +79,7 @@ class AppTranslator:
                     self._backend(model),
                     embedder=self._embedder,
                     retriever=self._retrievers[representation == "gqa"],
+                    ontology=self.ontology,
                 )
                 self._translators[key] = translator
             return translator
@@ -95,6 +104,7 @@ class AppTranslator:
                 "attempts": len(result.attempts),
                 "timings": {k: round(v, 6) for k, v in result.timings.items()},
                 "mappings": result.mappings,
+                "schema_fixes": result.schema_fixes,
                 "cached": result.cached,
             },
         )

@@ -24,7 +24,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from translators.bank import Example, ExampleBank, default_bank  # noqa: E402
+from translators.bank import Example, ExampleBank  # noqa: E402
+from translators.bundled import default_bank  # noqa: E402
 from translators.retrieval import Retriever, words  # noqa: E402
 
 

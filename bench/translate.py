@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 from translators.backends.base import BackendError  # noqa: E402
 from translators.backends.models import available_models  # noqa: E402
 from translators.backends.registry import get_backend  # noqa: E402
-from translators.bank import default_bank  # noqa: E402
+from translators.bundled import default_bank  # noqa: E402
 from translators.embeddings import load_embedder  # noqa: E402
 from translators.translate import TranslationSettings, Translator  # noqa: E402
 

@@ -1,21 +1,27 @@
-"""Translation accuracy on the shared GQA val sample: the share of translated programs that are
-equivalent to the question's GQA program (canonical equality, and semantic equivalence on
-generated scenes).
+"""Translation accuracy on questions the system has not seen: the share of translated programs
+that are equivalent to the question's GQA program (canonical equality, and semantic equivalence
+on generated scenes), per structural and semantic type.
 
-Phases (as in the thesis):
-  grid  - sampling {bert, jaccard, random} x k {1, 5, 10} x cover_operators {off, on}, nested, 40 questions
-  repr  - flat, nested, code, gqa at the best grid setting, 100 questions
-  best  - the best setting on 300 questions
+Protocol (evaluation.splits): the shared GQA val sample is split once by question family (GQA's
+answer group and program skeleton) and then by image into a tuning part and a test part. Every
+number this script reports is on the test part; nothing here looks at the tuning part. Runs:
 
-Bank: every shared val question (converted with the GQA converter) plus the project's bank; for
-each target its own id and its `equivalent` questions are left out (leave-one-out).
+  default  - the service's defaults (bundled bank, nested, bert, k=5, prompt v3, schema on)
+  legacy   - the hand-written 251-question bank alone, prompt v2-fixed, no schema (the translator before)
+  schema   - legacy plus schema-aware decoding (prompt v3 with the direction rule, grammar, repair)
+  noschema - the bundled bank without schema-aware decoding
+  loo      - the old protocol, for comparison: bank = every val question + bundled bank, each
+             target's own id and its `equivalent` ids left out (leave-one-out); it lets questions
+             of the target's template and vocabulary into the prompt, so it overstates accuracy
+  grid     - the thesis' axis: sampling x k x cover_operators with prompt v1-short (no fixed
+             examples, so k=0 would be zero-shot), bundled bank; on the first --grid-size questions
 
-Resumable and bounded: every translation is appended to ~/.cache/aspvqa/bench/translation_accuracy.jsonl
-and skipped on the next run; `--budget-s` stops cleanly; questions are processed in rounds across
-all settings of a phase, so a partial run compares the settings on the same questions. Writes
-bench/results/translation_accuracy.json and .md.
+Resumable and bounded: each translation is appended to ~/.cache/aspvqa/bench/translation_accuracy.jsonl
+and skipped on the next run; `--budget-s` stops cleanly. bench/results/translation_accuracy.{json,md}
+are written only by `--write` and only with the rows that covered their whole question set, so a
+short run (`make bench`) prints its partial table but never replaces committed results.
 
-    nohup .venv/bin/python bench/translation_accuracy.py --budget-s 3600 &
+    .venv/bin/python bench/translation_accuracy.py --runs default,legacy --budget-s 3600 --write
 """
 
 from __future__ import annotations
@@ -23,73 +29,103 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
+import statistics
 import sys
 import time
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from evaluation.splits import split_questions  # noqa: E402
 from theory.equivalence import equivalent  # noqa: E402
 from theory.flat import format_flat, parse_flat  # noqa: E402
 from theory.program import ProgramError  # noqa: E402
 from translators.backends.models import cache_dir  # noqa: E402
 from translators.backends.registry import get_backend  # noqa: E402
-from translators.bank import Example, ExampleBank, default_bank, load_bank, save_bank  # noqa: E402
+from translators.bank import Example, ExampleBank, legacy_bank, load_bank, save_bank  # noqa: E402
+from translators.bundled import default_bank  # noqa: E402
 from translators.embeddings import load_embedder  # noqa: E402
 from translators.gqa_program import GQAProgramError, gqa_to_program  # noqa: E402
-from translators.retrieval import Retriever  # noqa: E402
 from translators.translate import TranslationSettings, Translator  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 # The per-question log holds GQA question texts, so it lives in the user cache, not the repository.
 LOG = cache_dir().parent / "bench" / "translation_accuracy.jsonl"
 GRID = [(s, k, c) for s in ("bert", "jaccard", "random") for k in (1, 5, 10) for c in (False, True)]
-PHASE_SIZES = {"grid": 40, "repr": 100, "best": 300}
 
 
 def gqa_dir() -> Path:
     return Path(os.environ.get("ASPVQA_GQA_DIR") or ROOT / ".." / "shared" / "data" / "gqa")
 
 
-def load_targets() -> tuple[list[dict], ExampleBank]:
-    """The convertible val questions (shuffled with a fixed seed) and the bank built from them."""
+@dataclass(frozen=True)
+class Run:
+    """One row of the table: a name, its settings, the bank it retrieves from and its questions."""
+
+    name: str
+    settings: TranslationSettings
+    bank: str  # "bundled", "legacy" or "loo"
+    size: int
+
+    @property
+    def key(self) -> str:
+        s = self.settings
+        return (f"{self.name}|{self.bank}|{s.representation}|{s.sampling.value}|{s.examples}|{int(s.cover_operators)}|"
+                f"{s.prompt_version}|schema={int(s.schema_decoding)}|n={s.samples}|{s.llm}")
+
+
+def load_targets() -> tuple[list[dict], list[Example], dict[str, Any]]:
+    """The test part's convertible questions (in a fixed order), every val question as a bank example, the split."""
     data = json.loads((gqa_dir() / "questions" / "val_balanced_sample.json").read_text(encoding="utf-8"))
+    split = split_questions(data)
+    test = set(split.test)
     targets, examples = [], []
     for qid, record in sorted(data.items()):
         try:
             program = gqa_to_program(record["semantic"])
         except (GQAProgramError, ProgramError):
             continue
-        targets.append({"id": qid, "question": record["question"], "program": program, "gold": format_flat(program),
-                        "equivalent": [e for e in record.get("equivalent", []) if e != qid]})
         examples.append(Example(f"gqa-{qid}", record["question"], program, tuple(record["semantic"]), "gqa-val",
                                 frozenset(record.get("equivalent", []))))
-    random.Random(0).shuffle(targets)
-    # The derived bank lives in the user cache, never in the repository (GQA data stays outside).
-    path = cache_dir().parent / "banks" / "gqa_val_sample.jsonl"
-    if not path.exists():
-        save_bank(ExampleBank(examples), path)
-    return targets, load_bank(path).merged(default_bank())
+        if qid in test:
+            types = record.get("types") or {}
+            targets.append({"id": qid, "question": record["question"], "program": program, "gold": format_flat(program),
+                            "structural": types.get("structural"), "semantic_type": types.get("semantic"),
+                            "equivalent": [e for e in record.get("equivalent", []) if e != qid]})
+    info = {"questions": len(data), "tuning": len(split.tuning), "test": len(split.test),
+            "dropped_for_images": len(split.dropped), "test_convertible": len(targets)}
+    return targets, examples, info
 
 
-def setting_key(phase: str, settings: TranslationSettings) -> str:
-    key = f"{phase}|{settings.representation}|{settings.sampling.value}|{settings.examples}|{int(settings.cover_operators)}"
-    return key if settings.prompt_version == "v1-short" else f"{key}|{settings.prompt_version}"
-
-
-def settings_for(phase: str, llm: str, best: dict | None, prompt: str = "v1-short") -> list[TranslationSettings]:
-    common = dict(llm=llm, prompt_version=prompt if phase != "grid" else "v1-short", constrained=True)
-    if phase == "grid":
-        return [TranslationSettings(representation="nested", sampling=s, examples=k, cover_operators=c, **common)
-                for s, k, c in GRID]
-    assert best is not None
-    base = dict(sampling=best["sampling"], examples=best["examples"], cover_operators=best["cover_operators"], **common)
-    if phase == "repr":
-        return [TranslationSettings(representation=r, **base) for r in ("flat", "nested", "code", "gqa")]
-    return [TranslationSettings(representation=best.get("representation", "nested"), **base)]
+def runs_for(names: list[str], llm: str, size: int, grid_size: int) -> list[Run]:
+    default = TranslationSettings(llm=llm)
+    runs = []
+    for name in names:
+        if name == "default":
+            runs.append(Run("default", default, "bundled", size))
+        elif name == "legacy":
+            runs.append(Run("legacy", default.model_copy(update={"schema_decoding": False, "prompt_version": "v2-fixed"}), "legacy", size))
+        elif name == "schema":
+            runs.append(Run("schema", default, "legacy", size))
+        elif name == "noschema":
+            runs.append(Run("noschema", default.model_copy(update={"schema_decoding": False}), "bundled", size))
+        elif name == "candidates":
+            runs.append(Run("candidates", default.model_copy(update={"samples": 3}), "bundled", size))
+        elif name == "loo":
+            runs.append(Run("loo", default, "loo", size))
+        elif name == "grid":
+            for sampling, k, cover in GRID:
+                update = {"sampling": sampling, "examples": k, "cover_operators": cover, "prompt_version": "v1-short"}
+                runs.append(Run("grid", default.model_copy(update=update), "bundled", grid_size))
+        elif name in ("flat", "code", "gqa"):
+            runs.append(Run(name, default.model_copy(update={"representation": name}), "bundled", size))
+        else:
+            raise SystemExit(f"unknown run {name!r}")
+    return runs
 
 
 def read_log() -> dict[tuple[str, str], dict]:
@@ -98,13 +134,12 @@ def read_log() -> dict[tuple[str, str], dict]:
         for line in LOG.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 record = json.loads(line)
-                done[(record["setting"], record["id"])] = record
+                done[(record["run"], record["id"])] = record
     return done
 
 
 def score(translated: str | None, target: dict, verdicts: dict[tuple[str, str], tuple[bool, bool]]) -> tuple[bool, bool]:
-    """(canonical, semantic) equivalence to the gold program, remembered per (translation, gold) pair:
-    settings often write the same program, and a semantic check solves up to 60 generated scenes."""
+    """(canonical, semantic) equivalence to the gold program, remembered per (translation, gold) pair."""
     if translated is None:
         return False, False
     key = (translated, target["gold"])
@@ -114,130 +149,143 @@ def score(translated: str | None, target: dict, verdicts: dict[tuple[str, str], 
     return verdicts[key]
 
 
-def translation_key(setting: str) -> str:
-    """The setting without its phase: phases that share a setting share its translations (temperature 0)."""
-    return setting.split("|", 1)[1]
+def _rates(records: list[dict]) -> dict[str, Any]:
+    n = len(records)
+    seconds = sorted(r["seconds"] for r in records)
+    return {"n": n, "parsed": sum(r["program"] is not None for r in records) / n,
+            "canonical": sum(r["canonical"] for r in records) / n, "semantic": sum(r["semantic"] for r in records) / n,
+            "p50_s": statistics.median(seconds), "p90_s": seconds[int(0.9 * (n - 1))]}
 
 
-def summarise(done: dict) -> dict[str, dict]:
-    by_setting: dict[str, list[dict]] = defaultdict(list)
-    for (setting, _), record in done.items():
-        by_setting[setting].append(record)
+def summarise(done: dict, runs: list[Run]) -> dict[str, dict]:
     table = {}
-    for setting, records in by_setting.items():
-        n = len(records)
-        seconds = sorted(r["seconds"] for r in records)
-        table[setting] = {
-            "n": n,
-            "parsed": sum(r["program"] is not None for r in records) / n,
-            "canonical": sum(r["canonical"] for r in records) / n,
-            "semantic": sum(r["semantic"] for r in records) / n,
-            "p50_s": seconds[n // 2],
-        }
+    for run in runs:
+        records = [r for (key, _), r in done.items() if key == run.key]
+        if not records:
+            continue
+        row = _rates(records) | {"run": run.name, "bank": run.bank, "complete": len(records) >= run.size,
+                                 "settings": run.settings.model_dump(mode="json")}
+        for field in ("structural", "semantic_type"):
+            groups: dict[str, list[dict]] = defaultdict(list)
+            for record in records:
+                groups[record.get(field) or "-"].append(record)
+            row[f"by_{field}"] = {g: {"n": len(rs), "semantic": sum(r["semantic"] for r in rs) / len(rs)}
+                                  for g, rs in sorted(groups.items())}
+        table[run.key] = row
     return table
 
 
-def best_setting(table: dict[str, dict]) -> dict | None:
-    grid = [(k, v) for k, v in table.items() if k.startswith("grid|")]
-    if not grid:
-        return None
-    key, _ = max(grid, key=lambda kv: (kv[1]["semantic"], kv[1]["canonical"], -int(kv[0].split("|")[3])))
-    _, representation, sampling, k, cover, *_ = key.split("|")
-    best = {"sampling": sampling, "examples": int(k), "cover_operators": cover == "1", "representation": representation}
-    repr_rows = [(k2, v) for k2, v in table.items() if k2.startswith("repr|")]
-    if repr_rows and min(v["n"] for _, v in repr_rows) >= 20:
-        best["representation"] = max(repr_rows, key=lambda kv: kv[1]["semantic"])[0].split("|")[1]
-    return best
+def render(table: dict[str, dict], llm: str, info: dict[str, Any]) -> str:
+    lines = [f"# Translation accuracy on unseen questions ({llm})", "",
+             f"Split of the shared GQA val sample (evaluation/splits.py): {info['questions']} questions, tuning part "
+             f"{info['tuning']}, test part {info['test']} ({info['test_convertible']} with a convertible GQA program), "
+             f"{info['dropped_for_images']} dropped because their image is in the test part. Every row is on the test part.", "",
+             "| run | bank | repr | sampling | k | cover | prompt | schema | n | parsed | canonical | semantic | p50 s | p90 s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for row in table.values():
+        s = row["settings"]
+        lines.append(f"| {row['run']}{'' if row['complete'] else ' (partial)'} | {row['bank']} | {s['representation']} | "
+                     f"{s['sampling']} | {s['examples']} | {'on' if s['cover_operators'] else 'off'} | {s['prompt_version']} | "
+                     f"{'on' if s['schema_decoding'] else 'off'} | {row['n']} | {row['parsed']:.0%} | {row['canonical']:.0%} | "
+                     f"{row['semantic']:.0%} | {row['p50_s']:.1f} | {row['p90_s']:.1f} |")
+    for field, title in (("structural", "structural type"), ("semantic_type", "semantic type")):
+        groups = sorted({g for row in table.values() for g in row[f"by_{field}"]})
+        lines += ["", f"Semantic equivalence by {title}:", "", "| run | bank | " + " | ".join(groups) + " |",
+                  "|---|---|" + "---|" * len(groups)]
+        for row in table.values():
+            cells = []
+            for g in groups:
+                cell = row[f"by_{field}"].get(g)
+                cells.append(f"{cell['semantic']:.0%} ({cell['n']})" if cell else "")
+            lines.append(f"| {row['run']} | {row['bank']} | " + " | ".join(cells) + " |")
+    lines += ["", "p50/p90 s: wall time per translation in this run (llama.cpp, 2 threads on a 2-core machine). "
+              "The latency benchmark is bench/translate.py."]
+    return "\n".join(lines) + "\n"
 
 
-def write_report(done: dict, llm: str, forced: str = "") -> None:
-    table = summarise(done)
-    best = best_setting(table)
+def write_results(table: dict[str, dict], llm: str, info: dict[str, Any]) -> None:
+    complete = {k: v for k, v in table.items() if v["complete"]}
+    if not complete:
+        print("no run covered its whole question set: results not written")
+        return
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "translation_accuracy.json").write_text(
-        json.dumps({"llm": llm, "best": best, "forced_setting": forced or None, "settings": table}, indent=2)
-    )
-    lines = [f"# Translation accuracy ({llm}, GQA val sample, leave-one-out bank)", "",
-             "| phase | repr | sampling | k | cover | prompt | n | parsed | canonical | semantic | p50 s |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for key in sorted(table, key=lambda k: (["grid", "repr", "best"].index(k.split("|")[0]), k)):
-        phase, representation, sampling, k, cover, *prompt = key.split("|")
-        row = table[key]
-        lines.append(f"| {phase} | {representation} | {sampling} | {k} | {'on' if cover == '1' else 'off'} | "
-                     f"{prompt[0] if prompt else 'v1-short'} | {row['n']} | "
-                     f"{row['parsed']:.0%} | {row['canonical']:.0%} | {row['semantic']:.0%} | {row['p50_s']:.1f} |")
-    lines += ["", f"Best setting so far (the grid's best, then the best representation once each has 20 questions): {best}",
-              "", "p50 s is the wall time of a translation during this run (llama.cpp on 2 threads; some rows include "
-              "translations made while other work shared the CPU). The latency benchmark is bench/translate.py."]
-    if forced:
-        lines.append(f"The repr and best phases ran with a setting chosen by hand (--best {forced}), not the grid's best.")
-    (RESULTS / "translation_accuracy.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    (RESULTS / "translation_accuracy.json").write_text(json.dumps({"llm": llm, "split": info, "runs": complete}, indent=2) + "\n")
+    (RESULTS / "translation_accuracy.md").write_text(render(complete, llm, info))
+
+
+def make_bank(kind: str, val_examples: list[Example]) -> ExampleBank:
+    if kind == "legacy":
+        return legacy_bank()
+    if kind == "bundled":
+        return default_bank()
+    # The val-derived bank lives in the user cache, never in the repository (GQA data stays outside).
+    path = cache_dir().parent / "banks" / "gqa_val_sample.jsonl"
+    if not path.exists():
+        save_bank(ExampleBank(val_examples), path)
+    return load_bank(path).merged(default_bank())
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--llm", default="qwen2.5-coder-1.5b")
-    parser.add_argument("--phases", default="grid,repr,best")
+    parser.add_argument("--runs", default="default", help="comma-separated: default, legacy, schema, noschema, candidates, loo, grid, flat, code, gqa")
     parser.add_argument("--budget-s", type=float, default=300.0)
-    parser.add_argument("--round", type=int, default=5, help="questions per round across a phase's settings")
-    parser.add_argument("--limit", type=int, default=0, help="cap the questions of every phase (0: as in the thesis)")
-    parser.add_argument("--best", default="", help="force the setting of the repr/best phases: SAMPLING,K,COVER[,REPR]")
-    parser.add_argument("--prompt", default="v1-short", help="prompt version for the repr/best phases")
-    parser.add_argument("--report-only", action="store_true", help="rewrite the table from the log and stop")
+    parser.add_argument("--limit", type=int, default=0, help="questions per run (0: the whole test part)")
+    parser.add_argument("--grid-size", type=int, default=40)
+    parser.add_argument("--round", type=int, default=5, help="questions per round across the runs")
+    parser.add_argument("--write", action="store_true", help="write bench/results (complete rows only)")
+    parser.add_argument("--report-only", action="store_true", help="rebuild the table from the log and stop")
     args = parser.parse_args()
     if not (gqa_dir() / "questions" / "val_balanced_sample.json").exists():
         print(f"skipped: no GQA data at {gqa_dir()}")
         return 0
-    if args.report_only:
-        write_report(read_log(), args.llm, args.best)
-        return 0
     start = time.monotonic()
-    targets, bank = load_targets()
-    embedder = load_embedder()
-    retriever = Retriever(bank, embedder)
-    backend = get_backend(args.llm)
+    targets, val_examples, info = load_targets()
+    size = min(args.limit or len(targets), len(targets))
+    runs = runs_for(args.runs.split(","), args.llm, size, min(args.grid_size, size))
     done = read_log()
+
+    def report() -> None:
+        table = summarise(done, runs)
+        print(render(table, args.llm, info))
+        if args.write:
+            write_results(table, args.llm, info)
+
+    if args.report_only:
+        report()
+        return 0
+    embedder = load_embedder()
+    backend = get_backend(args.llm)
+    banks: dict[str, ExampleBank] = {}
+    translators = []
+    for run in runs:
+        if run.bank not in banks:
+            banks[run.bank] = make_bank(run.bank, val_examples)
+        translators.append((run, Translator(run.settings, banks[run.bank], backend, embedder=embedder)))
     verdicts = {(r["program"], r["gold"]): (r["canonical"], r["semantic"]) for r in done.values() if r["program"]}
-    translated = {(translation_key(setting), qid): r for (setting, qid), r in done.items()}
     LOG.parent.mkdir(parents=True, exist_ok=True)
-    for phase in args.phases.split(","):
-        table = summarise(done)
-        best = best_setting(table)
-        if args.best:
-            sampling, k, cover, *representation = args.best.split(",")
-            best = {"sampling": sampling, "examples": int(k), "cover_operators": cover in ("1", "on", "true"),
-                    "representation": representation[0] if representation else "nested"}
-        settings_list = settings_for(phase, args.llm, best, args.prompt)
-        size = min(PHASE_SIZES[phase], args.limit or PHASE_SIZES[phase], len(targets))
-        translators = [Translator(s, bank, backend, embedder=embedder, retriever=retriever) for s in settings_list]
-        for round_start in range(0, size, args.round):
-            for translator in translators:
-                key = setting_key(phase, translator.settings)
-                for target in targets[round_start:min(size, round_start + args.round)]:
-                    if (key, target["id"]) in done:
-                        continue
-                    if time.monotonic() - start > args.budget_s:
-                        write_report(done, args.llm, args.best)
-                        print(f"budget of {args.budget_s:.0f} s used; run again to resume")
-                        return 0
-                    earlier = translated.get((translation_key(key), target["id"]))
-                    if earlier is not None:
-                        record = {**earlier, "setting": key}
-                    else:
-                        result = translator.translate(target["question"], f"gqa-{target['id']}",
-                                                      exclude_ids=[f"gqa-{e}" for e in target["equivalent"]])
-                        canonical_ok, semantic_ok = score(result.flat, target, verdicts)
-                        record = {"setting": key, "id": target["id"], "question": target["question"],
-                                  "program": result.flat, "gold": target["gold"],
-                                  "canonical": canonical_ok, "semantic": semantic_ok, "seconds": result.seconds,
-                                  "attempts": len(result.attempts), "error": result.error}
-                        translated[(translation_key(key), target["id"])] = record
-                    done[(key, target["id"])] = record
-                    with LOG.open("a", encoding="utf-8") as handle:
-                        handle.write(json.dumps(record) + "\n")
-            write_report(done, args.llm, args.best)
-    write_report(done, args.llm, args.best)
+    for round_start in range(0, size, args.round):
+        for run, translator in translators:
+            for target in targets[round_start:min(run.size, round_start + args.round)]:
+                if (run.key, target["id"]) in done:
+                    continue
+                if time.monotonic() - start > args.budget_s:
+                    report()
+                    print(f"budget of {args.budget_s:.0f} s used; run again to resume")
+                    return 0
+                # Both spellings: bank ids carry a prefix, `equivalent` lists hold the dataset's own ids.
+                exclude = [target["id"], *target["equivalent"], f"gqa-{target['id']}", *(f"gqa-{e}" for e in target["equivalent"])]
+                result = translator.translate(target["question"], f"gqa-{target['id']}", exclude_ids=exclude)
+                canonical_ok, semantic_ok = score(result.flat, target, verdicts)
+                record = {"run": run.key, "id": target["id"], "question": target["question"], "program": result.flat,
+                          "gold": target["gold"], "structural": target["structural"], "semantic_type": target["semantic_type"],
+                          "canonical": canonical_ok, "semantic": semantic_ok, "seconds": result.seconds,
+                          "attempts": len(result.attempts), "error": result.error,
+                          "examples": [e["id"] for e in result.examples]}
+                done[(run.key, target["id"])] = record
+                with LOG.open("a", encoding="utf-8") as handle:
+                    handle.write(json.dumps(record) + "\n")
+    report()
     return 0
 
 

@@ -6,7 +6,7 @@ embedding index lives next to it (`<stem>.<model>.npy` with a small JSON sidecar
 questions it covers), so it is computed once per model.
 
 Example:
-    >>> bank = default_bank()
+    >>> bank = legacy_bank()
     >>> len(bank) >= 200
     True
 """
@@ -172,12 +172,13 @@ def save_bank(bank: ExampleBank | Iterable[Example], path: str | Path) -> Path:
 
 
 def default_bank_path() -> Path:
-    """The bank shipped with the package."""
+    """The hand-written bank shipped with the package."""
     return Path(__file__).resolve().parent / "data" / DEFAULT_BANK_NAME
 
 
-def default_bank() -> ExampleBank:
-    """The project's own bank: everyday-scene questions covering every operation."""
+def legacy_bank() -> ExampleBank:
+    """The hand-written examples alone: everyday-scene questions covering every operation (the
+    service's default bank adds the generated ones: `translators.bundled.default_bank`)."""
     return load_bank(default_bank_path())
 
 

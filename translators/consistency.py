@@ -1,7 +1,8 @@
-"""Self-consistency: several sampled programs, the majority one, and how much they agree.
+"""Self-consistency: several candidate programs, the majority one, and how much they agree.
 
-Programs are compared in canonical form (theory.canonical), so samples that differ only in step
-numbering or duplicated steps count as the same program.
+Candidates are grouped by meaning, not text: equal canonical forms (theory.canonical) are one
+group, and so are programs that answer alike on generated scenes (theory.equivalence), so
+``filter(select(car), color, red)`` read before or after another step still counts as one vote.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from theory.canonical import canonical
+from theory.equivalence import equivalent
 from theory.flat import format_flat
 from theory.program import Program
 
@@ -25,9 +27,22 @@ class Vote:
     counts: dict[str, int]  # flat text of each distinct program -> how many samples gave it
 
 
-def majority_vote(programs: Sequence[Program | None]) -> Vote:
-    """The most frequent valid program (ties: the one sampled first) and its share of the samples."""
-    keys: list[str | None] = [format_flat(canonical(p)) if p is not None else None for p in programs]
+def majority_vote(programs: Sequence[Program | None], scenes: int = 12) -> Vote:
+    """The program of the largest group of equivalent candidates (ties: the group sampled first)
+    and that group's share of the candidates; `counts` maps each group's first program to its size."""
+    keys: list[str | None] = []
+    representatives: list[tuple[str, Program]] = []
+    for program in programs:
+        if program is None:
+            keys.append(None)
+            continue
+        text = format_flat(canonical(program))
+        same = next((key for key, other in representatives
+                     if key == text or equivalent(program, other, scenes=scenes).equivalent), None)
+        if same is None:
+            representatives.append((text, program))
+            same = text
+        keys.append(same)
     counts = Counter(k for k in keys if k is not None)
     if not counts:
         return Vote(tuple(programs), None, 0.0, {})

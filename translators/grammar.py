@@ -6,6 +6,10 @@ code-like: typed expressions, so an operation that reads objects can only be giv
 that yields objects, and the answer is a value or yes/no expression. With a `Vocabulary`,
 class, category, attribute-value and relation arguments are limited to its words.
 
+With an `Ontology` (schema-aware decoding), categories come from its closed set (plus the
+structural ones and ``other``), relations from its relation list, and a category is followed only
+by values of that category (``other``, ``name`` and ``class`` take any word); classes stay open.
+
 Example:
     >>> "select" in program_grammar("nested")
     True
@@ -16,7 +20,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from theory.operations import ARGUMENT_CHOICES, OPERATIONS, Kind
+from theory.operations import ARGUMENT_CHOICES, OPERATIONS, POSITION_VALUES, Kind
+from translators.ontology import OTHER_CATEGORY, Ontology
 from translators.vocabulary import Vocabulary
 
 _WORD = '[a-z] [a-z0-9_]{0,40}'
@@ -33,11 +38,36 @@ def _alternatives(words: Iterable[str]) -> str:
     return " | ".join(_literal(w) for w in unique) if unique else _WORD
 
 
-def _argument_rules(vocabulary: Vocabulary | None) -> list[str]:
+def _schema_rules(ontology: Ontology) -> list[str]:
+    """Closed categories and relations; category-value pairs whose value fits the category."""
+    open_categories = ("name", "class", OTHER_CATEGORY)
+    typed = {c: v for c, v in ontology.categories.items() if v and c not in open_categories}
+    typed |= {c: list(v) for c, v in POSITION_VALUES.items()}
+    rules = [
+        f"cat ::= {_alternatives([*ontology.query_categories, OTHER_CATEGORY])}",
+        f"rel ::= {_alternatives(ontology.relations)}",
+        "cls ::= word",
+        "val ::= word",
+    ]
+    one, two = [], []
+    for index, (category, values) in enumerate(sorted(typed.items())):
+        rules.append(f"v{index} ::= {_alternatives(values)}")
+        one.append(f'"{category}, " v{index}')
+        two.append(f'"{category}, " v{index} ", " v{index}')
+    for category in open_categories:
+        one.append(f'"{category}, " word')
+        two.append(f'"{category}, " word ", " word')
+    rules += [f"catval ::= {' | '.join(one)}", f"catval2 ::= {' | '.join(two)}"]
+    return rules
+
+
+def _argument_rules(vocabulary: Vocabulary | None, ontology: Ontology | None = None) -> list[str]:
     rules = [f"word ::= {_WORD}"]
     for name, choices in ARGUMENT_CHOICES.items():
         rules.append(f"{_ARG_RULES[name]} ::= {_alternatives(choices)}")
-    if vocabulary is None:
+    if ontology is not None:
+        rules += _schema_rules(ontology)
+    elif vocabulary is None:
         rules += ["cls ::= word", "cat ::= word", "val ::= word", "rel ::= word"]
     else:
         rules += [
@@ -49,7 +79,16 @@ def _argument_rules(vocabulary: Vocabulary | None) -> list[str]:
     return rules
 
 
-def flat_grammar(vocabulary: Vocabulary | None = None) -> str:
+def _argument_parts(arguments: tuple[str, ...], schema: bool) -> list[str]:
+    """Grammar symbols for an operation's arguments; with a schema a category and its value(s) are one symbol."""
+    if schema and arguments[:3] == ("category", "value", "value"):
+        return ["catval2", *(_ARG_RULES[a] for a in arguments[3:])]
+    if schema and arguments[:2] == ("category", "value"):
+        return ["catval", *(_ARG_RULES[a] for a in arguments[2:])]
+    return [_ARG_RULES[a] for a in arguments]
+
+
+def flat_grammar(vocabulary: Vocabulary | None = None, ontology: Ontology | None = None) -> str:
     """Flat ASP: ``scene(0).`` then steps ``op(ID, DEPS..., ARGS...).``, then ``end(ID).``."""
     step_names = []
     rules = []
@@ -59,8 +98,8 @@ def flat_grammar(vocabulary: Vocabulary | None = None) -> str:
         parts = [_literal(f"{name}("), "id"]
         for _ in spec.inputs:
             parts += ['", "', "id"]
-        for argument in spec.arguments:
-            parts += ['", "', _ARG_RULES[argument]]
+        for part in _argument_parts(spec.arguments, ontology is not None):
+            parts += ['", "', part]
         parts.append('")."')
         rule = f"op-{name.replace('_', '-')}"
         step_names.append(rule)
@@ -71,10 +110,10 @@ def flat_grammar(vocabulary: Vocabulary | None = None) -> str:
         f"step ::= {' | '.join(step_names)}",
         "id ::= [0-9] | [1-9] [0-9]",
     ]
-    return "\n".join(head + rules + _argument_rules(vocabulary)) + "\n"
+    return "\n".join(head + rules + _argument_rules(vocabulary, ontology)) + "\n"
 
 
-def _expression_rules(with_variables: bool) -> list[str]:
+def _expression_rules(with_variables: bool, schema: bool = False) -> list[str]:
     by_kind: dict[Kind, list[str]] = {kind: [] for kind in Kind}
     for name, spec in OPERATIONS.items():
         if name == "scene":
@@ -83,8 +122,7 @@ def _expression_rules(with_variables: bool) -> list[str]:
         parts = []
         for kind in spec.inputs:
             parts.append(_KIND_RULES[kind])
-        for argument in spec.arguments:
-            parts.append(_ARG_RULES[argument])
+        parts += _argument_parts(spec.arguments, schema)
         body = ' ", " '.join(parts)
         by_kind[spec.output].append(f'"{name}(" {body} ")"')
     if with_variables:
@@ -92,24 +130,24 @@ def _expression_rules(with_variables: bool) -> list[str]:
     return [f"{_KIND_RULES[kind]} ::= {' | '.join(options)}" for kind, options in by_kind.items()]
 
 
-def nested_grammar(vocabulary: Vocabulary | None = None) -> str:
+def nested_grammar(vocabulary: Vocabulary | None = None, ontology: Ontology | None = None) -> str:
     """One typed nested expression whose outermost call gives a value or yes/no."""
-    rules = ["root ::= valexpr | boolexpr", *_expression_rules(False)]
-    return "\n".join(rules + _argument_rules(vocabulary)) + "\n"
+    rules = ["root ::= valexpr | boolexpr", *_expression_rules(False, ontology is not None)]
+    return "\n".join(rules + _argument_rules(vocabulary, ontology)) + "\n"
 
 
-def code_grammar(vocabulary: Vocabulary | None = None) -> str:
+def code_grammar(vocabulary: Vocabulary | None = None, ontology: Ontology | None = None) -> str:
     """Assignments ``varN = <objects expression>`` then the answer expression."""
     rules = [
         'root ::= (assign "\\n"){0,8} (valexpr | boolexpr)',
         'assign ::= var " = " state',
         'var ::= "var" [1-9]',
-        *_expression_rules(True),
+        *_expression_rules(True, ontology is not None),
     ]
-    return "\n".join(rules + _argument_rules(vocabulary)) + "\n"
+    return "\n".join(rules + _argument_rules(vocabulary, ontology)) + "\n"
 
 
-def gqa_grammar(vocabulary: Vocabulary | None = None) -> str:
+def gqa_grammar(vocabulary: Vocabulary | None = None, ontology: Ontology | None = None) -> str:
     """Lines ``operation [deps]: argument`` (the compact GQA form of `translators.prompts`)."""
     rules = [
         'root ::= line ("\\n" line){0,12}',
@@ -124,9 +162,10 @@ def gqa_grammar(vocabulary: Vocabulary | None = None) -> str:
 _GRAMMARS = {"flat": flat_grammar, "nested": nested_grammar, "code": code_grammar, "gqa": gqa_grammar}
 
 
-def program_grammar(representation: str, vocabulary: Vocabulary | None = None) -> str:
-    """The GBNF grammar of programs in `representation`, optionally limited to a vocabulary."""
+def program_grammar(representation: str, vocabulary: Vocabulary | None = None, ontology: Ontology | None = None) -> str:
+    """The GBNF grammar of programs in `representation`, optionally limited to a vocabulary or an
+    ontology's schema (the ontology wins where both are given)."""
     try:
-        return _GRAMMARS[representation](vocabulary)
+        return _GRAMMARS[representation](vocabulary, ontology)
     except KeyError:
         raise ValueError(f"no grammar for representation {representation!r}") from None

@@ -13,7 +13,7 @@ line form of GQA's semantic programs (``op [deps]: argument``), converted by
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +22,7 @@ from theory.program import Program, ProgramSyntaxError
 from theory.representations import Representation, format_program
 from translators.bank import Example, normalise_question
 from translators.gqa_program import GQA_OBJECT_IDS
+from translators.ontology import OTHER_CATEGORY, Ontology
 
 REPRESENTATIONS = ("flat", "nested", "code", "gqa")
 
@@ -64,6 +65,28 @@ def operation_reference() -> str:
     return "\n".join(lines)
 
 
+# Direction conventions, stated once with a worked pair (nested form; rendered per representation).
+_DIRECTION_PAIR = (
+    ("What is the man holding?", "query(unique(relate_any(select(scene(), man), holding, object)), name)"),
+    ("Who is holding the umbrella?", "query(unique(relate(select(scene(), umbrella), person, holding, subject)), name)"),
+)
+
+
+def conventions(representation: str, ontology: Ontology | None) -> str:
+    """The direction rule with its worked pair, and the ontology's categories when there is one."""
+    from theory.nested import parse_nested
+
+    lines = ["Direction: subject means the new objects do the relation to the input, object means the input does "
+             "it to them. Select the object the question names and relate from it:"]
+    if representation in ("flat", "nested", "code"):
+        for question, program in _DIRECTION_PAIR:
+            lines.append(f"  {question} -> {render(parse_nested(program), representation)}")
+    if ontology is not None:
+        lines.append("Categories: " + ", ".join(c for c in ontology.query_categories) + f"; {OTHER_CATEGORY} for a value "
+                     "of none of them. Ask name for what an object is (kind, type).")
+    return "\n".join(lines)
+
+
 @dataclass(frozen=True)
 class PromptTemplate:
     """A versioned wording."""
@@ -71,12 +94,15 @@ class PromptTemplate:
     version: str
     with_reference: bool
     fixed_examples: bool = False  # a fixed operation-covering example set right after the system part
+    with_conventions: bool = False  # the direction rule, its worked pair and the ontology's categories
     question_prefix: str = "Question: "
     program_prefix: str = "Program: "
 
-    def system(self, representation: str) -> str:
+    def system(self, representation: str, ontology: Ontology | None = None) -> str:
         """The fixed system part for a representation (identical across questions: cacheable)."""
         parts = [_TASK, _SYNTAX[representation]]
+        if self.with_conventions:
+            parts.append(conventions(representation, ontology))
         if self.with_reference:
             parts.append("Operations:\n" + operation_reference())
         return "\n".join(parts)
@@ -88,8 +114,10 @@ PROMPTS: dict[str, PromptTemplate] = {
     # The fixed examples are the same for every question, so a local model keeps them in its KV
     # cache and only evaluates the few retrieved examples and the question.
     "v2-fixed": PromptTemplate("v2-fixed", with_reference=False, fixed_examples=True),
+    # v2-fixed plus the direction rule with a worked pair and the ontology's categories.
+    "v3": PromptTemplate("v3", with_reference=False, fixed_examples=True, with_conventions=True),
 }
-DEFAULT_PROMPT = "v2-fixed"
+DEFAULT_PROMPT = "v3"
 
 
 # --- GQA compact text ----------------------------------------------------------------------------
@@ -171,17 +199,23 @@ def build_prompt(
     representation: str = "nested",
     version: str = DEFAULT_PROMPT,
     fixed: Sequence[Example] = (),
+    ontology: Ontology | None = None,
+    exclude_ids: Collection[str] = (),
 ) -> Prompt:
     """The prompt for `question`; `examples` come most similar first and are shown in reverse,
-    after the `fixed` examples when the template uses them."""
+    after the `fixed` examples when the template uses them. A fixed example that is the question
+    itself (same text, or an id in `exclude_ids`) is left out."""
     if representation not in REPRESENTATIONS:
         raise ValueError(f"unknown representation {representation!r}; use one of {', '.join(REPRESENTATIONS)}")
     template = PROMPTS[version]
-    system = template.system(representation)
+    system = template.system(representation, ontology)
     shown: list[tuple[Example, str]] = []
     fixed_ids = set()
+    excluded = set(exclude_ids)
     if template.fixed_examples:
         for example in fixed:
+            if example.id in excluded or excluded & example.equivalent:
+                continue
             text = render_program(example, representation)
             if text is not None and normalise_question(example.question) != normalise_question(question):
                 shown.append((example, text))

@@ -2,7 +2,8 @@
 
 `Retriever.retrieve` returns up to `k` examples, most similar first. With `cover_operators`, it
 then adds, for every operation none of them uses, the most similar example that uses it. The
-target question itself (by id, by the ids the caller excludes, and by exact text) is never shown.
+target question itself (by id, by the ids the caller excludes, by exact text, and any example that
+lists an excluded id among its `equivalent` paraphrases) is never shown.
 
 Jaccard scores over the whole bank are one `bincount` over an inverted index. Embedding scores
 are one matrix-vector product for banks up to `EXACT_LIMIT` examples; above that, a matrix-vector
@@ -60,12 +61,16 @@ class Retriever:
         self._matrix = matrix
         n = len(bank)
         self._duplicates: dict[str, list[int]] = defaultdict(list)
+        # Paraphrases: an example listing a question id as equivalent is that question in other words.
+        self._paraphrases: dict[str, list[int]] = defaultdict(list)
         rows_by_op: dict[str, list[int]] = defaultdict(list)
         # Inverted index for Jaccard: word -> rows, plus each example's word count.
         postings: dict[str, list[int]] = defaultdict(list)
         sizes = np.zeros(n, dtype=np.float32)
         for row, example in enumerate(bank):
             self._duplicates[normalise_question(example.question)].append(row)
+            for other in example.equivalent:
+                self._paraphrases[other].append(row)
             for op in example.operations:
                 rows_by_op[op].append(row)
             tokens = words(example.question)
@@ -145,8 +150,7 @@ class Retriever:
         else:
             scores = self.random_scores(question, seed)
         scores = np.array(scores, dtype=np.float32, copy=True)
-        banned = list(self._duplicates.get(normalise_question(question), ()))
-        banned += [row for row in map(self.bank.index_of, exclude_ids) if row is not None]
+        banned = self._banned(question, exclude_ids)
         if banned:
             scores[np.asarray(banned, dtype=np.int64)] = -np.inf
         available = int(np.isfinite(scores).sum())
@@ -159,6 +163,14 @@ class Retriever:
         if cover_operators:
             chosen += self._cover(scores, chosen)
         return chosen
+
+    def _banned(self, question: str, exclude_ids: Collection[str]) -> list[int]:
+        """Rows never shown: the question's own text, the excluded ids and their paraphrases."""
+        banned = list(self._duplicates.get(normalise_question(question), ()))
+        banned += [row for row in map(self.bank.index_of, exclude_ids) if row is not None]
+        for excluded in exclude_ids:
+            banned += self._paraphrases.get(excluded, ())
+        return banned
 
     def _ann_index(self):  # noqa: ANN202 - faiss is an optional import
         if self._ann is None:
@@ -184,8 +196,7 @@ class Retriever:
                 raise ValueError("embedding retrieval needs an embedder")
             vector = self.embedder.encode([question])[0]
         vector = np.asarray(vector, dtype=np.float32)
-        banned = set(self._duplicates.get(normalise_question(question), ()))
-        banned |= {row for row in map(self.bank.index_of, exclude_ids) if row is not None}
+        banned = set(self._banned(question, exclude_ids))
         pool = max(256 if cover_operators else 64, 8 * k)
         scores, rows = self._ann_index().search(vector[None, :], pool + len(banned))
         candidates = [(int(r), float(s)) for s, r in zip(scores[0], rows[0]) if r >= 0 and int(r) not in banned]

@@ -6,9 +6,9 @@ failure. Optionally several samples with a majority vote, vocabulary grounding, 
 
 Example (with recorded output):
     >>> from translators.backends.replay import ReplayBackend
-    >>> from translators.bank import default_bank
+    >>> from translators.bank import legacy_bank
     >>> backend = ReplayBackend({("Is there a cat?", None): ["exist(select(scene(), cat))"]})
-    >>> t = Translator(TranslationSettings(sampling="jaccard", llm="replay"), default_bank(), backend)
+    >>> t = Translator(TranslationSettings(sampling="jaccard", llm="replay"), legacy_bank(), backend)
     >>> t.translate("Is there a cat?").flat
     'scene(0). select(1, 0, cat). exist(2, 1). end(2).'
 """
@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from theory.canonical import canonical
 from theory.flat import format_flat
 from theory.program import Program
 from translators.backends.base import Backend, BackendError, GenerationRequest
@@ -31,9 +32,11 @@ from translators.cache import TranslationCache, cache_key
 from translators.consistency import majority_vote
 from translators.embeddings import Embedder
 from translators.grammar import program_grammar
+from translators.ontology import Ontology, bundled_ontology
 from translators.prompts import DEFAULT_PROMPT, PROMPTS, REPRESENTATIONS, build_prompt, covering_examples
 from translators.repair import MAX_REPAIRS, interpret
 from translators.retrieval import Retriever, Sampling
+from translators.schema import repair_program
 from translators.vocabulary import Grounder
 
 
@@ -49,6 +52,7 @@ class TranslationSettings(BaseModel):
     llm: str = DEFAULT_LOCAL_MODEL
     prompt_version: str = DEFAULT_PROMPT
     constrained: bool = True
+    schema_decoding: bool = True  # constrain and repair categories, values and relations with the ontology
     max_repairs: int = Field(MAX_REPAIRS, ge=0, le=MAX_REPAIRS)
     max_tokens: int = Field(160, ge=16, le=2048)
     temperature: float = Field(0.0, ge=0.0, le=2.0)
@@ -92,6 +96,7 @@ class Translation:
     timings: dict[str, float]
     mappings: list[dict[str, Any]] = field(default_factory=list)
     unknown: list[dict[str, Any]] = field(default_factory=list)
+    schema_fixes: list[dict[str, Any]] = field(default_factory=list)
     samples: list[str | None] = field(default_factory=list)
     agreement: float | None = None
     cached: bool = False
@@ -126,6 +131,8 @@ class Translation:
             record["error"] = self.error
         if self.mappings or self.unknown:
             record["mappings"], record["unknown"] = self.mappings, self.unknown
+        if self.schema_fixes:
+            record["schema_fixes"] = self.schema_fixes
         if self.samples:
             record["samples"], record["agreement"] = self.samples, self.agreement
         if self.cached:
@@ -147,6 +154,7 @@ class Translation:
             timings=record.get("timings", {}),
             mappings=record.get("mappings", []),
             unknown=record.get("unknown", []),
+            schema_fixes=record.get("schema_fixes", []),
             samples=record.get("samples", []),
             agreement=record.get("agreement"),
             cached=True,
@@ -166,8 +174,11 @@ class Translator:
         retriever: Retriever | None = None,
         cache: TranslationCache | None = None,
         grounder: Grounder | None = None,
+        ontology: Ontology | None = None,
     ) -> None:
         self.settings = settings
+        # Schema-aware decoding uses the given ontology, else the bundled one.
+        self.ontology = (ontology or bundled_ontology()) if settings.schema_decoding else None
         self.bank = bank
         self.backend = backend
         self.cache = cache
@@ -182,12 +193,19 @@ class Translator:
                 embedder = load_embedder()
             retriever = Retriever(bank, embedder)
         self.retriever = retriever
-        self.fixed = covering_examples(list(bank)) if PROMPTS[settings.prompt_version].fixed_examples else []
+        # Fixed examples come from the hand-written examples only: a bank built from a dataset must
+        # not put the dataset's own questions (a target's siblings) in every prompt.
+        own = [e for e in bank if e.source == "project"]
+        self.fixed = covering_examples(own) if PROMPTS[settings.prompt_version].fixed_examples else []
         use_grammar = settings.constrained and backend.supports_grammar
         vocabulary = grounder.vocabulary if grounder is not None else None
-        self.grammar = program_grammar(settings.representation, vocabulary) if use_grammar else None
+        self.grammar = program_grammar(settings.representation, vocabulary, self.ontology) if use_grammar else None
         # Everything in the cache key but the question and the excluded ids, fixed per translator.
-        self._key_base = settings.model_dump(mode="json") | {"bank": self.bank.fingerprint(), "grounding": grounder is not None}
+        self._key_base = settings.model_dump(mode="json") | {
+            "bank": self.bank.fingerprint(), "grounding": grounder is not None,
+            # Whether (and through which request field) the output was constrained.
+            "grammar": getattr(backend, "grammar_field", "local") if self.grammar else None,
+            "ontology": self.ontology.digest() if self.ontology is not None else None}
 
     def _key(self, question: str, exclude_ids: Collection[str]) -> str:
         return cache_key(question, self._key_base | {"exclude": sorted(exclude_ids)})
@@ -206,18 +224,30 @@ class Translator:
             question, s.examples, s.sampling, cover_operators=s.cover_operators, exclude_ids=exclude, seed=s.seed
         )
         retrieval_s = time.perf_counter() - start
-        prompt = build_prompt(
-            question, [r.example for r in retrieved], s.representation, s.prompt_version, self.fixed
-        )
+        shown = [r.example for r in retrieved]
         attempts: list[Attempt] = []
         programs: list[Program | None] = []
+        fixes: list[list[dict[str, Any]]] = []
         error: str | None = None
         for sample in range(s.samples):
+            # At temperature 0 the candidates differ by the order of the retrieved examples.
+            order = shown[sample % len(shown):] + shown[: sample % len(shown)] if shown and s.temperature == 0 else shown
+            prompt = build_prompt(
+                question, order, s.representation, s.prompt_version, self.fixed, self.ontology, exclude_ids=exclude
+            )
             program, error = self._attempts(question, prompt, sample, attempts)
+            made = []
+            if program is not None and self.ontology is not None:
+                program, repairs = repair_program(program, self.ontology)
+                made = [f.__dict__ for f in repairs]
             programs.append(program)
+            fixes.append(made)
         generation_s = time.perf_counter() - start - retrieval_s
         vote = majority_vote(programs) if s.samples > 1 else None
-        program = vote.majority if vote is not None else programs[0]
+        chosen = 0
+        if vote is not None and vote.majority is not None:
+            chosen = next(i for i, p in enumerate(programs) if p is not None and canonical(p) == vote.majority)
+        program = programs[chosen]
         result = Translation(
             question=question,
             question_id=question_id,
@@ -230,6 +260,7 @@ class Translator:
         if vote is not None:
             result.samples = [format_flat(p) if p is not None else None for p in vote.programs]
             result.agreement = vote.agreement
+        result.schema_fixes = fixes[chosen] if fixes else []
         if program is not None and self.grounder is not None:
             grounding = self.grounder.ground(program)
             result.program = grounding.program

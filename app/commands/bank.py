@@ -71,3 +71,30 @@ def build_command(
         if not save_index(path, embedder.name, bank.fingerprint(), np.concatenate(chunks)):
             fail(f"cannot write the embedding index next to {path}")
         typer.echo(f"embedding index ({embedder.name}) written next to {path}")
+
+
+@bank_app.command("generate")
+def generate_command(
+    ontology: Annotated[
+        Optional[Path], typer.Option("--ontology", help="Folder with GQA's taxonomy files; default: the bundled ontology.")
+    ] = None,
+    per_template: Annotated[int, typer.Option("--per-template", min=0, max=100_000, help="Examples drawn per template (0: the default).")] = 0,
+    index: Annotated[bool, typer.Option("--index/--no-index", help="Compute the sentence-embedding index.")] = True,
+) -> None:
+    """Build the default bank (hand-written plus generated examples) and its index in the user cache."""
+    from translators.bundled import PER_TEMPLATE, build_default_bank
+    from translators.ontology import load_ontology
+
+    try:
+        chosen = load_ontology(ontology)
+    except (OSError, ValueError) as exc:
+        fail(f"cannot read ontology: {exc}")
+    with tqdm(desc="generating", unit="ex") as bar:
+        bank = build_default_bank(chosen, per_template or PER_TEMPLATE, progress=lambda n: bar.update(n - bar.n))
+    typer.echo(f"{len(bank)} examples in {bank.path}")
+    if index:
+        from translators.embeddings import load_embedder
+        from translators.retrieval import Retriever
+
+        retriever = Retriever(bank, load_embedder())
+        typer.echo(f"embedding index ready ({retriever.matrix.shape[0]} x {retriever.matrix.shape[1]})")

@@ -62,7 +62,8 @@ class AppComponents:
     def translator(self, config: Settings, run: Run) -> Any:
         """The question translator of one run (bank, retrieval and language model)."""
         from translators.backends.registry import get_backend
-        from translators.bank import default_bank, load_bank
+        from translators.bank import load_bank
+        from translators.bundled import default_bank
         from translators.retrieval import Retriever
         from translators.translate import TranslationSettings, Translator
 

@@ -11,7 +11,9 @@ import typer
 from app.commands.io import fail
 from translators.backends.base import BackendError
 from translators.backends.models import DEFAULT_LOCAL_MODEL
-from translators.bank import default_bank, load_bank, read_json_records
+from translators.bank import load_bank, read_json_records
+from translators.bundled import default_bank
+from translators.ontology import load_ontology
 from translators.cache import TranslationCache
 from translators.prompts import DEFAULT_PROMPT, REPRESENTATIONS
 from translators.retrieval import Sampling
@@ -60,11 +62,11 @@ def translate_command(
     sampling: Annotated[Sampling, typer.Option("--sampling", help="How examples are chosen.")] = Sampling.BERT,
     cover_operators: Annotated[bool, typer.Option("--cover-operators", help="Add examples until every operation appears.")] = False,
     llm: Annotated[
-        str, typer.Option("--llm", help="qwen2.5-coder-1.5b, smollm2-135m, local:FILE.gguf, openai:MODEL@URL or replay:FILE.")
+        str, typer.Option("--llm", help="qwen2.5-coder-1.5b, smollm2-135m, local:FILE.gguf, openai:MODEL@URL[#grammar=KIND] or replay:FILE.")
     ] = DEFAULT_LOCAL_MODEL,
     bank: Annotated[Optional[Path], typer.Option("--bank", help="Example bank (JSON Lines); default: the bundled bank.")] = None,
     prompt: Annotated[str, typer.Option("--prompt", help="Prompt version.")] = DEFAULT_PROMPT,
-    constrained: Annotated[bool, typer.Option("--constrained/--unconstrained", help="Grammar-constrained decoding (local models).")] = True,
+    constrained: Annotated[bool, typer.Option("--constrained/--unconstrained", help="Grammar-constrained decoding (local models; openai: with a grammar kind).")] = True,
     samples: Annotated[int, typer.Option("--samples", min=1, max=16, help="Self-consistency samples (use with --temperature).")] = 1,
     temperature: Annotated[float, typer.Option("--temperature", min=0.0, max=2.0)] = 0.0,
     cache: Annotated[Optional[Path], typer.Option("--cache", help="SQLite translation cache file.")] = None,
@@ -72,6 +74,10 @@ def translate_command(
         Optional[Path],
         typer.Option("--vocabulary", help="Folder with gqa_all_class.json, gqa_all_attribute.json, gqa_relation.json: "
                      "unknown words are mapped to its terms (WordNet, then embeddings) and reported."),
+    ] = None,
+    schema: Annotated[bool, typer.Option("--schema/--no-schema", help="Schema-aware decoding: categories, values and relations from the ontology.")] = True,
+    ontology: Annotated[
+        Optional[Path], typer.Option("--ontology", help="Folder with GQA's taxonomy files for --schema; default: the bundled ontology.")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON (always JSON Lines with --questions).")] = False,
 ) -> None:
@@ -83,7 +89,7 @@ def translate_command(
     try:
         settings = TranslationSettings(
             representation=representation, examples=examples, sampling=sampling, cover_operators=cover_operators,
-            llm=llm, prompt_version=prompt, constrained=constrained, samples=samples, temperature=temperature,
+            llm=llm, prompt_version=prompt, constrained=constrained, samples=samples, temperature=temperature, schema_decoding=schema,
         )
     except ValueError as exc:
         fail(str(exc).splitlines()[-1] if "\n" in str(exc) else str(exc))
@@ -97,9 +103,10 @@ def translate_command(
         backend = get_backend(llm)
         grounder = _grounder(vocabulary) if vocabulary is not None else None
         translator = Translator(
-            settings, example_bank, backend, cache=TranslationCache(cache) if cache else None, grounder=grounder
+            settings, example_bank, backend, cache=TranslationCache(cache) if cache else None, grounder=grounder,
+            ontology=load_ontology(ontology) if ontology is not None else None,
         )
-    except (BackendError, RuntimeError) as exc:
+    except (BackendError, RuntimeError, OSError) as exc:
         fail(str(exc))
     if question is not None:
         result = translator.translate(question)

@@ -32,7 +32,7 @@ from scene.scene_graph import scene_graph_facts
 from scene.taxonomy import WordNetTaxonomy
 from scene.wordnet import wordnet_available
 from translators.backends.replay import ReplayBackend
-from translators.bank import default_bank
+from translators.bank import legacy_bank as default_bank
 from translators.translate import TranslationSettings, Translator
 
 DATA = Path(__file__).parents[1] / "data"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from translators.bank import ExampleBank, default_bank
+from translators.bank import ExampleBank, legacy_bank
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -19,7 +19,7 @@ def gqa_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def bank() -> ExampleBank:
-    return default_bank()
+    return legacy_bank()
 
 
 @pytest.fixture(scope="session")

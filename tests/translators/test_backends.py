@@ -92,3 +92,77 @@ def test_smallest_local_model_writes_parsable_programs_under_the_grammar(bank):
     for question in ["Is there a red car?", "What is the woman holding?"]:
         result = translator.translate(question)
         assert result.program is not None, result.error
+
+
+GRAMMAR = 'root ::= "x"'
+
+
+def _captured_body(backend, request) -> dict:
+    """The JSON body `backend` sends for `request`, captured by a mock transport."""
+    seen = {}
+
+    def handler(http_request: httpx.Request) -> httpx.Response:
+        seen["body"] = json.loads(http_request.content)
+        return httpx.Response(200, json={"choices": [{"message": {"content": "exist(select(scene(), cat))"}}]})
+
+    backend._client = httpx.Client(base_url="http://llm.local/v1", transport=httpx.MockTransport(handler))
+    backend.generate(request)
+    return seen["body"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "expected"),
+    [
+        ("llama.cpp", {"grammar": GRAMMAR}),
+        ("vllm", {"structured_outputs": {"grammar": GRAMMAR}}),
+        ("vllm-guided", {"guided_grammar": GRAMMAR}),
+    ],
+)
+def test_openai_name_sends_the_grammar_where_its_server_kind_reads_it(kind, expected, monkeypatch):
+    monkeypatch.delenv("ASPVQA_LLM_GRAMMAR", raising=False)
+    backend = get_backend(f"openai:model-{kind}@http://llm.local/v1#grammar={kind}")
+    assert isinstance(backend, OpenAICompatBackend) and backend.supports_grammar
+    assert backend.model == f"model-{kind}"
+    body = _captured_body(backend, _request(grammar=GRAMMAR))
+    grammar_keys = {"grammar", "structured_outputs", "guided_grammar"}
+    assert {k: v for k, v in body.items() if k in grammar_keys} == expected
+
+
+def test_openai_name_without_a_kind_is_unconstrained(monkeypatch):
+    monkeypatch.delenv("ASPVQA_LLM_GRAMMAR", raising=False)
+    for name in ("openai:plain@http://llm.local/v1", "openai:explicit@http://llm.local/v1#grammar=none"):
+        backend = get_backend(name)
+        assert not backend.supports_grammar and backend.grammar_field is None
+        body = _captured_body(backend, _request(grammar=GRAMMAR))
+        assert not {"grammar", "structured_outputs", "guided_grammar"} & set(body)
+
+
+def test_grammar_kind_comes_from_the_environment_unless_the_name_says(monkeypatch):
+    monkeypatch.setenv("ASPVQA_LLM_GRAMMAR", "vllm")
+    assert get_backend("openai:env@http://llm.local/v1").grammar_field == "structured_outputs.grammar"
+    assert get_backend("openai:env@http://llm.local/v1#grammar=llama.cpp").grammar_field == "grammar"
+    assert get_backend("openai:env@http://llm.local/v1#grammar=none").grammar_field is None
+    # The variable is read on every call: the same name under another setting is another backend.
+    monkeypatch.setenv("ASPVQA_LLM_GRAMMAR", "llama.cpp")
+    assert get_backend("openai:env@http://llm.local/v1").grammar_field == "grammar"
+    monkeypatch.setenv("ASPVQA_LLM_GRAMMAR", "")
+    assert get_backend("openai:env@http://llm.local/v1").grammar_field is None
+
+
+def test_bad_grammar_kinds_and_options_are_one_line_errors(monkeypatch):
+    monkeypatch.delenv("ASPVQA_LLM_GRAMMAR", raising=False)
+    kinds = r"use none, llama\.cpp, vllm, vllm-guided$"
+    with pytest.raises(BackendError, match=r"unknown grammar kind 'gbnf' \(after #grammar=\); " + kinds):
+        get_backend("openai:m@http://llm.local/v1#grammar=gbnf")
+    with pytest.raises(BackendError, match="unknown option 'grammer=vllm'"):
+        get_backend("openai:m@http://llm.local/v1#grammer=vllm")
+    with pytest.raises(BackendError, match="unknown option 'vllm'"):
+        get_backend("openai:m@http://llm.local/v1#vllm")
+    with pytest.raises(BackendError, match="openai:MODEL@BASE_URL"):
+        get_backend("openai:#grammar=vllm")
+    monkeypatch.setenv("ASPVQA_LLM_GRAMMAR", "VLLM")
+    with pytest.raises(BackendError, match=r"unknown grammar kind 'VLLM' \(from ASPVQA_LLM_GRAMMAR\)"):
+        get_backend("openai:m@http://llm.local/v1")
+    # Only openai: names read the variable.
+    with pytest.raises(BackendError, match="unknown language model"):
+        get_backend("gpt-17")

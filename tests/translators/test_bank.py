@@ -50,7 +50,7 @@ def test_default_bank_does_not_copy_the_shared_gqa_questions(bank):
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.integers(min_value=0, max_value=250), min_size=1, max_size=20, unique=True))
 def test_save_and_load_round_trip(tmp_path_factory, rows):
-    from translators.bank import default_bank
+    from translators.bank import legacy_bank as default_bank
 
     source = default_bank()
     subset = ExampleBank([source[r % len(source)] for r in rows])

@@ -1,8 +1,8 @@
 """Any OpenAI-compatible chat endpoint: hosted GPT-4-class models, vLLM, llama.cpp server, Ollama.
 
 The key is read from an environment variable (never from a file or argument), and may be absent
-for local servers. Servers that accept a GBNF grammar (llama.cpp's server does, as ``grammar``)
-get it when `grammar_field` is set.
+for local servers. Servers that accept a GBNF grammar get it in the request field their kind
+names in `GRAMMAR_FIELDS` (`grammar_field`); others are asked without one, as hosted APIs must be.
 """
 
 from __future__ import annotations
@@ -14,9 +14,30 @@ import httpx
 
 from translators.backends.base import BackendError, Generation, GenerationRequest
 
+# Where each kind of server takes the GBNF grammar in a chat-completions request (a dotted name
+# nests: "a.b" sends {"a": {"b": grammar}}); None sends none. A server ignores a field it does not
+# know and answers 200, so a wrong kind silently gives unconstrained output: choose it per server.
+GRAMMAR_FIELDS: dict[str, str | None] = {
+    "none": None,
+    # llama-server accepts its /completion sampling options, `grammar` among them, on /v1/chat/completions.
+    "llama.cpp": "grammar",
+    # vLLM's documented current form; it replaced the guided_* fields, which vLLM 0.12 removed.
+    "vllm": "structured_outputs.grammar",
+    # vLLM before 0.12, for servers too old to know structured_outputs.
+    "vllm-guided": "guided_grammar",
+}
+
+
+def grammar_field(kind: str, source: str = "") -> str | None:
+    """The request field for a kind of server; `BackendError` (naming `source`) for an unknown kind."""
+    if kind not in GRAMMAR_FIELDS:
+        where = f" ({source})" if source else ""
+        raise BackendError(f"unknown grammar kind {kind!r}{where}; use {', '.join(GRAMMAR_FIELDS)}")
+    return GRAMMAR_FIELDS[kind]
+
 
 class OpenAICompatBackend:
-    """Chat completions over HTTP with httpx."""
+    """Chat completions over HTTP with httpx; `grammar_field` is a `GRAMMAR_FIELDS` value."""
 
     def __init__(
         self,
@@ -52,7 +73,11 @@ class OpenAICompatBackend:
         if request.stop:
             body["stop"] = list(request.stop)
         if request.grammar and self.grammar_field:
-            body[self.grammar_field] = request.grammar
+            head, *rest = self.grammar_field.split(".")
+            value: object = request.grammar
+            for part in reversed(rest):
+                value = {part: value}
+            body[head] = value
         start = time.perf_counter()
         try:
             response = self._client.post("/chat/completions", json=body)

@@ -1,34 +1,60 @@
 """Backends by name, as the command line and configuration spell them.
 
 ``qwen2.5-coder-1.5b`` / ``smollm2-135m`` / ``local:/path/model.gguf``: a local llama.cpp model;
-``openai:MODEL@BASE_URL``: an OpenAI-compatible endpoint (key from OPENAI_API_KEY);
+``openai:MODEL@BASE_URL[#grammar=KIND]``: an OpenAI-compatible endpoint (key from OPENAI_API_KEY),
+grammar-constrained when KIND (else ASPVQA_LLM_GRAMMAR, else ``none``) names how its server takes a
+grammar: ``llama.cpp``, ``vllm``, ``vllm-guided`` or ``none``;
 ``replay:/path/recording.jsonl``: recorded outputs.
 """
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 
 from translators.backends.base import Backend, BackendError
 from translators.backends.models import DEFAULT_LOCAL_MODEL, LOCAL_MODELS
 
+GRAMMAR_VARIABLE = "ASPVQA_LLM_GRAMMAR"
+OPENAI_SYNTAX = "openai:MODEL@BASE_URL or openai:MODEL@BASE_URL#grammar=KIND"
 
-@lru_cache(maxsize=8)
+
 def get_backend(name: str = DEFAULT_LOCAL_MODEL) -> Backend:
     """The backend a name stands for (local models stay loaded between calls)."""
+    # The variable is part of the cache key, so changing it never returns a backend built without it.
+    default_grammar = os.environ.get(GRAMMAR_VARIABLE, "") if name.startswith("openai:") else ""
+    return _backend(name, default_grammar)
+
+
+@lru_cache(maxsize=8)
+def _backend(name: str, default_grammar: str) -> Backend:
     if name in LOCAL_MODELS or name.startswith("local:"):
         from translators.backends.local import LlamaCppBackend
 
         return LlamaCppBackend(name.removeprefix("local:"))
     if name.startswith("openai:"):
-        from translators.backends.openai_compat import OpenAICompatBackend
-
-        model, sep, base_url = name.removeprefix("openai:").partition("@")
-        if not sep or not model or not base_url:
-            raise BackendError("an OpenAI-compatible backend is written openai:MODEL@BASE_URL")
-        return OpenAICompatBackend(base_url, model)
+        return _openai_backend(name.removeprefix("openai:"), default_grammar)
     if name.startswith("replay:"):
         from translators.backends.replay import ReplayBackend
 
         return ReplayBackend.from_file(name.removeprefix("replay:"))
-    raise BackendError(f"unknown language model {name!r}; use {', '.join(LOCAL_MODELS)}, local:PATH.gguf, openai:MODEL@URL or replay:FILE")
+    known = f"{', '.join(LOCAL_MODELS)}, local:PATH.gguf, openai:MODEL@URL or replay:FILE"
+    raise BackendError(f"unknown language model {name!r}; use {known}")
+
+
+def _openai_backend(spec: str, default_grammar: str) -> Backend:
+    """``MODEL@BASE_URL[#grammar=KIND]``; a KIND in the name wins over the environment's."""
+    from translators.backends.openai_compat import OpenAICompatBackend, grammar_field
+
+    target, hash_sign, option = spec.partition("#")
+    model, sep, base_url = target.partition("@")
+    if not sep or not model or not base_url:
+        raise BackendError(f"an OpenAI-compatible backend is written {OPENAI_SYNTAX}")
+    if hash_sign:
+        key, equals, kind = option.partition("=")
+        if key != "grammar" or not equals:
+            raise BackendError(f"unknown option {option!r} after '#'; write {OPENAI_SYNTAX}")
+    else:
+        kind = default_grammar or "none"
+    field = grammar_field(kind, "after #grammar=" if hash_sign else f"from {GRAMMAR_VARIABLE}")
+    return OpenAICompatBackend(base_url, model, grammar_field=field)

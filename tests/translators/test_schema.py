@@ -1,0 +1,65 @@
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from theory.canonical import canonical
+from theory.equivalence import equivalent
+from theory.nested import parse_nested
+from theory.representations import Representation, format_program
+from translators.ontology import ontology_from_json
+from translators.schema import repair_program
+
+ONTOLOGY = ontology_from_json({
+    "classes": {"person": ["man", "woman"], "vehicle": ["car", "bus"], "clothing": ["shirt"]},
+    "attributes": {"color": {"values": ["red", "white"]}, "age": {"values": ["young", "old"]},
+                   "state": {"values": ["empty", "full"]}},
+    "relations": [{"relation": "near"}, {"relation": "wearing"}],
+})
+
+
+def repaired(text: str) -> tuple[str, list[str]]:
+    program, fixes = repair_program(parse_nested(text), ONTOLOGY)
+    return format_program(program, Representation.NESTED), [f.rule for f in fixes]
+
+
+def test_value_fixes_the_category():
+    assert repaired("exist(filter(select(scene(), car), state, red))") == (
+        "exist(filter(select(scene(), car), color, red))", ["value category"])
+
+
+def test_choice_between_uncategorised_values_is_other():
+    text, rules = repaired("choose_attr(unique(select(scene(), shirt)), state, sleeveless, long_sleeved)")
+    assert "choose_attr(unique(select(scene(), shirt)), other, " in text and rules == ["value category"]
+
+
+def test_other_category_means_any_category():
+    assert repaired("verify_attr(unique(select(scene(), shirt)), other, sleeveless)")[0] == (
+        "exist(filter_any(unique(select(scene(), shirt)), sleeveless))")
+
+
+def test_unknown_query_category_asks_for_the_name():
+    assert repaired("query(unique(select(scene(), vehicle)), kind)")[0] == "query(unique(select(scene(), vehicle)), name)"
+
+
+def test_compound_class_becomes_class_and_filter():
+    text, rules = repaired("query(unique(relate(select(scene(), car), young_man, near, subject)), color)")
+    assert text == "query(unique(filter(relate(select(scene(), car), man, near, subject), age, young)), color)"
+    assert rules == ["compound class"]
+
+
+def test_right_programs_are_left_alone():
+    text = "query(unique(filter(select(scene(), man), color, white)), name)"
+    program = parse_nested(text)
+    assert repair_program(program, ONTOLOGY) == (program, [])
+
+
+words = st.sampled_from(["man", "car", "shirt", "red", "young", "state", "color", "kind", "young_man", "other", "empty"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(cls=words, category=words, value=words)
+def test_repair_always_gives_a_valid_canonical_program(cls, category, value):
+    text = f"and(exist(filter(select(scene(), {cls}), {category}, {value})), verify_attr(unique(select(scene(), {cls})), {category}, {value}))"
+    program, _ = repair_program(parse_nested(text), ONTOLOGY)
+    assert canonical(program) == program
+    again, fixes = repair_program(program, ONTOLOGY)
+    assert fixes == [] and equivalent(again, program, scenes=3).equivalent

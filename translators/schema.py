@@ -1,0 +1,126 @@
+"""Deterministic repairs of a parsed program against an ontology (schema-aware decoding's second half).
+
+The grammar keeps categories and relations inside the ontology; these rules fix what a grammar
+cannot see, each reported as a `SchemaFix`:
+
+- a value that belongs to exactly one category fixes the category (``filter(state, red)`` ->
+  ``filter(color, red)``; ``choose_attr(state, open, closed)`` -> ``other`` when neither value has
+  a category, GQA's rule for an uncategorised choice);
+- ``other`` names no category, so ``filter(other, v)`` is ``filter_any(v)`` and
+  ``verify_attr(other, v)`` is ``exist(filter_any(v))`` (GQA's bare ``filter``/``verify``);
+- a query category the ontology does not know (``kind``, ``type``) asks for the object's ``name``;
+- a compound class whose first word is an attribute value (``young_man``) becomes the class
+  filtered by that value (``man`` with ``age young``), when the rest is a known class and the
+  whole is not.
+
+Example:
+    >>> from theory.nested import parse_nested
+    >>> from translators.ontology import bundled_ontology
+    >>> p = parse_nested("query(unique(select(scene(), young_man)), kind)")
+    >>> fixed, fixes = repair_program(p, bundled_ontology())
+    >>> [f.rule for f in fixes]
+    ['compound class', 'query category']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from theory.canonical import canonical
+from theory.operations import POSITION_VALUES, STRUCTURAL_CATEGORIES
+from theory.program import Program, Step
+from translators.ontology import OTHER_CATEGORY, Ontology
+
+# Categories whose values are classes or positions: their value fixes nothing.
+_OPEN = frozenset({"name", "class", OTHER_CATEGORY})
+
+
+@dataclass(frozen=True)
+class SchemaFix:
+    """One deterministic change: the rule, the step, and the argument before and after."""
+
+    rule: str
+    step: int
+    before: str
+    after: str
+
+
+def _value_category(ontology: Ontology, category: str, value: str) -> str | None:
+    """The category `value` fixes, when it differs from `category`."""
+    if category in ("name", "class") or category in POSITION_VALUES and value in POSITION_VALUES[category]:
+        return None
+    found = ontology.categories_of(value)
+    if not found or category in found:
+        return None
+    return next(iter(found)) if len(found) == 1 else None
+
+
+def _choice_category(ontology: Ontology, category: str, first: str, second: str) -> str | None:
+    if category in ("name", "class"):
+        return None
+    shared = ontology.categories_of(first) & ontology.categories_of(second)
+    if category in shared:
+        return None
+    if len(shared) == 1:
+        return next(iter(shared))
+    if not ontology.categories_of(first) and not ontology.categories_of(second) and category != OTHER_CATEGORY:
+        return OTHER_CATEGORY
+    return None
+
+
+def _split_compound(ontology: Ontology, word: str) -> tuple[str, str, str] | None:
+    """(category, value, class) for ``young_man``; None when the word is a class or does not split."""
+    if word in ontology.classes or "_" not in word:
+        return None
+    head, _, rest = word.partition("_")
+    category = ontology.category_of(head)
+    if category is None or rest not in ontology.classes:
+        return None
+    return category, head, rest
+
+
+def repair_program(program: Program, ontology: Ontology) -> tuple[Program, list[SchemaFix]]:
+    """The program with the rules of the module docstring applied (in canonical form), and the fixes made."""
+    fixes: list[SchemaFix] = []
+    steps: list[Step] = []
+    renumber: dict[int, int] = {}
+    query_categories = set(ontology.query_categories) | set(STRUCTURAL_CATEGORIES)
+    for step in program.steps:
+        deps = tuple(renumber[d] for d in step.dependencies)
+        args = list(step.arguments)
+        op = step.operation
+        if op in ("filter", "verify_attr"):
+            found = _value_category(ontology, args[0], args[1])
+            if found is not None:
+                fixes.append(SchemaFix("value category", step.id, args[0], found))
+                args[0] = found
+        elif op == "choose_attr":
+            found = _choice_category(ontology, args[0], args[1], args[2])
+            if found is not None:
+                fixes.append(SchemaFix("value category", step.id, args[0], found))
+                args[0] = found
+        elif op == "query" and args[0] not in query_categories:
+            fixes.append(SchemaFix("query category", step.id, args[0], "name"))
+            args[0] = "name"
+        if op in ("filter", "verify_attr") and args[0] == OTHER_CATEGORY:
+            fixes.append(SchemaFix("uncategorised value", step.id, f"{op}({args[0]}, {args[1]})", f"filter_any({args[1]})"))
+            steps.append(Step(len(steps), "filter_any", deps, (args[1],)))
+            if op == "verify_attr":
+                steps.append(Step(len(steps), "exist", (len(steps) - 1,)))
+            renumber[step.id] = len(steps) - 1
+            continue
+        compound = _split_compound(ontology, args[0]) if op == "select" else (
+            _split_compound(ontology, args[0]) if op == "relate" else None)
+        if compound is not None:
+            category, value, cls = compound
+            fixes.append(SchemaFix("compound class", step.id, args[0], f"{cls} filtered by {category} {value}"))
+            args[0] = cls
+            inner = Step(len(steps), op, deps, tuple(args))
+            steps.append(inner)
+            steps.append(Step(len(steps), "filter", (inner.id,), (category, value)))
+        else:
+            steps.append(Step(len(steps), op, deps, tuple(args)))
+        renumber[step.id] = len(steps) - 1
+    if not fixes:
+        return program, []
+    return canonical(Program(tuple(steps), renumber[program.answer])), fixes
