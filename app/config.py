@@ -37,7 +37,7 @@ class Settings(BaseSettings):
     )
     llm_choices: tuple[str, ...] = Field((), description="further models a /translate or /answer request may name")
     representation: Literal["flat", "nested", "code", "gqa"] = "nested"
-    examples: int = Field(5, ge=0, le=64)
+    examples: int = Field(3, ge=0, le=64)
     sampling: Literal["bert", "jaccard", "random"] = "bert"
     cover_operators: bool = False
     bank_dir: str | None = Field(None, description="example bank: a folder from `aspvqa bank build` or a JSON Lines file")

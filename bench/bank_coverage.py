@@ -1,6 +1,7 @@
 """How well the default bank covers real questions, without a language model: for each question of
 one part of the split (evaluation.splits), whether the k examples retrieval shows include one with
-the gold program's skeleton (operations and structure, words blanked), and retrieval time.
+the gold program's skeleton (operations and structure, words blanked), and retrieval time (the
+index search, and the question's embedding apart).
 
 Cheap enough to run on every change of the templates; `--part tuning` is for tuning, the test part
 is reported once. Writes bench/results/bank_coverage.json with --write.
@@ -59,7 +60,7 @@ def main() -> int:
     embedder = load_embedder()
     retriever = Retriever(bank, embedder)
     retriever.retrieve("warm up", args.k)
-    covered, seconds, misses = [], [], []
+    covered, seconds, embed_seconds, misses = [], [], [], []
     by_type: dict[str, list[bool]] = defaultdict(list)
     for qid in ids:
         record = data[qid]
@@ -68,7 +69,10 @@ def main() -> int:
         except ProgramError:
             continue
         start = time.perf_counter()
-        shown = retriever.retrieve(record["question"], args.k)
+        vector = embedder.encode([record["question"]])[0]
+        embed_seconds.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        shown = retriever.retrieve(record["question"], args.k, vector=vector)
         seconds.append(time.perf_counter() - start)
         hit = any(shape(r.example.program) == gold for r in shown)
         covered.append(hit)
@@ -76,11 +80,13 @@ def main() -> int:
         if not hit:
             misses.append((record["question"], gold, shown[0].example.question if shown else ""))
     seconds.sort()
+    embed_seconds.sort()
     result = {
         "part": args.part, "k": args.k, "bank_examples": len(bank), "questions": len(covered),
         "skeleton_in_top_k": sum(covered) / len(covered),
         "by_structural_type": {t: {"n": len(v), "covered": sum(v) / len(v)} for t, v in sorted(by_type.items())},
         "retrieval_ms_p50": 1000 * statistics.median(seconds), "retrieval_ms_p99": 1000 * seconds[int(0.99 * (len(seconds) - 1))],
+        "question_embedding_ms_p50": 1000 * statistics.median(embed_seconds),
     }
     print(json.dumps(result, indent=2))
     for question, gold, nearest in misses[: args.misses]:

@@ -38,6 +38,26 @@ OPPOSITES = (
     ("above", "below"),
     ("on", "under"),
 )
+# Relations photos show most (people wear and hold things, objects sit on and next to each other):
+# drawn more often so that the everyday phrasings are well covered. Our own judgement, not counts.
+COMMON_RELATIONS = (
+    "on", "in", "wearing", "holding", "to the left of", "to the right of", "near", "behind", "next to",
+    "in front of", "on top of", "sitting on", "standing on", "carrying", "under", "above", "of", "with", "riding",
+    "by", "beside", "sitting in", "standing in", "hanging on", "eating", "looking at", "watching", "covered in",
+    "inside", "at", "lying on", "parked on", "walking on", "playing with", "using", "below", "full of", "covering",
+)
+COMMON_SHARE = 0.6
+# How a choice between two opposite relations is usually phrased.
+_CHOICE_PHRASES = {
+    ("to_the_left_of", "to_the_right_of"): "to the left or to the right of",
+    ("to_the_right_of", "to_the_left_of"): "to the right or to the left of",
+    ("in_front_of", "behind"): "in front of or behind",
+    ("behind", "in_front_of"): "behind or in front of",
+    ("above", "below"): "above or below",
+    ("below", "above"): "below or above",
+    ("on", "under"): "on or under",
+    ("under", "on"): "under or on",
+}
 # Comparative -> (base value, polarity) for compare questions.
 COMPARATIVES = {
     "bigger": ("big", "true"), "larger": ("large", "true"), "smaller": ("small", "true"), "taller": ("tall", "true"),
@@ -90,14 +110,20 @@ TEMPLATES: tuple[Template, ...] = (
        "Do you see any {v} {as}?", "Is there a {a} that is {v}?", "Are there any {v} {as} in the picture?"),
     _t("exist_rel", "exist(relate({SB}, {a}, {r}, subject))", "Is there a {a} {r} the {b}?", "Are there {as} {r} the {b}?",
        "Do you see a {a} {r} the {b}?", "Is there any {a} {r} the {b} in the image?"),
+    _t("exist_rel_attr", "exist(relate(filter({SB}, {cat}, {v}), {a}, {r}, subject))", "Do you see any {as} {r} the {v} {b}?",
+       "Is there a {a} {r} the {v} {b}?", "Are there {as} {r} the {b} that is {v}?"),
+    _t("exist_rel_pos", "exist(relate(filter({SB}, {pcat}, {p}), {a}, {r}, subject))", "Is there a {a} {r} the {b} {pw}?",
+       "Are there {as} {r} the {b} {pw}?"),
     _t("exist_rel_any", "exist(relate_any({SB}, {r}, subject))", "Is there anything {r} the {b}?",
        "Is anything {r} the {b}?"),
     _t("and_exist", "and(exist({S}), exist({SB}))", "Are there both {as} and {bs} in the picture?",
        "Are there both a {a} and a {b}?", "Do you see both {as} and {bs}?", "Is there a {a} and a {b} in the image?"),
     _t("or_exist", "or(exist({S}), exist({SB}))", "Are there {as} or {bs}?", "Are there any {as} or {bs}?",
-       "Do you see any {as} or {bs} there?", "Is there a {a} or a {b} in the picture?", "Is there a {a} or a {b}?"),
+       "Do you see any {as} or {bs} there?", "Is there a {a} or a {b} in the picture?", "Is there a {a} or a {b}?",
+       "Is there any {a} or {b} in the image?"),
     _t("or_exist_attr", "or(exist(filter({S}, {cat}, {v})), exist(filter({SB}, {cat}, {v})))",
-       "Are there {v} {as} or {bs}?", "Is there a {v} {a} or {b}?", "Are there any {v} {as} or {bs} in the image?"),
+       "Are there {v} {as} or {bs}?", "Is there a {v} {a} or {b}?", "Are there any {v} {as} or {bs} in the image?",
+       "Is there either a {v} {a} or {b}?", "Are there either {v} {as} or {bs}?"),
     _t("and_exist_attr", "and(exist(filter({S}, {cat}, {v})), exist(filter({SB}, {cat}, {v})))",
        "Are there both {v} {as} and {bs}?", "Are there both a {v} {a} and a {v} {b}?"),
     _t("and_verify", "and(verify_attr(unique({S}), {cat}, {v}), verify_attr(unique({S}), {cat2}, {w}))",
@@ -129,9 +155,13 @@ TEMPLATES: tuple[Template, ...] = (
        "Is that {a} {v}?", "Do you think the {a} is {v}?", "Is the {a} {v} or not?", "Does the {a} appear to be {v}?"),
     _t("verify_attr_rel", "verify_attr(unique(relate({SB}, {a}, {r}, subject)), {cat}, {v})",
        "Is the {a} {r} the {b} {v}?", "Is the {a} that is {r} the {b} {v}?", "Does the {a} {r} the {b} look {v}?"),
-    _t("choose_attr", "choose_attr(unique({S}), {cat}, {v1}, {v2})", "Is the {a} {v1} or {v2}?",
+    _t("choose_attr", "choose_attr(unique({S}), {cat}, {v1}, {v2})", "Is the {a} {v1} or {v2}?", "Are the {as} {v1} or {v2}?",
        "Does the {a} look {v1} or {v2}?", "What color is the {a}, {v1} or {v2}?", "Is that {a} {v1} or {v2}?",
        "Which color is the {a}, {v1} or {v2}?", "Do you think the {a} is {v1} or {v2}?"),
+    _t("choose_attr_filter", "choose_attr(unique(filter({S}, {cat2}, {w})), {cat}, {v1}, {v2})", "Is the {w} {a} {v1} or {v2}?",
+       "Are the {w} {as} {v1} or {v2}?", "Does the {w} {a} look {v1} or {v2}?"),
+    _t("choose_other_filter", "choose_attr(unique(filter({S}, {cat}, {v})), other, {u}, {u2})", "Is the {v} {a} {u} or {u2}?",
+       "Are the {v} {as} {u} or {u2}?"),
     _t("choose_attr_rel", "choose_attr(unique(relate({SB}, {a}, {r}, subject)), {cat}, {v1}, {v2})",
        "Is the {a} {r} the {b} {v1} or {v2}?", "What color is the {a} {r} the {b}, {v1} or {v2}?"),
     _t("choose_name", "choose_attr(unique(select(scene(), {g})), name, {a}, {b})",
@@ -172,11 +202,13 @@ TEMPLATES: tuple[Template, ...] = (
        "Does the {a} look {u} or {u2}?"),
     _t("query_who_attr", "query(unique(filter(select(scene(), person), {cat}, {v})), name)", "Who is {v}?"),
     # --- relations -----------------------------------------------------------------------------
-    _t("query_rel_s", "query(unique(relate_any({SB}, {r}, subject)), name)", "What is {r} the {b}?",
+    _t("query_rel_s", "query(unique(relate_any({SB}, {r}, subject)), name)", "What is {r} the {b}?", "What is {r} {bs}?",
+       "What is {r} a {b}?",
        "What's {r} the {b}?", "Which object is {r} the {b}?", "What is the thing {r} the {b}?"),
     _t("query_rel_o", "query(unique(relate_any({S}, {r}, object)), name)", "What is the {a} {r}?",
        "The {a} is {r} what?", "What is that {a} {r}?", "What object is the {a} {r}?"),
-    _t("query_who_s", "query(unique(relate({SB}, person, {r}, subject)), name)", "Who is {r} the {b}?",
+    _t("query_who_s", "query(unique(relate({SB}, person, {r}, subject)), name)", "Who is {r} the {b}?", "Who is {r} {bs}?",
+       "Who is {r} a {b}?",
        "Who is {r} that {b}?", "Who is the person {r} the {b}?"),
     _t("query_group_rel_s", "query(unique(relate({SB}, {g}, {r}, subject)), name)", "What kind of {g} is {r} the {b}?",
        "Which kind of {g} is {r} the {b}?", "What {g} is {r} the {b}?", "What is the {g} {r} the {b}?",
@@ -200,17 +232,20 @@ TEMPLATES: tuple[Template, ...] = (
     _t("verify_rel", "verify_rel(unique({S}), {b}, {r}, object)", "Is the {a} {r} the {b}?", "Is the {a} {r} a {b}?",
        "Is that {a} {r} a {b}?", "Do you see the {a} {r} the {b}?"),
     _t("choose_rel", "choose_rel(unique({SB}), {a}, {r1}, {r2}, subject)", "Is the {a} {r1} or {r2} the {b}?",
-       "Is the {a} {r1} or {r2} that {b}?", "Which side of the {b} is the {a} on?"),
+       "Is the {a} {choice} the {b}?", "Is the {a} {choice} that {b}?", "Are the {as} {choice} the {b}?"),
+    _t("choose_rel_rel_o", "choose_rel(unique(relate(select(scene(), {c}), {b}, {r}, object)), {a}, {r1}, {r2}, subject)",
+       "Is the {a} {choice} the {b} the {c} is {r}?", "Is the {a} {choice} the {b} that the {c} is {r}?"),
     _t("choose_rel_rel", "choose_rel(unique(relate(select(scene(), {c}), {b}, {r}, subject)), {a}, {r1}, {r2}, subject)",
-       "Is the {a} {r1} or {r2} the {b} that is {r} the {c}?", "Is the {a} {r1} or {r2} the {b} {r} the {c}?"),
+       "Is the {a} {choice} the {b} that is {r} the {c}?", "Is the {a} {choice} the {b} {r} the {c}?",
+       "Are the {as} {choice} the {b} that is {r} the {c}?"),
     _t("choose_rel_attr", "choose_rel(unique(filter({SB}, {cat}, {v})), {a}, {r1}, {r2}, subject)",
-       "Is the {a} {r1} or {r2} the {v} {b}?", "Is the {a} {r1} or {r2} the {b} that is {v}?"),
+       "Is the {a} {choice} the {v} {b}?", "Is the {a} {choice} the {b} that is {v}?", "Is the {v} {a} {choice} the {b}?"),
     # --- positions and the scene ---------------------------------------------------------------
     _t("query_hposition", "query(unique({S}), hposition)", "On which side is the {a}?",
        "Which side of the picture is the {a} on?", "On which side of the photo is the {a}?", "Where in the image is the {a}?"),
     _t("choose_hposition", "choose_attr(unique({S}), hposition, left, right)",
        "Is the {a} on the left or on the right?", "Which side is the {a} on, the left or the right?",
-       "Is the {a} on the left or right side of the image?"),
+       "Is the {a} on the left or right side of the image?", "On which side of the picture is the {a}, the left or the right?"),
     _t("verify_hposition", "verify_attr(unique({S}), {pcat}, {p})", "Is the {a} {pw}?", "Is the {a} {pw} of the image?"),
     _t("choose_vposition", "choose_attr(unique({S}), vposition, top, bottom)",
        "Is the {a} at the top or at the bottom of the picture?", "In which part is the {a}, the top or the bottom?"),
@@ -246,12 +281,21 @@ class _Filler:
         self.groups = sorted(g for g, members in ontology.groups.items() if members)
         self.categories = sorted(c for c, values in ontology.categories.items() if len(values) >= 2)
         self.relations = sorted(ontology.relations)
+        self.common = [r for r in (c.replace(" ", "_") for c in COMMON_RELATIONS) if r in ontology.relations] or self.relations
         self.opposites = [(a, b) for a, b in OPPOSITES if a.replace(" ", "_") in ontology.relations and b.replace(" ", "_") in ontology.relations] or list(OPPOSITES)
         self.class_groups: dict[str, set[str]] = {}
         for group, members in ontology.groups.items():
             for member in members:
                 self.class_groups.setdefault(member, set()).add(group)
         self._fitting: dict[str, list[str]] = {}
+
+    def relation(self) -> str:
+        return self.rng.choice(self.common if self.rng.random() < COMMON_SHARE else self.relations)
+
+    def value(self, category: str) -> str:
+        """A value of `category`; the first listed (the everyday ones) are drawn more often."""
+        values = self.o.categories[category]
+        return self.rng.choice(values[:8] if self.rng.random() < 0.5 else values)
 
     def member(self, groups: tuple[str, ...]) -> str:
         pool = self.groups if ANY_GROUP in groups else [g for g in groups if self.o.groups.get(g)] or self.groups
@@ -269,12 +313,12 @@ class _Filler:
 
     def fill(self, template: Template, phrasing: str) -> dict[str, str]:
         rng, slots = self.rng, {}
-        relation = self.o.relations[rng.choice(self.relations)]
+        relation = self.o.relations[self.relation()]
         slots["r"] = relation.name
         slots["a"] = self.member(relation.subject)
         slots["b"] = self.member(relation.object)
         slots["c"] = self.member((ANY_GROUP,))
-        slots["r2"] = rng.choice(self.relations)
+        slots["r2"] = self.relation()
         slots["g"] = rng.choice(self.groups)
         while slots["b"] == slots["a"]:
             slots["b"] = self.member((ANY_GROUP,))
@@ -297,10 +341,10 @@ class _Filler:
         values = self.o.categories[category]
         slots["cat"] = category
         slots["cat_words"] = _text(category)
-        slots["v"] = rng.choice(values)
+        slots["v"] = self.value(category)
         slots["v1"], slots["v2"] = rng.sample(values, 2)
         other = self.category_for(slots["a"], 0.2)
-        slots["cat2"], slots["w"] = other, rng.choice(self.o.categories[other])
+        slots["cat2"], slots["w"] = other, self.value(other)
         loose = self.o.uncategorised or ["plain", "fancy"]
         slots["u"], slots["u2"] = rng.sample(loose, 2) if len(loose) >= 2 else (loose[0], loose[0] + "_too")
         if "material" in self.o.categories:
@@ -313,6 +357,7 @@ class _Filler:
             r1, r2 = r2, r1
         slots["r1"], slots["r2_text"] = r1.replace(" ", "_"), r2
         slots["rr2"] = r2.replace(" ", "_")
+        slots["choice"] = _CHOICE_PHRASES.get((slots["r1"], slots["rr2"]), f"{r1} or {r2}")
         comparative = rng.choice(sorted(COMPARATIVES))
         slots["cmp"], (slots["cv"], slots["pol"]) = comparative, COMPARATIVES[comparative]
         return slots
@@ -327,7 +372,7 @@ def _phrasings(template: Template, category: str) -> tuple[str, ...]:
 def _render(template: Template, phrasing: str, slots: dict[str, str]) -> tuple[str, str]:
     words = {k: _text(v) for k, v in slots.items()}
     words |= {"as": _plural(words["a"]), "bs": _plural(words["b"]), "gs": _plural(words["g"]), "r2": _text(slots["r2"]),
-              "r1": _text(slots["r1"])}
+              "r1": _text(slots["r1"]), "choice": slots["choice"]}
     # In questions the second relation of a choice is the opposite's text; in programs its constant.
     question_words = dict(words, r2=words["r2"])
     if template.family.startswith("choose_rel"):

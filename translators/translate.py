@@ -46,7 +46,7 @@ class TranslationSettings(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     representation: str = "nested"
-    examples: int = Field(5, ge=0, le=64)
+    examples: int = Field(3, ge=0, le=64)
     sampling: Sampling = Sampling.BERT
     cover_operators: bool = False
     llm: str = DEFAULT_LOCAL_MODEL

@@ -58,7 +58,7 @@ def translate_command(
         typer.Option("--questions", help="A GQA questions JSON, or JSON Lines of {questionId, question}; JSON Lines out."),
     ] = None,
     representation: Annotated[str, typer.Option("--repr", help=f"Program syntax the model writes: {', '.join(REPRESENTATIONS)}.")] = "nested",
-    examples: Annotated[int, typer.Option("--examples", "-k", min=0, max=64, help="Retrieved examples.")] = 5,
+    examples: Annotated[int, typer.Option("--examples", "-k", min=0, max=64, help="Retrieved examples.")] = 3,
     sampling: Annotated[Sampling, typer.Option("--sampling", help="How examples are chosen.")] = Sampling.BERT,
     cover_operators: Annotated[bool, typer.Option("--cover-operators", help="Add examples until every operation appears.")] = False,
     llm: Annotated[

@@ -36,3 +36,18 @@ def test_build_converts_what_it_can_and_counts_the_rest(tmp_path):
 def test_missing_file_is_a_one_line_error(tmp_path):
     result = runner.invoke(cli, ["bank", "build", "--questions", str(tmp_path / "none.json"), "--out", str(tmp_path)])
     assert result.exit_code != 0 and result.stderr.startswith("error: questions file not found")
+
+
+def test_generate_builds_the_default_bank_in_the_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("ASPVQA_CACHE", str(tmp_path))
+    result = runner.invoke(cli, ["bank", "generate", "--per-template", "3", "--no-index"])
+    assert result.exit_code == 0, result.output
+    written = list((tmp_path / "banks").glob("bundled-*.jsonl"))
+    assert len(written) == 1 and f"examples in {written[0]}" in result.output
+    bank = load_bank(written[0])
+    assert len(bank) > 251 and any(e.source == "generated" for e in bank)
+
+
+def test_generate_names_a_bad_ontology_folder(tmp_path):
+    result = runner.invoke(cli, ["bank", "generate", "--ontology", str(tmp_path), "--no-index"])
+    assert result.exit_code != 0 and "gqa_all_class.json" in result.stderr

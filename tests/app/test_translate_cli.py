@@ -74,8 +74,21 @@ def test_vocabulary_grounding_maps_unknown_words_and_reports_them(tmp_path):
     llm = _recording(tmp_path, [{"question": "Is there a red automobile?",
                                  "outputs": ["exist(filter(select(scene(), automobile), colour, red))"]}])
     result = runner.invoke(cli, ["translate", "-q", "Is there a red automobile?", "--llm", llm, "--sampling", "jaccard",
-                                 "--vocabulary", str(metadata), "--json"])
+                                 "--vocabulary", str(metadata), "--no-schema", "--json"])
     assert result.exit_code == 0, result.output
     record = json.loads(result.stdout)
     assert record["program"] == "scene(0). select(1, 0, car). filter(2, 1, color, red). exist(3, 2). end(3)."
     assert {(m["word"], m["term"]) for m in record["mappings"]} == {("automobile", "car"), ("colour", "color")}
+
+
+def test_schema_repairs_are_reported_and_can_be_turned_off(tmp_path):
+    output = "exist(filter(select(scene(), cup), state, red))"
+    llm = _recording(tmp_path, [{"question": "Is there a red cup?", "outputs": [output]}])
+    on = runner.invoke(cli, ["translate", "-q", "Is there a red cup?", "--llm", llm, "--sampling", "jaccard", "--json"])
+    assert on.exit_code == 0, on.output
+    record = json.loads(on.output)
+    assert "filter(2, 1, color, red)" in record["program"] and record["schema_fixes"][0]["after"] == "color"
+    (tmp_path / "off").mkdir()
+    llm = _recording(tmp_path / "off", [{"question": "Is there a red cup?", "outputs": [output]}])
+    off = runner.invoke(cli, ["translate", "-q", "Is there a red cup?", "--llm", llm, "--sampling", "jaccard", "--no-schema", "--json"])
+    assert "filter(2, 1, state, red)" in json.loads(off.output)["program"]

@@ -84,3 +84,14 @@ def test_without_and_merged(bank):
     assert [e.id for e in small.without([bank[1].id])] == [bank[0].id, bank[2].id]
     merged = small.merged(ExampleBank(bank.examples[2:5]))
     assert len(merged) == 5
+
+
+def test_bundled_bank_adds_over_20000_generated_examples_to_the_hand_written_ones(bank):
+    from translators.bundled import default_bank
+
+    bundled = default_bank()
+    assert len(bundled) >= 20_000
+    assert [e.id for e in bundled.examples[: len(bank)]] == [e.id for e in bank]
+    assert len({e.id for e in bundled}) == len(bundled)
+    assert len({normalise_question(e.question) for e in bundled}) == len(bundled)
+    assert set().union(*(e.operations for e in bundled)) == set(OPERATIONS)

@@ -78,3 +78,13 @@ def test_approximate_index_agrees_with_exact_search_when_it_probes_every_list(ba
         assert [r.example.id for r in got[:5]] == [r.example.id for r in want[:5]]
         assert bank[row].id not in {r.example.id for r in got}
         assert set().union(*(r.example.operations for r in got)) == set(OPERATIONS)
+
+
+def test_paraphrases_of_an_excluded_question_are_never_returned(bank):
+    from dataclasses import replace
+
+    paraphrase = replace(bank[5], id="gqa-2", equivalent=frozenset({"1"}))
+    retriever = Retriever(ExampleBank([*bank.examples[:5], paraphrase]))
+    got = retriever.retrieve(paraphrase.question + " now", 10, "jaccard", exclude_ids=["1"])
+    assert "gqa-2" not in {r.example.id for r in got}
+    assert "gqa-2" in {r.example.id for r in retriever.retrieve(paraphrase.question + " now", 10, "jaccard")}

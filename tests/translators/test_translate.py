@@ -115,3 +115,38 @@ def test_settings_reject_unknown_values():
         TranslationSettings(representation="yaml")
     with pytest.raises(ValueError):
         TranslationSettings(max_repairs=5)
+
+
+def test_fixed_examples_come_from_hand_written_examples_only(bank):
+    from dataclasses import replace
+
+    from translators.bank import ExampleBank
+
+    dataset = [replace(e, id=f"gqa-{i}", source="gqa") for i, e in enumerate(bank.examples[:40])]
+    translator = Translator(_settings(), ExampleBank([*dataset, *bank.examples]), Capturing([GOOD]))
+    assert translator.fixed and all(e.source == "project" for e in translator.fixed)
+
+
+def test_schema_repair_is_applied_and_reported(bank):
+    backend = Capturing(["exist(filter(select(scene(), cup), state, red))"])
+    result = Translator(_settings(), bank, backend).translate("Is there a red cup?")
+    assert result.flat == FLAT
+    assert result.schema_fixes and result.schema_fixes[0]["rule"] == "value category"
+    assert "catval" in backend.requests[0].grammar  # the grammar comes from the ontology
+
+
+def test_candidates_vote_by_meaning_and_report_agreement(bank):
+    equal = "exist(filter(select(scene(), cup), color, red))"
+    other = "exist(select(scene(), cup))"
+    backend = Capturing([other, equal, equal])
+    result = Translator(_settings(samples=3), bank, backend).translate("Is there a red cup?")
+    assert result.flat == FLAT and result.agreement == 2 / 3
+    # The candidates saw the retrieved examples in different orders.
+    shown = [[m["content"] for m in r.prompt.messages] for r in backend.requests]
+    assert shown[0] != shown[1]
+
+
+def test_without_schema_the_grammar_is_the_plain_one(bank):
+    backend = Capturing([GOOD])
+    Translator(_settings(schema_decoding=False), bank, backend).translate("Is there a red cup?")
+    assert "catval" not in backend.requests[0].grammar
