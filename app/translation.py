@@ -35,10 +35,14 @@ class AppTranslator:
             self.ontology = load_ontology(settings.ontology_dir)
         except (OSError, ValueError) as exc:
             raise PipelineError("model_unavailable", f"ontology {settings.ontology_dir} (ASPVQA_ONTOLOGY_DIR): {exc}") from None
+        from translators.templating import Templater
+
         self._embedder: Any = None
         # One retriever per bank the translators read (the GQA form shows only examples with a
         # semantic program), shared by every request setting; the embedder is attached on first need.
-        self._retrievers = {False: Retriever(self.bank, None), True: Retriever(self.bank.with_semantic, None)}
+        templater = Templater(self.ontology)
+        self._retrievers = {False: Retriever(self.bank, None, templater=templater),
+                            True: Retriever(self.bank.with_semantic, None, templater=templater)}
         self._translators: dict[Any, Any] = {}
         self._lock = threading.Lock()
         # Fail at start, not at the first question, when the model is missing.

@@ -7,7 +7,8 @@ answer group and program skeleton) and then by image into a tuning part and a te
 number this script reports is on the test part; nothing here looks at the tuning part. Runs:
 
   default  - the service's defaults (bundled bank, nested, bert, k=5, prompt v3, schema on)
-  legacy   - the hand-written 251-question bank alone, prompt v2-fixed, no schema (the translator before)
+  legacy   - the hand-written 251-question bank alone, prompt v2-fixed, no schema, plain similarity
+             retrieval (the translator before; k as the default)
   schema   - legacy plus schema-aware decoding (prompt v3 with the direction rule, grammar, repair)
   noschema - the bundled bank without schema-aware decoding
   loo      - the old protocol, for comparison: bank = every val question + bundled bank, each
@@ -75,7 +76,8 @@ class Run:
     def key(self) -> str:
         s = self.settings
         return (f"{self.name}|{self.bank}|{s.representation}|{s.sampling.value}|{s.examples}|{int(s.cover_operators)}|"
-                f"{s.prompt_version}|schema={int(s.schema_decoding)}|n={s.samples}|{s.llm}")
+                f"{s.prompt_version}|schema={int(s.schema_decoding)}|n={s.samples}|{s.llm}"
+                + ("|tmpl=1" if s.template_retrieval and self.bank != "legacy" else ""))
 
 
 def load_targets() -> tuple[list[dict], list[Example], dict[str, Any]]:
@@ -108,7 +110,8 @@ def runs_for(names: list[str], llm: str, size: int, grid_size: int) -> list[Run]
         if name == "default":
             runs.append(Run("default", default, "bundled", size))
         elif name == "legacy":
-            runs.append(Run("legacy", default.model_copy(update={"schema_decoding": False, "prompt_version": "v2-fixed"}), "legacy", size))
+            legacy = {"schema_decoding": False, "prompt_version": "v2-fixed", "template_retrieval": False}
+            runs.append(Run("legacy", default.model_copy(update=legacy), "legacy", size))
         elif name == "schema":
             runs.append(Run("schema", default, "legacy", size))
         elif name == "noschema":

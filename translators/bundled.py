@@ -18,13 +18,15 @@ import pickle
 from functools import lru_cache
 from pathlib import Path
 
-from translators.bank import ExampleBank, legacy_bank, save_bank
+from translators.bank import ExampleBank, legacy_bank, normalise_question, save_bank
 from translators.ontology import Ontology, bundled_ontology
 from translators.synthetic import TEMPLATES, generate_examples
 
 # Examples drawn per template phrasing family; with the bundled ontology this gives ~25,000 after
 # deduplication.
 PER_TEMPLATE = 450
+# Bumped when the way the bank is assembled changes (names a new cached bank).
+ASSEMBLY_VERSION = 2
 
 
 def cache_root() -> Path:
@@ -35,7 +37,7 @@ def cache_root() -> Path:
 def bundled_digest(ontology: Ontology, per_template: int = PER_TEMPLATE) -> str:
     """Names one generated bank: the templates, the ontology, the count and the hand-written examples."""
     digest = hashlib.sha256(repr(TEMPLATES).encode())
-    digest.update(f"{ontology.digest()}|{per_template}|{legacy_bank().fingerprint()}".encode())
+    digest.update(f"{ontology.digest()}|{per_template}|{legacy_bank().fingerprint()}|{ASSEMBLY_VERSION}".encode())
     return digest.hexdigest()[:12]
 
 
@@ -56,7 +58,10 @@ def build_default_bank(ontology: Ontology | None = None, per_template: int = PER
                 return ExampleBank(pickle.load(handle), path=path)
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError):
             pass  # a damaged or stale cache is rebuilt below
-    examples = list(legacy_bank()) + generate_examples(ontology, per_template, progress=progress)
+    written = list(legacy_bank())
+    seen = {normalise_question(e.question) for e in written}
+    generated = [e for e in generate_examples(ontology, per_template, progress=progress) if normalise_question(e.question) not in seen]
+    examples = written + generated
     bank = ExampleBank(examples, path=path)
     try:
         save_bank(bank, path)

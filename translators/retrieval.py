@@ -5,6 +5,12 @@ then adds, for every operation none of them uses, the most similar example that 
 target question itself (by id, by the ids the caller excludes, by exact text, and any example that
 lists an excluded id among its `equivalent` paraphrases) is never shown.
 
+With a `templater` (translators.templating), embedding similarity is mostly that of the questions'
+templates (ontology words replaced by their roles: "is there a thing that is color"), plus
+`raw_weight` times that of the questions themselves, so examples of the same form rank first
+whatever their words; on the tuning part of the GQA split this put an example with the gold
+program's skeleton among the top 3 for 87 % of questions, against 65 % for plain similarity.
+
 Jaccard scores over the whole bank are one `bincount` over an inverted index. Embedding scores
 are one matrix-vector product for banks up to `EXACT_LIMIT` examples; above that, a matrix-vector
 product over every row is memory-bound (~40 ms for 100,000 x 384 floats on 2 cores), so faiss'
@@ -16,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import defaultdict
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from enum import Enum
 
@@ -28,6 +34,7 @@ from translators.embeddings import Embedder, load_index, save_index
 
 _WORD = re.compile(r"[a-z0-9]+")
 EXACT_LIMIT = 20_000  # above this many examples, embedding retrieval goes through an ANN index
+RAW_WEIGHT = 0.25  # weight of plain question similarity beside template similarity (chosen on the tuning part)
 
 
 class Sampling(str, Enum):
@@ -55,10 +62,20 @@ def words(text: str) -> set[str]:
 class Retriever:
     """Retrieval over one bank; embeddings are computed lazily (or read from the bank's index)."""
 
-    def __init__(self, bank: ExampleBank, embedder: Embedder | None = None, matrix: np.ndarray | None = None) -> None:
+    def __init__(
+        self,
+        bank: ExampleBank,
+        embedder: Embedder | None = None,
+        matrix: np.ndarray | None = None,
+        templater: Callable[[str], str] | None = None,
+        raw_weight: float = RAW_WEIGHT,
+    ) -> None:
         self.bank = bank
         self.embedder = embedder
         self._matrix = matrix
+        self.templater = templater
+        self.raw_weight = raw_weight
+        self._template_matrix: np.ndarray | None = None
         n = len(bank)
         self._duplicates: dict[str, list[int]] = defaultdict(list)
         # Paraphrases: an example listing a question id as equivalent is that question in other words.
@@ -100,13 +117,47 @@ class Retriever:
             self._matrix = np.ascontiguousarray(stored, dtype=np.float32)
         return self._matrix
 
-    def embedding_scores(self, question: str, vector: np.ndarray | None = None) -> np.ndarray:
-        """Cosine similarity of the question with every example."""
+    def _stored(self, texts: Callable[[], list[str]], name_suffix: str) -> np.ndarray:
+        if self.embedder is None:
+            raise ValueError("embedding retrieval needs an embedder")
+        name = self.embedder.name + name_suffix
+        fingerprint = self.bank.fingerprint()
+        stored = load_index(self.bank.path, name, fingerprint) if self.bank.path else None
+        if stored is None or len(stored) != len(self.bank):
+            stored = self.embedder.encode(texts())
+            if self.bank.path is not None:
+                save_index(self.bank.path, name, fingerprint, stored)
+        return np.ascontiguousarray(stored, dtype=np.float32)
+
+    @property
+    def template_matrix(self) -> np.ndarray:
+        """The embeddings of the examples' templates (only with a templater)."""
+        if self.templater is None:
+            raise ValueError("template retrieval needs a templater")
+        if self._template_matrix is None:
+            templater = self.templater
+            key = getattr(templater, "key", "template")
+            self._template_matrix = self._stored(lambda: [templater(q) for q in self.bank.questions], f".{key}")
+        return self._template_matrix
+
+    def _vectors(self, question: str, vector: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
+        """The question's embedding and, with a templater, its template's (one encoder call)."""
+        if self.embedder is None and (vector is None or self.templater is not None):
+            raise ValueError("embedding retrieval needs an embedder")
+        if self.templater is None:
+            vector = self.embedder.encode([question])[0] if vector is None else vector
+            return np.asarray(vector, dtype=np.float32), None
         if vector is None:
-            if self.embedder is None:
-                raise ValueError("embedding retrieval needs an embedder")
-            vector = self.embedder.encode([question])[0]
-        return self.matrix @ np.asarray(vector, dtype=np.float32)
+            both = self.embedder.encode([question, self.templater(question)])
+            return np.asarray(both[0], dtype=np.float32), np.asarray(both[1], dtype=np.float32)
+        return np.asarray(vector, dtype=np.float32), np.asarray(self.embedder.encode([self.templater(question)])[0], dtype=np.float32)
+
+    def embedding_scores(self, question: str, vector: np.ndarray | None = None) -> np.ndarray:
+        """Similarity of the question with every example (template-weighted with a templater)."""
+        vector, template = self._vectors(question, vector)
+        if template is None:
+            return self.matrix @ vector
+        return self.template_matrix @ template + self.raw_weight * (self.matrix @ vector)
 
     def jaccard_scores(self, question: str) -> np.ndarray:
         """Jaccard word overlap of the question with every example."""
@@ -176,7 +227,8 @@ class Retriever:
         if self._ann is None:
             import faiss
 
-            matrix = self.matrix
+            # With a templater the search runs on templates, the dominant part of the score.
+            matrix = self.template_matrix if self.templater is not None else self.matrix
             lists = int(min(4096, max(64, 4 * np.sqrt(len(matrix)))))
             quantizer = faiss.IndexFlatIP(matrix.shape[1])
             index = faiss.IndexIVFFlat(quantizer, matrix.shape[1], lists, faiss.METRIC_INNER_PRODUCT)
@@ -191,18 +243,17 @@ class Retriever:
     def _retrieve_approximate(
         self, question: str, k: int, cover_operators: bool, exclude_ids: Collection[str], vector: np.ndarray | None
     ) -> list[Retrieved]:
-        if vector is None:
-            if self.embedder is None:
-                raise ValueError("embedding retrieval needs an embedder")
-            vector = self.embedder.encode([question])[0]
-        vector = np.asarray(vector, dtype=np.float32)
+        vector, template = self._vectors(question, vector)
         banned = set(self._banned(question, exclude_ids))
         pool = max(256 if cover_operators else 64, 8 * k)
-        scores, rows = self._ann_index().search(vector[None, :], pool + len(banned))
-        candidates = [(int(r), float(s)) for s, r in zip(scores[0], rows[0]) if r >= 0 and int(r) not in banned]
+        _, rows = self._ann_index().search((template if template is not None else vector)[None, :], pool + len(banned))
+        found = np.asarray([int(r) for r in rows[0] if r >= 0 and int(r) not in banned], dtype=np.int64)
+        exact = _LazyScores(self.matrix, vector, banned, self._template_matrix, template, self.raw_weight)
+        scores = exact[found] if len(found) else np.zeros(0, dtype=np.float32)
+        order = np.lexsort((found, -scores))  # exact score descending, then bank order
+        candidates = [(int(found[i]), float(scores[i])) for i in order]
         chosen = [Retrieved(self.bank[r], s) for r, s in candidates[:k]]
         if cover_operators:
-            exact = _LazyScores(self.matrix, vector, banned)
             chosen += self._cover(exact, chosen, candidates[k:])
         return chosen
 
@@ -244,15 +295,21 @@ class Retriever:
 
 
 class _LazyScores:
-    """Exact similarities computed only for the rows asked for (cover_operators on large banks)."""
+    """Exact similarities computed only for the rows asked for (large banks)."""
 
-    def __init__(self, matrix: np.ndarray, vector: np.ndarray, banned: set[int]) -> None:
+    def __init__(
+        self, matrix: np.ndarray, vector: np.ndarray, banned: set[int],
+        template_matrix: np.ndarray | None = None, template: np.ndarray | None = None, raw_weight: float = 1.0,
+    ) -> None:
         self.matrix, self.vector, self.banned = matrix, vector, banned
+        self.template_matrix, self.template, self.raw_weight = template_matrix, template, raw_weight
 
     def __getitem__(self, rows):  # noqa: ANN001, ANN204 - numpy-style indexing
         single = np.isscalar(rows)
         rows = np.atleast_1d(np.asarray(rows, dtype=np.int64))
         values = self.matrix[rows] @ self.vector
+        if self.template is not None:
+            values = self.template_matrix[rows] @ self.template + self.raw_weight * values
         if self.banned:
             values[np.isin(rows, list(self.banned))] = -np.inf
         return float(values[0]) if single else values

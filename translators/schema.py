@@ -10,8 +10,9 @@ cannot see, each reported as a `SchemaFix`:
   ``verify_attr(other, v)`` is ``exist(filter_any(v))`` (GQA's bare ``filter``/``verify``);
 - a query category the ontology does not know (``kind``, ``type``) asks for the object's ``name``;
 - a compound class whose first word is an attribute value (``young_man``) becomes the class
-  filtered by that value (``man`` with ``age young``), when the rest is a known class and the
-  whole is not.
+  filtered by that value (``man`` with ``age young``; ``filter_any`` for an uncategorised value),
+  when the rest is a known class and the whole is not; in ``verify_rel``/``choose_rel``, whose
+  class names no set to filter, the value is dropped (``red_bus`` -> ``bus``).
 
 Example:
     >>> from theory.nested import parse_nested
@@ -68,13 +69,14 @@ def _choice_category(ontology: Ontology, category: str, first: str, second: str)
     return None
 
 
-def _split_compound(ontology: Ontology, word: str) -> tuple[str, str, str] | None:
-    """(category, value, class) for ``young_man``; None when the word is a class or does not split."""
+def _split_compound(ontology: Ontology, word: str) -> tuple[str | None, str, str] | None:
+    """(category, value, class) for ``young_man`` (category None for an uncategorised value such as
+    ``kneeling_man``); None when the word is a class or does not split."""
     if word in ontology.classes or "_" not in word:
         return None
     head, _, rest = word.partition("_")
     category = ontology.category_of(head)
-    if category is None or rest not in ontology.classes:
+    if rest not in ontology.classes or (category is None and head not in ontology.uncategorised):
         return None
     return category, head, rest
 
@@ -109,15 +111,22 @@ def repair_program(program: Program, ontology: Ontology) -> tuple[Program, list[
                 steps.append(Step(len(steps), "exist", (len(steps) - 1,)))
             renumber[step.id] = len(steps) - 1
             continue
-        compound = _split_compound(ontology, args[0]) if op == "select" else (
-            _split_compound(ontology, args[0]) if op == "relate" else None)
-        if compound is not None:
+        compound = _split_compound(ontology, args[0]) if op in ("select", "relate", "verify_rel", "choose_rel") else None
+        if compound is not None and op in ("verify_rel", "choose_rel"):
+            # The class of a relation check names no set to filter: the modifier only describes it.
+            fixes.append(SchemaFix("compound class", step.id, args[0], compound[2]))
+            args[0] = compound[2]
+            steps.append(Step(len(steps), op, deps, tuple(args)))
+        elif compound is not None:
             category, value, cls = compound
-            fixes.append(SchemaFix("compound class", step.id, args[0], f"{cls} filtered by {category} {value}"))
+            fixes.append(SchemaFix("compound class", step.id, args[0], f"{cls} filtered by {category or 'any category'} {value}"))
             args[0] = cls
             inner = Step(len(steps), op, deps, tuple(args))
             steps.append(inner)
-            steps.append(Step(len(steps), "filter", (inner.id,), (category, value)))
+            if category is None:
+                steps.append(Step(len(steps), "filter_any", (inner.id,), (value,)))
+            else:
+                steps.append(Step(len(steps), "filter", (inner.id,), (category, value)))
         else:
             steps.append(Step(len(steps), op, deps, tuple(args)))
         renumber[step.id] = len(steps) - 1

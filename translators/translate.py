@@ -37,6 +37,7 @@ from translators.prompts import DEFAULT_PROMPT, PROMPTS, REPRESENTATIONS, build_
 from translators.repair import MAX_REPAIRS, interpret
 from translators.retrieval import Retriever, Sampling
 from translators.schema import repair_program
+from translators.templating import Templater
 from translators.vocabulary import Grounder
 
 
@@ -52,6 +53,7 @@ class TranslationSettings(BaseModel):
     llm: str = DEFAULT_LOCAL_MODEL
     prompt_version: str = DEFAULT_PROMPT
     constrained: bool = True
+    template_retrieval: bool = True  # rank examples by the similarity of question templates (translators.templating)
     schema_decoding: bool = True  # constrain and repair categories, values and relations with the ontology
     max_repairs: int = Field(MAX_REPAIRS, ge=0, le=MAX_REPAIRS)
     max_tokens: int = Field(160, ge=16, le=2048)
@@ -191,7 +193,8 @@ class Translator:
                 from translators.embeddings import load_embedder
 
                 embedder = load_embedder()
-            retriever = Retriever(bank, embedder)
+            templater = Templater(ontology or bundled_ontology()) if settings.template_retrieval else None
+            retriever = Retriever(bank, embedder, templater=templater)
         self.retriever = retriever
         # Fixed examples come from the hand-written examples only: a bank built from a dataset must
         # not put the dataset's own questions (a target's siblings) in every prompt.

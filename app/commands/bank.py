@@ -96,5 +96,8 @@ def generate_command(
         from translators.embeddings import load_embedder
         from translators.retrieval import Retriever
 
-        retriever = Retriever(bank, load_embedder())
-        typer.echo(f"embedding index ready ({retriever.matrix.shape[0]} x {retriever.matrix.shape[1]})")
+        from translators.templating import Templater
+
+        retriever = Retriever(bank, load_embedder(), templater=Templater(chosen))
+        typer.echo(f"embedding index ready ({retriever.matrix.shape[0]} x {retriever.matrix.shape[1]}, "
+                   f"and the templates' {retriever.template_matrix.shape[0]} x {retriever.template_matrix.shape[1]})")

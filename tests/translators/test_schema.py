@@ -63,3 +63,8 @@ def test_repair_always_gives_a_valid_canonical_program(cls, category, value):
     assert canonical(program) == program
     again, fixes = repair_program(program, ONTOLOGY)
     assert fixes == [] and equivalent(again, program, scenes=3).equivalent
+
+
+def test_compound_class_in_a_relation_check_keeps_the_class():
+    text, rules = repaired("choose_rel(unique(select(scene(), car)), red_bus, to_the_left_of, near, subject)")
+    assert text == "choose_rel(unique(select(scene(), car)), bus, to_the_left_of, near, subject)" and rules == ["compound class"]
