@@ -6,7 +6,7 @@ Protocol (evaluation.splits): the shared GQA val sample is split once by questio
 answer group and program skeleton) and then by image into a tuning part and a test part. Every
 number this script reports is on the test part; nothing here looks at the tuning part. Runs:
 
-  default  - the service's defaults (bundled bank, nested, bert, k=5, prompt v3, schema on)
+  default  - the service's defaults (bundled bank, template retrieval, nested, bert, k=3, prompt v3, schema on)
   legacy   - the hand-written 251-question bank alone, prompt v2-fixed, no schema, plain similarity
              retrieval (the translator before; k as the default)
   schema   - legacy plus schema-aware decoding (prompt v3 with the direction rule, grammar, repair)
@@ -162,11 +162,17 @@ def _rates(records: list[dict]) -> dict[str, Any]:
 
 def summarise(done: dict, runs: list[Run]) -> dict[str, dict]:
     table = {}
+    # Runs that stopped at different points are also compared on the questions all of them did.
+    per_run = [{qid for (key, qid) in done if key == run.key} for run in runs]
+    shared = set.intersection(*per_run) if per_run and all(per_run) else set()
     for run in runs:
         records = [r for (key, _), r in done.items() if key == run.key]
         if not records:
             continue
-        row = _rates(records) | {"run": run.name, "bank": run.bank, "complete": len(records) >= run.size,
+        common = [r for r in records if r["id"] in shared]
+        row = _rates(records) | {"shared_n": len(common),
+                                 "shared_semantic": sum(r["semantic"] for r in common) / len(common) if common else None,
+                                 "run": run.name, "bank": run.bank, "complete": len(records) >= run.size,
                                  "settings": run.settings.model_dump(mode="json")}
         for field in ("structural", "semantic_type"):
             groups: dict[str, list[dict]] = defaultdict(list)
@@ -183,14 +189,16 @@ def render(table: dict[str, dict], llm: str, info: dict[str, Any]) -> str:
              f"Split of the shared GQA val sample (evaluation/splits.py): {info['questions']} questions, tuning part "
              f"{info['tuning']}, test part {info['test']} ({info['test_convertible']} with a convertible GQA program), "
              f"{info['dropped_for_images']} dropped because their image is in the test part. Every row is on the test part.", "",
-             "| run | bank | repr | sampling | k | cover | prompt | schema | n | parsed | canonical | semantic | p50 s | p90 s |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| run | bank | repr | sampling | k | cover | prompt | schema | n | parsed | canonical | semantic | semantic on the shared questions | p50 s | p90 s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in table.values():
         s = row["settings"]
         lines.append(f"| {row['run']}{'' if row['complete'] else ' (partial)'} | {row['bank']} | {s['representation']} | "
                      f"{s['sampling']} | {s['examples']} | {'on' if s['cover_operators'] else 'off'} | {s['prompt_version']} | "
                      f"{'on' if s['schema_decoding'] else 'off'} | {row['n']} | {row['parsed']:.0%} | {row['canonical']:.0%} | "
-                     f"{row['semantic']:.0%} | {row['p50_s']:.1f} | {row['p90_s']:.1f} |")
+                     f"{row['semantic']:.0%} | "
+                     + (f"{row['shared_semantic']:.0%} ({row['shared_n']})" if row["shared_semantic"] is not None else "")
+                     + f" | {row['p50_s']:.1f} | {row['p90_s']:.1f} |")
     for field, title in (("structural", "structural type"), ("semantic_type", "semantic type")):
         groups = sorted({g for row in table.values() for g in row[f"by_{field}"]})
         lines += ["", f"Semantic equivalence by {title}:", "", "| run | bank | " + " | ".join(groups) + " |",
@@ -207,12 +215,13 @@ def render(table: dict[str, dict], llm: str, info: dict[str, Any]) -> str:
 
 
 def write_results(table: dict[str, dict], llm: str, info: dict[str, Any]) -> None:
-    complete = {k: v for k, v in table.items() if v["complete"]}
+    # Rows of a run stopped early are kept (marked partial) only beside a complete one, never alone.
+    complete = table if any(v["complete"] for v in table.values()) else {}
     if not complete:
         print("no run covered its whole question set: results not written")
         return
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "translation_accuracy.json").write_text(json.dumps({"llm": llm, "split": info, "runs": complete}, indent=2) + "\n")
+    (RESULTS / "translation_accuracy.json").write_text(json.dumps({"llm": llm, "split": info, "runs": list(complete.values())}, indent=2) + "\n")
     (RESULTS / "translation_accuracy.md").write_text(render(complete, llm, info))
 
 
