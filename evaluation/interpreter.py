@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from scene.scene_graph import GraphObject, default_attributes, graph_objects
-from scene.taxonomy import UNKNOWN_ATTRIBUTE_CATEGORY, AttributeCategories, Taxonomy, WordNetTaxonomy, default_taxonomy
-from theory.operations import STRUCTURAL_CATEGORIES
+from scene.taxonomy import AttributeCategories, Taxonomy, WordNetTaxonomy, default_taxonomy
+from theory.operations import OTHER_CATEGORY, STRUCTURAL_CATEGORIES
 from theory.scene_facts import asp_constant
 from translators.gqa_program import (
     GQA_CATEGORY_ALIASES,
@@ -193,7 +193,7 @@ class Interpreter:
         values: dict[str, set[str]] = {"hposition": {raw.hposition}, "vposition": {raw.vposition}}
         for attribute in raw.attributes:
             value = asp_constant(attribute)
-            for category in self.category_of(value) or (UNKNOWN_ATTRIBUTE_CATEGORY,):
+            for category in self.category_of(value) or (OTHER_CATEGORY,):
                 values.setdefault(category, set()).add(value)
         everything = {v for vs in values.values() for v in vs}
         relations = list(dict.fromkeys((asp_constant(r), t) for r, t in raw.relations))

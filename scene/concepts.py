@@ -17,14 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
-from scene.taxonomy import UNKNOWN_ATTRIBUTE_CATEGORY, Taxonomy
-from theory.operations import STRUCTURAL_CATEGORIES
+from scene.taxonomy import Taxonomy
+from theory.operations import OTHER_CATEGORY, STRUCTURAL_CATEGORIES
 from theory.program import Program, Step
 from theory.scene_facts import asp_constant
-
-# Category under which a value goes when the program names no category and the vocabulary knows
-# none: the same name the scene-graph encoder and the GQA converter use for unplaced values.
-UNKNOWN_CATEGORY = UNKNOWN_ATTRIBUTE_CATEGORY
 
 
 @dataclass(frozen=True)
@@ -117,7 +113,7 @@ class _Extractor:
         if category is None and known:
             self.add_class(value)
             return
-        self.add_values(category or UNKNOWN_CATEGORY, [value])
+        self.add_values(category or OTHER_CATEGORY, [value])
 
     def add_category(self, category: str) -> None:
         category = asp_constant(category)

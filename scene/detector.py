@@ -18,6 +18,7 @@ from typing import Any, Iterable, MutableMapping, Protocol, Sequence
 
 from scene.taxonomy import Taxonomy
 from scene.models import LoadedModel
+from scene.positions import third
 from theory.scene_facts import asp_constant
 
 
@@ -53,15 +54,6 @@ class Box:
     def key(self) -> tuple[int, int, int, int]:
         """Whole-pixel corners, for caching crops."""
         return (round(self.x0), round(self.y0), round(self.x1), round(self.y1))
-
-
-def thirds(center: float, extent: float, names: tuple[str, str, str]) -> str:
-    """Which third of [0, extent] holds `center`."""
-    if center < extent / 3:
-        return names[0]
-    if center < 2 * extent / 3:
-        return names[1]
-    return names[2]
 
 
 @dataclass
@@ -116,8 +108,8 @@ def make_detection(
         categories=frozenset(categories_of[label] - {label}),
         alternatives=alternatives,
         alternative_categories={name: frozenset(categories_of[name] - {name}) for name in alternatives},
-        hposition=thirds(cx, width, ("left", "middle", "right")),
-        vposition=thirds(cy, height, ("top", "middle", "bottom")),
+        hposition=third(cx, width, "hposition"),
+        vposition=third(cy, height, "vposition"),
     )
 
 

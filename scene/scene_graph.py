@@ -24,17 +24,18 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable, Mapping
 
+from scene.positions import third
 from scene.taxonomy import (
-    UNKNOWN_ATTRIBUTE_CATEGORY,
     AttributeCategories,
     HeuristicAttributes,
     Taxonomy,
     default_taxonomy,
 )
+from theory.operations import OTHER_CATEGORY, POSITION_VALUES
 from theory.program import Program
 from theory.scene_facts import SceneFacts, asp_constant
 
-POSITION_CATEGORIES = ("hposition", "vposition")
+POSITION_CATEGORIES = tuple(POSITION_VALUES)
 
 
 class SceneGraphError(ValueError):
@@ -51,17 +52,6 @@ class GraphObject:
     relations: tuple[tuple[str, int], ...]  # (relation, target id)
     hposition: str
     vposition: str
-
-
-def third(centre: float, extent: float, low: str, high: str) -> str:
-    """`low`, ``middle`` or `high` by which third of `extent` the coordinate `centre` falls in."""
-    if extent <= 0:
-        return "middle"
-    if centre < extent / 3:
-        return low
-    if centre > 2 * extent / 3:
-        return high
-    return "middle"
 
 
 def object_number(object_id: str | int, fallback: dict[str, int]) -> int:
@@ -100,8 +90,8 @@ def graph_objects(graph: Mapping[str, Any]) -> dict[str, GraphObject]:
                 name=str(obj["name"]),
                 attributes=tuple(dict.fromkeys(str(a) for a in obj.get("attributes", ()))),
                 relations=relations,
-                hposition=third(cx, width, "left", "right"),
-                vposition=third(cy, height, "top", "bottom"),
+                hposition=third(cx, width, "hposition"),
+                vposition=third(cy, height, "vposition"),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise SceneGraphError(f"object {key}: missing or bad field {exc}") from exc
@@ -174,7 +164,7 @@ def scene_graph_facts(
         for value in obj.attributes:
             constant = asp_constant(value)
             # A value the mapping does not place still counts, under the unnamed category.
-            categories = attributes.categories_of(value) or {UNKNOWN_ATTRIBUTE_CATEGORY}
+            categories = attributes.categories_of(value) or {OTHER_CATEGORY}
             for category in sorted(asp_constant(c) for c in categories):
                 if keep(category, constant):
                     scene.add_fact("has_attr", obj.id, category, constant)

@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from scene.wordnet import lemma_key, load_wordnet
+from theory.operations import OTHER_CATEGORY
 
 CLASS_FILE = "gqa_all_class.json"
 ATTRIBUTE_FILE = "gqa_all_attribute.json"
-UNKNOWN_ATTRIBUTE_CATEGORY = "other"  # the category GQA leaves unnamed (bare `choose: a|b`)
 
 
 @runtime_checkable
@@ -315,7 +315,7 @@ class HeuristicAttributes:
 
     def categories(self) -> set[str]:
         """Every category this mapping can give."""
-        return set(_BUILTIN_ATTRIBUTES) | {c for _, c in _WORDNET_ANCHORS} | {UNKNOWN_ATTRIBUTE_CATEGORY}
+        return set(_BUILTIN_ATTRIBUTES) | {c for _, c in _WORDNET_ANCHORS} | {OTHER_CATEGORY}
 
     def _categories(self, value: str) -> frozenset[str]:
         if value in self._index:
@@ -324,7 +324,7 @@ class HeuristicAttributes:
             found = _wordnet_attribute_categories(load_wordnet(self._wordnet_dir), value)
             if found:
                 return frozenset(found)
-        return frozenset({UNKNOWN_ATTRIBUTE_CATEGORY})
+        return frozenset({OTHER_CATEGORY})
 
 
 def _wordnet_attribute_categories(wn: Any, value: str) -> set[str]:

@@ -125,6 +125,9 @@ STRUCTURAL_CATEGORIES = ("class", "name", "hposition", "vposition")
 # The values of the position categories: which third of the image an object's centre is in.
 POSITION_VALUES: dict[str, tuple[str, ...]] = {"hposition": ("left", "middle", "right"), "vposition": ("top", "middle", "bottom")}
 
+# The attribute category of a value whose category is unknown or unnamed (GQA's bare `choose: a|b`).
+OTHER_CATEGORY = "other"
+
 # Scene vocabulary: predicate name -> arity.
 SCENE_PREDICATES: dict[str, int] = {
     "object": 1,

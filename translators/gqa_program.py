@@ -33,13 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from theory.canonical import canonical
-from theory.operations import OPERATIONS, Kind
+from theory.operations import OPERATIONS, OTHER_CATEGORY, Kind
 from theory.program import Program, ProgramError, ProgramValidationError, Step
 from theory.scene_facts import asp_constant
 
-# Category used by a bare ``choose: A|B`` whose values' category is unknown: choose_attr needs
-# one, and GQA leaves it out exactly for attributes outside its typed categories.
-OTHER_CATEGORY = "other"
 
 # GQA's spelling: object ids after arguments ("snow (823324)"), negated values ("not(red)"),
 # relation positions ("s"/"o") and category aliases; the interpreter and the prompts read them too.

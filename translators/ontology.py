@@ -22,14 +22,11 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
 
-from theory.operations import POSITION_VALUES, STRUCTURAL_CATEGORIES
+from theory.operations import OTHER_CATEGORY, POSITION_VALUES, STRUCTURAL_CATEGORIES
 from theory.scene_facts import asp_constant
 from translators.vocabulary import Vocabulary
 
 ANY_GROUP = "*"
-# Category a choice between two values takes when neither value has a known category (the GQA
-# converter's rule for a bare ``choose: a|b``).
-OTHER_CATEGORY = "other"
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scene.concepts import UNKNOWN_CATEGORY, Concepts, RelationQuery, concepts_from_program
+from theory.operations import OTHER_CATEGORY
+from scene.concepts import Concepts, RelationQuery, concepts_from_program
 from theory.flat import parse_flat
 from theory.program import Program, Step
 from tests.support import GQA_DIR, DictTaxonomy
@@ -71,7 +72,7 @@ def test_choose_verify_and_bare_values() -> None:
     concepts = concepts_from_program(program, attributes=COLORS)
     assert concepts.attributes["color"] == frozenset({"red", "blue"})
     assert concepts.attributes["material"] == frozenset({"wood"})
-    assert concepts.attributes[UNKNOWN_CATEGORY] == frozenset({"shiny"})
+    assert concepts.attributes[OTHER_CATEGORY] == frozenset({"shiny"})
 
 
 def test_class_and_position_categories_are_not_attributes() -> None:

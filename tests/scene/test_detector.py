@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from scene.detector import Box, DetectorSettings, make_detection, merge_queries, nms, thirds
+from scene.positions import third
+from scene.detector import Box, DetectorSettings, make_detection, merge_queries, nms
 from tests.support import GQA_DIR, DictTaxonomy
 
 IMAGES = sorted((GQA_DIR / "images").glob("*.jpg")) if (GQA_DIR / "images").is_dir() else []
@@ -26,8 +27,10 @@ def test_box_geometry() -> None:
 
 
 def test_thirds() -> None:
-    names = ("left", "middle", "right")
-    assert [thirds(x, 90, names) for x in (0, 29.9, 30, 59.9, 60, 90)] == ["left", "left", "middle", "middle", "right", "right"]
+    # The one thirds rule (scene.positions): a centre exactly on 2/3 is in the middle, as on 1/3.
+    assert [third(x, 90, "hposition") for x in (0, 29.9, 30, 59.9, 60, 60.1, 90)] == [
+        "left", "left", "middle", "middle", "middle", "right", "right"
+    ]
 
 
 def test_nms_keeps_the_best_of_overlapping_boxes() -> None:
@@ -90,8 +93,8 @@ def test_owlvit_detections_on_real_images(detector, path: Path) -> None:  # type
         assert 0 <= d.box.x0 < d.box.x1 <= width and 0 <= d.box.y0 < d.box.y1 <= height
         assert 0.0 <= d.score <= 1.0 and d.score >= detector.settings.threshold
         assert d.label in classes
-        assert d.hposition == thirds(d.box.center[0], width, ("left", "middle", "right"))
-        assert d.vposition == thirds(d.box.center[1], height, ("top", "middle", "bottom"))
+        assert d.hposition == third(d.box.center[0], width, "hposition")
+        assert d.vposition == third(d.box.center[1], height, "vposition")
         assert d.categories == TAXONOMY.categories_of(d.label)
     for a in detections:
         for b in detections:

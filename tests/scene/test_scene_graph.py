@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scene.scene_graph import SceneGraphError, graph_objects, program_concepts, scene_graph_facts, third
+from scene.positions import third
+from scene.scene_graph import SceneGraphError, graph_objects, program_concepts, scene_graph_facts
 from scene.taxonomy import CuratedAttributes, CuratedTaxonomy
 from scene.wordnet import wordnet_available
 from theory import SceneFacts, parse_flat, solve
@@ -42,18 +43,27 @@ def facts(scene: SceneFacts) -> set[str]:
 
 
 def test_third_of_the_image():
-    assert third(10, 300, "left", "right") == "left"
-    assert third(150, 300, "left", "right") == "middle"
-    assert third(100, 300, "left", "right") == "middle"  # the boundary belongs to the middle
-    assert third(250, 300, "left", "right") == "right"
-    assert third(5, 0, "top", "bottom") == "middle"
+    assert third(10, 300, "hposition") == "left"
+    assert third(150, 300, "hposition") == "middle"
+    assert third(100, 300, "hposition") == "middle"  # the boundary belongs to the middle
+    assert third(200, 300, "hposition") == "middle"  # at both ends: mirroring swaps left and right only
+    assert third(250, 300, "hposition") == "right"
+    assert third(5, 0, "vposition") == "middle"
+
+
+@given(st.integers(0, 1000), st.integers(1, 1000))
+def test_third_is_symmetric(centre, extent):
+    # Whole pixels, so that mirroring is exact.
+    mirror = {"left": "right", "middle": "middle", "right": "left"}
+    centre = min(centre, extent)
+    assert third(extent - centre, extent, "hposition") == mirror[third(centre, extent, "hposition")]
 
 
 @given(st.floats(0, 1000), st.floats(0, 1000), st.floats(1, 1000))
 def test_third_is_monotone(a, b, extent):
-    order = {"low": 0, "middle": 1, "high": 2}
+    order = {"top": 0, "middle": 1, "bottom": 2}
     low, high = sorted((a, b))
-    assert order[third(low, extent, "low", "high")] <= order[third(high, extent, "low", "high")]
+    assert order[third(low, extent, "vposition")] <= order[third(high, extent, "vposition")]
 
 
 def test_encoding_of_one_graph():

@@ -111,3 +111,9 @@ def test_unknown_representation_is_refused():
     with pytest.raises(ValueError):
         parse_program("exist(select(scene(), a))", "lisp")
     assert parse_flat(format_program(parse_program("exist(select(scene(), a))", "nested"), "flat")).answer == 2
+
+
+def test_representation_names_are_declared_once():
+    from theory.representations import TEXT_REPRESENTATIONS, Representation
+
+    assert tuple(r.value for r in Representation) == TEXT_REPRESENTATIONS == ("flat", "nested", "code")
