@@ -11,10 +11,12 @@ import json
 import os
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from translators.options import TranslationOptions
 
 CONFIG_FILE_VARIABLE = "ASPVQA_CONFIG"
 
@@ -23,12 +25,16 @@ class ConfigError(ValueError):
     """The configuration file or variables are unusable; the message says which setting."""
 
 
-class Settings(BaseSettings):
-    """Every setting of the service, the command line and the pipeline."""
+class Settings(BaseSettings, TranslationOptions):
+    """Every setting of the service, the command line and the pipeline.
+
+    The translation options (representation, examples, sampling, cover_operators) come from
+    `TranslationOptions`; they are the defaults a request may override.
+    """
 
     model_config = SettingsConfigDict(env_prefix="ASPVQA_", env_ignore_empty=True, extra="forbid")
 
-    # Translation (question -> program).
+    # Translation (question -> program), beside the inherited options.
     llm: str | None = Field(
         None,
         description="language model: a bundled local model name (default qwen2.5-coder-1.5b), local:PATH.gguf, "
@@ -36,10 +42,6 @@ class Settings(BaseSettings):
         "else from ASPVQA_LLM_GRAMMAR) or replay:RECORDING.jsonl",
     )
     llm_choices: tuple[str, ...] = Field((), description="further models a /translate or /answer request may name")
-    representation: Literal["flat", "nested", "code", "gqa"] = "nested"
-    examples: int = Field(3, ge=0, le=64)
-    sampling: Literal["bert", "jaccard", "random"] = "bert"
-    cover_operators: bool = False
     bank_dir: str | None = Field(None, description="example bank: a folder from `aspvqa bank build` or a JSON Lines file")
     schema_decoding: bool = Field(True, description="constrain and repair categories, values and relations with the ontology")
     ontology_dir: str | None = Field(

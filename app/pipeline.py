@@ -1,7 +1,8 @@
 """The pipeline: question -> program, image / scene graph / facts -> scene, then solve.
 
-Heavy parts (language model, detector, classifier, WordNet) are built once, on first use or at
-service start (`warm_up`), and shared by every request; each part says plainly when it is missing.
+Heavy parts (language model, detector, classifier, WordNet) come from `app.components`, built
+once, on first use or at service start (`warm_up`), and shared by every request; each part says
+plainly when it is missing.
 """
 
 from __future__ import annotations
@@ -9,62 +10,25 @@ from __future__ import annotations
 import math
 import threading
 import time
-from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Protocol
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
+from app.components import (
+    Components,
+    ImageReader,
+    QuestionTranslator,
+    SceneGraphEncoder,
+    TranslationOutcome,
+)
 from app.config import Settings
+from app.errors import PipelineError
 from theory import Program, ProgramError, SceneFacts, SolveLimits, SolveStatus, solve
 from theory.operations import OPERATIONS
-from theory.representations import format_program, parse_program
+from theory.representations import TEXT_REPRESENTATIONS, format_program, parse_program
+from translators.options import TranslationOptions
 
-
-class PipelineError(Exception):
-    """A request the pipeline cannot serve; `kind` decides the HTTP status and exit code."""
-
-    STATUS = {"invalid_input": 422, "too_large": 413, "unsupported_media": 415, "model_unavailable": 503, "timeout": 504}
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
-
-    @property
-    def http_status(self) -> int:
-        return self.STATUS.get(self.kind, 500)
-
-
-@dataclass
-class Translation:
-    """A question translated into a program, with what was shown to the model."""
-
-    program: Program
-    raw: str = ""
-    examples: list[dict[str, Any]] = field(default_factory=list)
-    seconds: float = 0.0
-    details: dict[str, Any] = field(default_factory=dict)
-
-
-class Translator(Protocol):
-    """Anything that turns a question into a `Translation`."""
-
-    def __call__(
-        self, question: str, *, representation: str, examples: int, sampling: str, cover_operators: bool, model: str | None = None
-    ) -> Translation: ...
-
-
-@dataclass
-class ImageScene:
-    """The scene read from an image, with the detections behind it."""
-
-    facts: SceneFacts
-    detections: list[dict[str, Any]] = field(default_factory=list)
-    timings: dict[str, float] = field(default_factory=dict)
-
-
-class ImageSceneBuilder(Protocol):
-    """Anything that turns image bytes and a program's concepts into an `ImageScene`."""
-
-    def __call__(self, image: bytes, program: Program) -> ImageScene: ...
+__all__ = ["AnswerOutcome", "Pipeline", "PipelineError", "TranslationOutcome", "concepts_by_role", "show_program"]
 
 
 @dataclass
@@ -81,15 +45,15 @@ class AnswerOutcome:
     detections: list[dict[str, Any]]
     support: dict[str, Any]
     timings: dict[str, float]
-    translation: Translation | None = None
+    translation: TranslationOutcome | None = None
 
 
 def show_program(program: Program, representation: str) -> str:
     """The program in a textual representation; GQA programs are JSON, so those show as flat ASP."""
-    return format_program(program, representation if representation in ("flat", "nested", "code") else "flat")
+    return format_program(program, representation if representation in TEXT_REPRESENTATIONS else "flat")
 
 
-def program_concepts(program: Program) -> dict[str, list[str]]:
+def concepts_by_role(program: Program) -> dict[str, list[str]]:
     """The words a program mentions, by role (classes, categories, values, relations)."""
     roles: dict[str, set[str]] = {"classes": set(), "categories": set(), "values": set(), "relations": set()}
     role_of = {"class": "classes", "category": "categories", "value": "values", "relation": "relations"}
@@ -107,70 +71,33 @@ class Pipeline:
         self,
         settings: Settings,
         *,
-        translator: Translator | None = None,
-        image_scene_builder: ImageSceneBuilder | None = None,
-        scene_graph_encoder: Callable[[Mapping[str, Any], Program], SceneFacts] | None = None,
+        translator: QuestionTranslator | None = None,
+        image_reader: ImageReader | None = None,
+        scene_graph_encoder: SceneGraphEncoder | None = None,
+        components: Components | None = None,
     ) -> None:
         self.settings = settings
-        self._translator = translator
-        self._image_scene_builder = image_scene_builder
-        self._scene_graph_encoder = scene_graph_encoder
-        self._lock = threading.Lock()
-        self.load_errors: dict[str, str] = {}
+        self.components = components or Components(
+            settings, question_translator=translator, image_reader=image_reader, scene_graph_encoder=scene_graph_encoder
+        )
         self._solve_slots = threading.BoundedSemaphore(settings.max_concurrent_solves)
-
-    # --- parts, built once -------------------------------------------------------------
-
-    def _part(self, attribute: str, builder_name: str) -> Any:
-        """The part stored in `attribute`, built by `app.parts.<builder_name>` on first use."""
-        with self._lock:
-            if getattr(self, attribute) is None:
-                from app import parts
-
-                setattr(self, attribute, getattr(parts, builder_name)(self.settings))
-            return getattr(self, attribute)
-
-    @property
-    def translator(self) -> Translator:
-        return self._part("_translator", "build_translator")
-
-    @property
-    def image_scene_builder(self) -> ImageSceneBuilder:
-        return self._part("_image_scene_builder", "build_image_scene_builder")
-
-    @property
-    def scene_graph_encoder(self) -> Callable[[Mapping[str, Any], Program], SceneFacts]:
-        return self._part("_scene_graph_encoder", "build_scene_graph_encoder")
 
     def readiness(self) -> dict[str, str]:
         """Each part: 'ready', 'not loaded' or why it cannot load."""
-        from app.parts import part_status
+        return self.components.status()
 
-        return part_status(self)
+    def warm_up(self) -> None:
+        """Load every part now (service start)."""
+        self.components.warm_up()
 
     # --- steps -------------------------------------------------------------------------
 
     def translate(
-        self,
-        question: str,
-        *,
-        representation: str | None = None,
-        examples: int | None = None,
-        sampling: str | None = None,
-        cover_operators: bool | None = None,
-        model: str | None = None,
-    ) -> Translation:
-        """The question as a program (validated flat form inside)."""
+        self, question: str, options: TranslationOptions | None = None, *, model: str | None = None
+    ) -> TranslationOutcome:
+        """The question as a program (validated flat form inside); `options` default to the settings'."""
         self._check_question(question)
-        s = self.settings
-        return self.translator(
-            question,
-            representation=representation or s.representation,
-            examples=s.examples if examples is None else examples,
-            sampling=sampling or s.sampling,
-            cover_operators=s.cover_operators if cover_operators is None else cover_operators,
-            model=model,
-        )
+        return self.components.question_translator(question, options=options or self.settings.options(), model=model)
 
     def parse_given_program(self, text: str, representation: str | None) -> Program:
         """A program supplied by the user in any representation (default: flat)."""
@@ -213,7 +140,8 @@ class Pipeline:
             parsed = self.parse_given_program(program, representation)
             shown_repr = representation or "flat"
         else:
-            translation = self.translate(question or "", representation=representation, model=model)
+            options = self.settings.options().with_overrides(representation=representation)
+            translation = self.translate(question or "", options, model=model)
             parsed = translation.program
             shown_repr = representation or self.settings.representation
         timings["translate"] = time.perf_counter() - started
@@ -227,11 +155,11 @@ class Pipeline:
                 raise PipelineError("invalid_input", f"scene_facts: {exc}") from None
         elif scene_graph is not None:
             try:
-                scene = self.scene_graph_encoder(scene_graph, parsed)
+                scene = self.components.scene_graph_encoder(scene_graph, parsed)
             except (ValueError, TypeError, KeyError) as exc:
                 raise PipelineError("invalid_input", f"scene_graph: {exc}") from None
         else:
-            built = self.image_scene_builder(image or b"", parsed)
+            built = self.components.image_reader(image or b"", parsed)
             scene, detections = built.facts, built.detections
             timings.update({f"scene.{k}": v for k, v in built.timings.items()})
         timings["scene"] = time.perf_counter() - started
@@ -256,7 +184,7 @@ class Pipeline:
             program=parsed,
             program_text=show_program(parsed, shown_repr),
             representation=shown_repr,
-            concepts=program_concepts(parsed),
+            concepts=concepts_by_role(parsed),
             detections=detections,
             support=result.answers[0].support.to_json() if result.answers else {},
             timings={k: round(v, 6) for k, v in timings.items()},

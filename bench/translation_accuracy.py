@@ -45,7 +45,7 @@ from evaluation.splits import split_questions  # noqa: E402
 from theory.equivalence import equivalent  # noqa: E402
 from theory.flat import format_flat, parse_flat  # noqa: E402
 from theory.program import ProgramError  # noqa: E402
-from translators.backends.models import cache_dir  # noqa: E402
+from theory.cache import cache_dir  # noqa: E402
 from translators.backends.registry import get_backend  # noqa: E402
 from translators.bank import Example, ExampleBank, legacy_bank, load_bank, save_bank  # noqa: E402
 from translators.bundled import default_bank  # noqa: E402
@@ -55,7 +55,7 @@ from translators.translate import TranslationSettings, Translator  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 # The per-question log holds GQA question texts, so it lives in the user cache, not the repository.
-LOG = cache_dir().parent / "bench" / "translation_accuracy.jsonl"
+LOG = cache_dir() / "bench" / "translation_accuracy.jsonl"
 GRID = [(s, k, c) for s in ("bert", "jaccard", "random") for k in (1, 5, 10) for c in (False, True)]
 
 
@@ -231,7 +231,7 @@ def make_bank(kind: str, val_examples: list[Example]) -> ExampleBank:
     if kind == "bundled":
         return default_bank()
     # The val-derived bank lives in the user cache, never in the repository (GQA data stays outside).
-    path = cache_dir().parent / "banks" / "gqa_val_sample.jsonl"
+    path = cache_dir() / "banks" / "gqa_val_sample.jsonl"
     if not path.exists():
         save_bank(ExampleBank(val_examples), path)
     return load_bank(path).merged(default_bank())

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from evaluation.interpreter import sanitise_answer
-from evaluation.job import KS, MANIFEST_FILE, RESULTS_FILE, read_results
+from evaluation.records import KS, ResultRecord
+from evaluation.store import MANIFEST_FILE, RESULTS_FILE, read_results
 
 MODES = ("strict", "generous", "generous+")
 SCORE_KEYS = tuple(f"{m}@{k}" for m in MODES for k in KS)
@@ -32,66 +33,72 @@ PLOT_TYPES = "accuracy_by_{field}_type.png"
 PLOT_EXAMPLES = "accuracy_by_examples.png"
 
 
-def _ratio(hits: int, total: int) -> float | None:
+def _ratio(hits: float, total: int) -> float | None:
     return round(hits / total, 4) if total else None
 
 
-def _evaluated(rows: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+def records_of(rows: Iterable[ResultRecord | Mapping[str, Any]]) -> list[ResultRecord]:
+    """Typed records from records or their JSON form."""
+    return [r if isinstance(r, ResultRecord) else ResultRecord.from_json(r) for r in rows]
+
+
+def _evaluated(rows: Iterable[ResultRecord]) -> list[ResultRecord]:
     # Skipped rows (a missing scene graph or image) say nothing about the method.
-    return [r for r in rows if r.get("status") != "skipped"]
+    return [r for r in rows if r.status != "skipped"]
 
 
-def accuracy_table(rows: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
+def accuracy_table(rows: Sequence[ResultRecord]) -> dict[str, float | None]:
     """Fraction of rows right at each ``mode@k`` (rows without a gold answer left out)."""
-    scored = [r for r in rows if r.get("scores")]
-    return {key: _ratio(sum(bool(r["scores"].get(key)) for r in scored), len(scored)) for key in SCORE_KEYS}
+    scored = [r.scores for r in rows if r.scores]
+    return {key: _ratio(sum(bool(s.get(key)) for s in scored), len(scored)) for key in SCORE_KEYS}
 
 
-def translation_table(rows: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
+def translation_table(rows: Sequence[ResultRecord]) -> dict[str, float | None]:
     """Fractions of translations canonically equal to / equivalent with the GQA program, and valid."""
-    scored = [r for r in rows if r.get("scores")]
+    scored = [r for r in rows if r.scores]
     return {
-        "valid": _ratio(sum(r.get("program") is not None for r in scored), len(scored)),
-        "canonical": _ratio(sum(bool(r["scores"].get("canonical")) for r in scored), len(scored)),
-        "semantic": _ratio(sum(bool(r["scores"].get("semantic")) for r in scored), len(scored)),
+        "valid": _ratio(sum(r.program is not None for r in scored), len(scored)),
+        "canonical": _ratio(sum(bool(r.scores and r.scores.get("canonical")) for r in scored), len(scored)),
+        "semantic": _ratio(sum(bool(r.scores and r.scores.get("semantic")) for r in scored), len(scored)),
     }
 
 
-def by_type(rows: Sequence[Mapping[str, Any]], field: str) -> dict[str, dict[str, Any]]:
+def by_type(rows: Sequence[ResultRecord], field: str) -> dict[str, dict[str, Any]]:
     """Accuracy (strict@1, or semantic equivalence for translations) per GQA type in `field`."""
     groups: dict[str, list[bool]] = defaultdict(list)
     for row in rows:
-        kind = (row.get("types") or {}).get(field)
-        if kind and row.get("scores") is not None:
-            groups[kind].append(bool(row.get("correct")))
+        kind = row.types.get(field)
+        if kind and row.scores is not None:
+            groups[kind].append(row.correct)
     return {k: {"n": len(v), "accuracy": _ratio(sum(v), len(v))} for k, v in sorted(groups.items())}
 
 
-def failures(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def failures(rows: Sequence[ResultRecord]) -> dict[str, Any]:
     """Counts of failure categories and of their kinds among the rows."""
     categories: Counter[str] = Counter()
     kinds: Counter[str] = Counter()
     for row in rows:
-        failure = row.get("failure")
-        if failure:
-            categories[failure["category"]] += 1
-            kinds[f"{failure['category']}:{failure['kind']}"] += 1
+        if row.failure is not None:
+            categories[row.failure.category] += 1
+            kinds[f"{row.failure.category}:{row.failure.kind}"] += 1
     return {"categories": dict(categories.most_common()), "kinds": dict(kinds.most_common())}
 
 
-def gqa_metrics(rows: Sequence[Mapping[str, Any]], choices: Mapping[str, Any] | None) -> dict[str, float | None]:
+def gqa_metrics(
+    records: Sequence[ResultRecord | Mapping[str, Any]], choices: Mapping[str, Any] | None
+) -> dict[str, float | None]:
     """GQA's official accuracy, validity, plausibility (with `choices`) and consistency."""
-    scored = [r for r in rows if r.get("gold") is not None]
-    correct = {r["questionId"]: bool(r.get("correct")) for r in scored}
+    scored = [r for r in records_of(records) if r.gold is not None]
+    correct = {r.question_id: r.correct for r in scored}
     metrics: dict[str, float | None] = {"accuracy": _ratio(sum(correct.values()), len(correct))}
     if choices is not None:
         valid = plausible = counted = 0
         for row in scored:
-            options = choices.get(row["questionId"])
+            options = choices.get(row.question_id)
             if not isinstance(options, Mapping):
                 continue
             counted += 1
-            answer = sanitise_answer(row["answers"][0]) if row.get("answers") else None
+            answer = sanitise_answer(row.answers[0]) if row.answers else None
             valid += answer in {sanitise_answer(a) for a in options.get("valid", ())}
             plausible += answer in {sanitise_answer(a) for a in options.get("plausible", ())}
         metrics["validity"] = _ratio(valid, counted)
@@ -100,9 +107,9 @@ def gqa_metrics(rows: Sequence[Mapping[str, Any]], choices: Mapping[str, Any] | 
     # entailed questions, the mean fraction of those answered correctly.
     per_question = []
     for row in scored:
-        if not correct[row["questionId"]]:
+        if not correct[row.question_id]:
             continue
-        entailed = [e for e in row.get("entailed") or () if e in correct and e != row["questionId"]]
+        entailed = [e for e in row.entailed if e in correct and e != row.question_id]
         if entailed:
             per_question.append(sum(correct[e] for e in entailed) / len(entailed))
     metrics["consistency"] = round(sum(per_question) / len(per_question), 4) if per_question else None
@@ -110,15 +117,19 @@ def gqa_metrics(rows: Sequence[Mapping[str, Any]], choices: Mapping[str, Any] | 
     return metrics
 
 
-def summarise(records: Sequence[Mapping[str, Any]], runs: Mapping[str, Mapping[str, Any]], choices: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def summarise(
+    records: Sequence[ResultRecord | Mapping[str, Any]],
+    runs: Mapping[str, Mapping[str, Any]],
+    choices: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """Every table of the report, as JSON-ready data."""
-    grouped: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
-    for record in records:
-        grouped[(str(record.get("run")), str(record["setting"]))].append(record)
+    grouped: dict[tuple[str, str], list[ResultRecord]] = defaultdict(list)
+    for record in records_of(records):
+        grouped[(record.run, record.setting)].append(record)
     tables: list[dict[str, Any]] = []
     for (run, setting), rows in sorted(grouped.items()):
         evaluated = _evaluated(rows)
-        answerable = [r for r in evaluated if r.get("answerable")]
+        answerable = [r for r in evaluated if r.answerable]
         entry: dict[str, Any] = {
             "run": run,
             "setting": setting,
@@ -127,7 +138,7 @@ def summarise(records: Sequence[Mapping[str, Any]], runs: Mapping[str, Mapping[s
             "evaluated": len(evaluated),
             "skipped": len(rows) - len(evaluated),
             "answerable": len(answerable),
-            "seconds_per_question": _ratio(sum(float(r.get("seconds") or 0) for r in evaluated), len(evaluated)),
+            "seconds_per_question": _ratio(sum(r.seconds for r in evaluated), len(evaluated)),
             "failures": failures(evaluated),
             "by_type": {f: by_type(evaluated, f) for f in TYPE_FIELDS},
         }

@@ -5,7 +5,7 @@ from scene.scene_graph import (
     SceneGraphError,
     default_attributes,
     graph_objects,
-    program_concepts,
+    program_constants,
     scene_graph_facts,
 )
 from scene.taxonomy import (
@@ -32,7 +32,7 @@ __all__ = [
     "find_wordnet",
     "graph_objects",
     "load_wordnet",
-    "program_concepts",
+    "program_constants",
     "scene_graph_facts",
     "wordnet_available",
 ]

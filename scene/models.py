@@ -17,23 +17,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from theory.errors import ModelNotAvailableError
+
 DETECTOR_ENV = "ASPVQA_DETECTOR_MODEL"
 CLASSIFIER_ENV = "ASPVQA_CLASSIFIER_MODEL"
 DEFAULT_DETECTOR = "google/owlvit-base-patch32"
 DEFAULT_CLASSIFIER = "openai/clip-vit-base-patch32"
 
 
-class ModelNotAvailableError(RuntimeError):
-    """The weights of a model cannot be found; the message says which setting to change."""
-
-    def __init__(self, what: str, name: str, setting: str, reason: str) -> None:
-        self.what = what
-        self.name = name
-        self.setting = setting
-        super().__init__(
-            f"{what} weights not available from {name!r} ({reason}); set {setting} to a local directory "
-            f"holding them (written by save_pretrained) or to a hub id already in the local cache"
-        )
+def weights_missing(what: str, name: str, setting: str, reason: str) -> ModelNotAvailableError:
+    """The error for weights that cannot be found, naming the setting to change."""
+    return ModelNotAvailableError(
+        f"{what} weights not available from {name!r} ({reason}); set {setting} to a local directory "
+        f"holding them (written by save_pretrained) or to a hub id already in the local cache"
+    )
 
 
 @dataclass(frozen=True)
@@ -70,19 +67,19 @@ def resolve_model_source(
     path = Path(text).expanduser()
     if path.is_dir():
         if not (path / "config.json").is_file():
-            raise ModelNotAvailableError(what, text, setting, "the directory has no config.json")
+            raise weights_missing(what, text, setting, "the directory has no config.json")
         return str(path)
     if path.is_absolute() or text.startswith((".", "~")) or text.count("/") > 1:
-        raise ModelNotAvailableError(what, text, setting, "no such directory")
+        raise weights_missing(what, text, setting, "no such directory")
     try:
         from huggingface_hub import snapshot_download
 
         folder = snapshot_download(repo_id=text, local_files_only=local_files_only)
     except Exception as exc:  # the hub client raises several unrelated types for "not there"
         reason = "not in the local hub cache" if local_files_only else f"download failed: {type(exc).__name__}"
-        raise ModelNotAvailableError(what, text, setting, reason) from exc
+        raise weights_missing(what, text, setting, reason) from exc
     if not (Path(folder) / "config.json").is_file():
-        raise ModelNotAvailableError(what, text, setting, "the cached snapshot has no config.json")
+        raise weights_missing(what, text, setting, "the cached snapshot has no config.json")
     return folder
 
 
@@ -93,7 +90,7 @@ def _load(source: str, what: str, setting: str, model_class: Any) -> LoadedModel
         processor = AutoProcessor.from_pretrained(source, local_files_only=True)
         model = model_class.from_pretrained(source, local_files_only=True)
     except (OSError, ValueError) as exc:
-        raise ModelNotAvailableError(what, source, setting, f"cannot load: {exc}".splitlines()[0]) from exc
+        raise weights_missing(what, source, setting, f"cannot load: {exc}".splitlines()[0]) from exc
     model.eval()
     return LoadedModel(processor, model, source)
 

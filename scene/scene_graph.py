@@ -98,7 +98,7 @@ def graph_objects(graph: Mapping[str, Any]) -> dict[str, GraphObject]:
     return result
 
 
-def program_concepts(program: Program) -> frozenset[str] | None:
+def program_constants(program: Program) -> frozenset[str] | None:
     """The words a program mentions (classes, categories, values, relations) as ASP constants, or
     None when the program needs every attribute (``common`` compares all categories)."""
     if any(step.operation == "common" for step in program.steps):
@@ -136,7 +136,7 @@ def scene_graph_facts(
 ) -> SceneFacts:
     """The perfect-information facts of one GQA scene graph (see the module docstring).
 
-    `concepts` (ASP constants, e.g. from :func:`program_concepts`) keeps only the class, attribute
+    `concepts` (ASP constants, e.g. from :func:`program_constants`) keeps only the class, attribute
     and relation facts whose word or category is mentioned; names and positions are always kept.
     """
     taxonomy = taxonomy if taxonomy is not None else default_taxonomy()

@@ -29,12 +29,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from theory.cache import cache_dir
+from theory.errors import ModelNotAvailableError
+
 if TYPE_CHECKING:
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
 DEBIAN_DIR = Path("/usr/share/wordnet")
 ENV_DIR = "ASPVQA_WORDNET_DIR"
-ENV_CACHE = "ASPVQA_CACHE_DIR"
 
 # The files NLTK's reader opens (WordNetCorpusReader._FILES), lexnames aside.
 _DATABASE_FILES = (
@@ -75,21 +77,13 @@ _FIX = (
 )
 
 
-class WordNetUnavailable(RuntimeError):
+class WordNetUnavailable(ModelNotAvailableError):
     """WordNet could not be found or read; the message names the fix."""
 
 
 def lexnames_text() -> str:
     """The standard WordNet 3.0 ``lexnames`` file (45 lines)."""
     return "".join(f"{i:02d}\t{name}\t{pos}\n" for i, (name, pos) in enumerate(e.split() for e in _LEXNAMES))
-
-
-def cache_dir() -> Path:
-    """The project's cache folder (``ASPVQA_CACHE_DIR``, else the XDG cache folder)."""
-    if os.environ.get(ENV_CACHE):
-        return Path(os.environ[ENV_CACHE])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "aspvqa"
 
 
 def _is_database(folder: Path) -> bool:

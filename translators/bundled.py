@@ -13,11 +13,11 @@ Example:
 from __future__ import annotations
 
 import hashlib
-import os
 import pickle
 from functools import lru_cache
 from pathlib import Path
 
+from theory.cache import cache_dir
 from translators.bank import ExampleBank, legacy_bank, normalise_question, save_bank
 from translators.ontology import Ontology, bundled_ontology
 from translators.synthetic import TEMPLATES, generate_examples
@@ -27,11 +27,6 @@ from translators.synthetic import TEMPLATES, generate_examples
 PER_TEMPLATE = 450
 # Bumped when the way the bank is assembled changes (names a new cached bank).
 ASSEMBLY_VERSION = 2
-
-
-def cache_root() -> Path:
-    """The project's cache folder (ASPVQA_CACHE, else ~/.cache/aspvqa)."""
-    return Path(os.environ.get("ASPVQA_CACHE") or Path.home() / ".cache" / "aspvqa")
 
 
 def bundled_digest(ontology: Ontology, per_template: int = PER_TEMPLATE) -> str:
@@ -44,7 +39,7 @@ def bundled_digest(ontology: Ontology, per_template: int = PER_TEMPLATE) -> str:
 def bundled_bank_path(ontology: Ontology | None = None, per_template: int = PER_TEMPLATE) -> Path:
     """Where the combined bank of this ontology and count is kept."""
     ontology = ontology or bundled_ontology()
-    return cache_root() / "banks" / f"bundled-{bundled_digest(ontology, per_template)}.jsonl"
+    return cache_dir() / "banks" / f"bundled-{bundled_digest(ontology, per_template)}.jsonl"
 
 
 def build_default_bank(ontology: Ontology | None = None, per_template: int = PER_TEMPLATE, progress=None) -> ExampleBank:  # noqa: ANN001

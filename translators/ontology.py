@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
 
-from theory.operations import OTHER_CATEGORY, POSITION_VALUES, STRUCTURAL_CATEGORIES
+from theory.operations import OTHER_CATEGORY as OTHER_CATEGORY  # re-exported: the translators read it here
+from theory.operations import POSITION_VALUES, STRUCTURAL_CATEGORIES
 from theory.scene_facts import asp_constant
 from translators.vocabulary import Vocabulary
 

@@ -23,8 +23,8 @@ from theory.representations import Representation, format_program
 from translators.bank import Example, normalise_question
 from translators.gqa_program import GQA_OBJECT_IDS
 from translators.ontology import OTHER_CATEGORY, Ontology
+from translators.options import REPRESENTATIONS
 
-REPRESENTATIONS = ("flat", "nested", "code", "gqa")
 
 _SYNTAX = {
     "flat": (

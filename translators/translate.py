@@ -20,7 +20,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
 from theory.canonical import canonical
 from theory.flat import format_flat
@@ -33,7 +33,8 @@ from translators.consistency import majority_vote
 from translators.embeddings import Embedder
 from translators.grammar import program_grammar
 from translators.ontology import Ontology, bundled_ontology
-from translators.prompts import DEFAULT_PROMPT, PROMPTS, REPRESENTATIONS, build_prompt, covering_examples
+from translators.options import TranslationOptions
+from translators.prompts import DEFAULT_PROMPT, PROMPTS, build_prompt, covering_examples
 from translators.repair import MAX_REPAIRS, interpret
 from translators.retrieval import Retriever, Sampling
 from translators.schema import repair_program
@@ -41,15 +42,11 @@ from translators.templating import Templater
 from translators.vocabulary import Grounder
 
 
-class TranslationSettings(BaseModel):
-    """Everything that changes a translation (and so is part of the cache key)."""
+class TranslationSettings(TranslationOptions):
+    """Everything that changes a translation (and so is part of the cache key): the options plus the model's."""
 
     model_config = ConfigDict(frozen=True)
 
-    representation: str = "nested"
-    examples: int = Field(3, ge=0, le=64)
-    sampling: Sampling = Sampling.BERT
-    cover_operators: bool = False
     llm: str = DEFAULT_LOCAL_MODEL
     prompt_version: str = DEFAULT_PROMPT
     constrained: bool = True
@@ -60,13 +57,6 @@ class TranslationSettings(BaseModel):
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     samples: int = Field(1, ge=1, le=16)
     seed: int = 0
-
-    @field_validator("representation")
-    @classmethod
-    def _known_representation(cls, value: str) -> str:
-        if value not in REPRESENTATIONS:
-            raise ValueError(f"representation must be one of {', '.join(REPRESENTATIONS)}")
-        return value
 
     @field_validator("prompt_version")
     @classmethod

@@ -29,9 +29,7 @@ def create_app(settings: Settings | None = None, pipeline: Pipeline | None = Non
         if warm_up:
             from starlette.concurrency import run_in_threadpool
 
-            from app.parts import warm_up as load_parts
-
-            await run_in_threadpool(load_parts, pipeline)
+            await run_in_threadpool(pipeline.warm_up)
         yield
 
     app = FastAPI(

@@ -6,8 +6,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-RepresentationName = Literal["flat", "nested", "code", "gqa"]
-TextRepresentation = Literal["flat", "nested", "code"]
+from theory.representations import TextRepresentation
+from translators.options import Examples, ProgramRepresentation, TranslationOptions
+from translators.retrieval import Sampling
 
 
 class TranslateRequest(BaseModel):
@@ -16,11 +17,18 @@ class TranslateRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     question: str = Field(..., min_length=1, description="the question in English")
-    representation: RepresentationName | None = Field(None, description="syntax the model writes (default from settings)")
-    examples: int | None = Field(None, ge=0, le=64, description="number of worked examples shown (k)")
-    sampling: Literal["bert", "jaccard", "random"] | None = None
+    # The translation options (translators.options), each optional: None keeps the service's setting.
+    representation: ProgramRepresentation | None = Field(None, description="syntax the model writes (default from settings)")
+    examples: Examples | None = None
+    sampling: Sampling | None = None
     cover_operators: bool | None = None
     model: str | None = Field(None, description="language model (one of the configured choices)")
+
+    def options(self, defaults: TranslationOptions) -> TranslationOptions:
+        """The translation options of this request: its own where given, else `defaults`."""
+        return defaults.with_overrides(
+            representation=self.representation, examples=self.examples, sampling=self.sampling, cover_operators=self.cover_operators
+        )
 
 
 class ExampleShown(BaseModel):

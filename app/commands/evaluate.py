@@ -1,8 +1,8 @@
 """`aspvqa evaluate`: the offline GQA evaluation job, resumable, on local cores or a Ray cluster.
 
-The job (`evaluation.job`) gets its translator and image scene builder from `AppComponents`,
-built from `Settings` (defaults, ASPVQA_CONFIG file, ASPVQA_* variables, then these options) in
-each worker process.
+The job (`evaluation.job`) gets its translator and image scene builder from `app.components`,
+built from `Settings` (defaults, ASPVQA_CONFIG file, ASPVQA_* variables, then these options) once
+in each worker process.
 """
 
 from __future__ import annotations
@@ -15,13 +15,14 @@ from typing import Annotated, Any, Optional, Sequence
 import typer
 
 from app.commands.io import fail, read_input
+from app.components import Components
 from app.config import ConfigError, Settings, load_settings
 from evaluation.job import (
     NEEDS_GRAPH,
     NEEDS_IMAGE,
     SETTINGS,
     TRANSLATED,
-    Components,
+    RunParts,
     Evaluator,
     EvaluatorConfig,
     JobError,
@@ -32,15 +33,19 @@ from evaluation.job import (
     validate_settings,
 )
 from evaluation.matching import DEFAULT_HYPERNYM_LEVELS
+from scene.concepts import Concepts
+from theory.scene_facts import SceneFacts
+from translators.options import OPTION_NAMES
 
 
 @dataclass(frozen=True)
-class AppComponents:
-    """Builds a run's translator and image scene builder from settings; pickles (plain data only)."""
+class SettingsParts:
+    """A run's translator and image scene builder from `app.components`; the recipe that travels to
+    worker processes is the settings (plain data) and the recording file."""
 
     settings: dict[str, Any]
     record: str | None = None
-    _cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    _built: dict[str, Components] = field(default_factory=dict, compare=False, repr=False)
 
     def __getstate__(self) -> dict[str, Any]:
         return {"settings": self.settings, "record": self.record}
@@ -48,74 +53,34 @@ class AppComponents:
     def __setstate__(self, state: dict[str, Any]) -> None:
         object.__setattr__(self, "settings", state["settings"])
         object.__setattr__(self, "record", state["record"])
-        object.__setattr__(self, "_cache", {})
+        object.__setattr__(self, "_built", {})
 
-    def __call__(self, run: Run, settings: Sequence[str]) -> Components:
-        config = Settings(**self.settings)
-        components = Components()
+    def components(self) -> Components:
+        """The worker's parts, built once per process."""
+        if "components" not in self._built:
+            self._built["components"] = Components(Settings(**self.settings))
+        return self._built["components"]
+
+    def __call__(self, run: Run, settings: Sequence[str]) -> RunParts:
+        components = self.components()
+        parts = RunParts()
         if TRANSLATED & set(settings):
-            components.translate = self.translator(config, run)
+            options = components.translation_settings(run.translation)
+            parts.translate = components.translator(options, record=self.record).translate
         if NEEDS_IMAGE & set(settings):
-            components.image_scene = self.image_scene(config)
-        return components
+            builder = components.image_scene_builder
 
-    def translator(self, config: Settings, run: Run) -> Any:
-        """The question translator of one run (bank, retrieval and language model)."""
-        from translators.backends.registry import get_backend
-        from translators.bank import load_bank
-        from translators.bundled import default_bank
-        from translators.retrieval import Retriever
-        from translators.translate import TranslationSettings, Translator
+            def image_scene(path: Path, concepts: Concepts, image_id: str) -> SceneFacts:
+                return builder.build(path, concepts, image_id).scene
 
-        if "bank" not in self._cache:
-            self._cache["bank"] = load_bank(config.bank_dir) if config.bank_dir else default_bank()
-        params = translation_parameters(config) | run.translation
-        backend = get_backend(params["llm"])
-        if self.record:
-            from translators.backends.replay import RecordingBackend
-
-            if ("record", params["llm"]) not in self._cache:
-                self._cache[("record", params["llm"])] = RecordingBackend(backend, self.record)
-            backend = self._cache[("record", params["llm"])]
-        embedder = None
-        if params.get("sampling") == "bert":
-            if "embedder" not in self._cache:
-                from translators.embeddings import load_embedder
-
-                self._cache["embedder"] = load_embedder()
-            embedder = self._cache["embedder"]
-        # One retriever per bank for every run: its indexes and embedding matrix are built once.
-        semantic_only = params.get("representation") == "gqa"
-        bank = self._cache["bank"].with_semantic if semantic_only else self._cache["bank"]
-        if ("retriever", semantic_only) not in self._cache:
-            self._cache[("retriever", semantic_only)] = Retriever(bank, None)
-        retriever = self._cache[("retriever", semantic_only)]
-        if embedder is not None:
-            retriever.embedder = embedder
-        translator = Translator(TranslationSettings(**params), self._cache["bank"], backend, embedder=embedder, retriever=retriever)
-        return translator.translate
-
-    def image_scene(self, config: Settings) -> Any:
-        """Image path + concepts -> weighted scene facts, with OWL-ViT and CLIP from the settings."""
-        if "image_scene" not in self._cache:
-            from app.parts import image_scene_builder
-
-            builder = image_scene_builder(config)
-            self._cache["image_scene"] = lambda path, concepts, image_id: builder.build(path, concepts, image_id).scene
-        return self._cache["image_scene"]
+            parts.image_scene = image_scene
+        return parts
 
 
 def translation_parameters(config: Settings) -> dict[str, Any]:
     """The translation parameters the settings give (what a grid run overrides)."""
-    from translators.backends.models import DEFAULT_LOCAL_MODEL
-
-    return {
-        "representation": config.representation,
-        "examples": config.examples,
-        "sampling": config.sampling,
-        "cover_operators": config.cover_operators,
-        "llm": config.llm or DEFAULT_LOCAL_MODEL,
-    }
+    options = Components(config).translation_settings()
+    return options.model_dump(mode="json", include={*OPTION_NAMES, "llm"})
 
 
 def _existing_file(path: str | None, what: str) -> str | None:
@@ -191,7 +156,7 @@ def evaluate_command(
         fail("settings pipeline and pipeline-blind need --images")
     if NEEDS_GRAPH & set(chosen_settings) and scene_graphs is None:
         fail(f"settings {', '.join(s for s in chosen_settings if s in NEEDS_GRAPH)} need --scene-graphs")
-    factory = AppComponents(config.model_dump(mode="json"), record)
+    factory = SettingsParts(config.model_dump(mode="json"), record)
     if TRANSLATED & set(chosen_settings) or NEEDS_IMAGE & set(chosen_settings):
         # Build the parts once here so a missing model fails now, in one line, not in every worker.
         try:

@@ -9,15 +9,17 @@ from typing import Annotated, Optional
 import typer
 
 from app.commands.io import fail
+from app.components import Components
+from app.config import ConfigError, load_settings
+from app.errors import PipelineError
 from translators.backends.base import BackendError
 from translators.backends.models import DEFAULT_LOCAL_MODEL
-from translators.bank import load_bank, read_json_records
-from translators.bundled import default_bank
-from translators.ontology import load_ontology
+from translators.bank import read_json_records
 from translators.cache import TranslationCache
-from translators.prompts import DEFAULT_PROMPT, REPRESENTATIONS
+from translators.options import REPRESENTATIONS
+from translators.prompts import DEFAULT_PROMPT
 from translators.retrieval import Sampling
-from translators.translate import TranslationSettings, Translator
+from translators.translate import TranslationSettings
 
 
 def wordnet_related_terms(word: str) -> list[str]:
@@ -94,18 +96,14 @@ def translate_command(
     except ValueError as exc:
         fail(str(exc).splitlines()[-1] if "\n" in str(exc) else str(exc))
     try:
-        example_bank = load_bank(bank) if bank is not None else default_bank()
-    except (OSError, ValueError) as exc:
-        fail(f"cannot read bank: {exc}")
-    try:
-        from translators.backends.registry import get_backend
-
-        backend = get_backend(llm)
+        paths = {"bank_dir": str(bank) if bank else None, "ontology_dir": str(ontology) if ontology else None}
+        components = Components(load_settings(llm=llm, **paths))
         grounder = _grounder(vocabulary) if vocabulary is not None else None
-        translator = Translator(
-            settings, example_bank, backend, cache=TranslationCache(cache) if cache else None, grounder=grounder,
-            ontology=load_ontology(ontology) if ontology is not None else None,
-        )
+        translator = components.translator(settings, cache=TranslationCache(cache) if cache else None, grounder=grounder)
+    except ConfigError as exc:
+        fail(str(exc))
+    except PipelineError as exc:
+        fail(exc.message)
     except (BackendError, RuntimeError, OSError) as exc:
         fail(str(exc))
     if question is not None:

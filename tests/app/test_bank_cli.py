@@ -39,7 +39,7 @@ def test_missing_file_is_a_one_line_error(tmp_path):
 
 
 def test_generate_builds_the_default_bank_in_the_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("ASPVQA_CACHE", str(tmp_path))
+    monkeypatch.setenv("ASPVQA_CACHE_DIR", str(tmp_path))
     result = runner.invoke(cli, ["bank", "generate", "--per-template", "3", "--no-index"])
     assert result.exit_code == 0, result.output
     written = list((tmp_path / "banks").glob("bundled-*.jsonl"))

@@ -13,7 +13,7 @@ import pytest
 from evaluation.executors import LocalExecutor
 from evaluation.job import (
     RESULTS_FILE,
-    Components,
+    RunParts,
     Evaluator,
     EvaluatorConfig,
     JobError,
@@ -60,10 +60,10 @@ class ReplayComponents:
     replay: str
     graphs: str | None = None
 
-    def __call__(self, run: Run, settings) -> Components:
+    def __call__(self, run: Run, settings) -> RunParts:
         backend = ReplayBackend.from_file(self.replay)
         translator = Translator(TranslationSettings(llm="replay", **run.translation), default_bank(), backend)
-        components = Components(translate=translator.translate)
+        components = RunParts(translate=translator.translate)
         if self.graphs:
             graphs = json.loads(Path(self.graphs).read_text())
             seen = copy.deepcopy(graphs)
@@ -291,7 +291,7 @@ class BrokenImages:
 
     replay: str
 
-    def __call__(self, run: Run, settings) -> Components:
+    def __call__(self, run: Run, settings) -> RunParts:
         components = ReplayComponents(self.replay)(run, settings)
 
         def image_scene(path, concepts, image_id):

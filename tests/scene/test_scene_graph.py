@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scene.positions import third
-from scene.scene_graph import SceneGraphError, graph_objects, program_concepts, scene_graph_facts
+from scene.scene_graph import SceneGraphError, graph_objects, program_constants, scene_graph_facts
 from scene.taxonomy import CuratedAttributes, CuratedTaxonomy
 from scene.wordnet import wordnet_available
 from theory import SceneFacts, parse_flat, solve
@@ -94,7 +94,7 @@ def test_attribute_mapping_can_be_given_apart():
 
 def test_restriction_to_program_concepts():
     program = parse_flat("scene(0). select(1,0,person). relate(2,1,clothing,wearing,object). query(3,2,color). end(3).")
-    concepts = program_concepts(program)
+    concepts = program_constants(program)
     assert concepts == {"person", "clothing", "wearing", "object", "color"}
     encoded = facts(scene_graph_facts(GRAPH, taxonomy=TAXONOMY, concepts=concepts))
     assert "has_attr(10,class,person)" in encoded and "has_attr(10,class,man)" not in encoded
@@ -109,7 +109,7 @@ def test_common_needs_every_attribute():
     program = parse_flat(
         "scene(0). select(1,0,man). unique(2,1). select(3,0,shirt). unique(4,3). common(5,2,4). end(5)."
     )
-    assert program_concepts(program) is None
+    assert program_constants(program) is None
 
 
 @pytest.mark.parametrize(

@@ -56,7 +56,7 @@ def test_debian_folder_with_symlinks_is_copied_with_lexnames(tmp_path, monkeypat
     for file in DEBIAN.iterdir():
         if file.is_file():
             (source / file.name).symlink_to(file)
-    monkeypatch.setenv(wordnet.ENV_CACHE, str(tmp_path / "cache"))
+    monkeypatch.setenv("ASPVQA_CACHE_DIR", str(tmp_path / "cache"))
     folder = find_wordnet(source)
     assert folder.is_relative_to(tmp_path / "cache")
     assert (folder / "lexnames").read_text() == lexnames_text()
@@ -69,7 +69,7 @@ def test_debian_folder_with_symlinks_is_copied_with_lexnames(tmp_path, monkeypat
 
 @needs_debian
 def test_environment_variable_selects_the_folder(tmp_path, monkeypatch):
-    monkeypatch.setenv(wordnet.ENV_CACHE, str(tmp_path / "cache"))
+    monkeypatch.setenv("ASPVQA_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv(wordnet.ENV_DIR, str(DEBIAN))
     assert find_wordnet().is_relative_to(tmp_path / "cache")
 

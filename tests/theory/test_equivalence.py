@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from theory.equivalence import equivalent, program_concepts, random_scene
+from theory.equivalence import equivalent, program_words, random_scene
 from theory.nested import parse_nested
 from theory.solver import solve
 
@@ -66,7 +66,7 @@ def test_identical_canonical_programs_need_no_scenes():
 
 
 def test_scenes_are_deterministic_and_use_the_mentioned_words():
-    concepts = program_concepts(parse_nested("choose_attr(unique(relate(select(scene(), man), hat, wearing, object)), color, red, blue)"))
+    concepts = program_words(parse_nested("choose_attr(unique(relate(select(scene(), man), hat, wearing, object)), color, red, blue)"))
     assert concepts.classes == {"man", "hat"} and concepts.relations == {"wearing"}
     assert concepts.values["color"] == {"red", "blue"}
     first = [random_scene(concepts, random.Random(3)).to_asp() for _ in range(2)]

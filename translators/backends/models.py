@@ -10,11 +10,11 @@ Nothing is ever downloaded at run time: a missing model is an error that says wh
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from theory.cache import cache_dir
 from translators.backends.base import BackendError
 from translators.embeddings import installed_package_dir
 
@@ -39,10 +39,9 @@ LOCAL_MODELS: dict[str, LocalModel] = {
 DEFAULT_LOCAL_MODEL = "qwen2.5-coder-1.5b"
 
 
-def cache_dir() -> Path:
-    """Where joined model files are kept (ASPVQA_CACHE, else ~/.cache/aspvqa)."""
-    root = os.environ.get("ASPVQA_CACHE") or Path.home() / ".cache" / "aspvqa"
-    return Path(root) / "models"
+def models_dir() -> Path:
+    """Where joined model files are kept: ``models`` in the cache folder (theory.cache)."""
+    return cache_dir() / "models"
 
 
 def _qwen_parts() -> list[Path]:
@@ -85,7 +84,7 @@ def model_path(name: str) -> Path:
         return files[0]
     parts = _qwen_parts()
     signature = hashlib.sha256(",".join(str(p.stat().st_size) for p in parts).encode()).hexdigest()[:10]
-    return _join(parts, cache_dir() / f"qwen2.5-coder-1.5b-instruct-q4_k_m-{signature}.gguf")
+    return _join(parts, models_dir() / f"qwen2.5-coder-1.5b-instruct-q4_k_m-{signature}.gguf")
 
 
 def available_models() -> list[str]:

@@ -14,8 +14,9 @@ from starlette.datastructures import UploadFile
 
 from app.api.schemas import AnswerRequest, AnswerResponse, ErrorBody, TranslateRequest, TranslateResponse
 from app.config import first_error
-from app.pipeline import AnswerOutcome, Pipeline, PipelineError, Translation, show_program
+from app.pipeline import AnswerOutcome, Pipeline, PipelineError, TranslationOutcome, show_program
 from theory import format_flat
+from theory.representations import TEXT_REPRESENTATIONS
 
 router = APIRouter(tags=["questions"])
 
@@ -28,7 +29,7 @@ ERRORS = {
 }
 
 
-def translation_body(question: str, representation: str, translation: Translation, timings: dict[str, float]) -> TranslateResponse:
+def translation_body(question: str, representation: str, translation: TranslationOutcome, timings: dict[str, float]) -> TranslateResponse:
     """The response body for one translation."""
     return TranslateResponse(
         question=question,
@@ -55,19 +56,11 @@ async def translate(body: TranslateRequest, request: Request) -> TranslateRespon
     """Turn a question into a logic program (no image needed)."""
     pipeline: Pipeline = request.app.state.pipeline
     settings = pipeline.settings
-    representation = body.representation or settings.representation
-    translation: Translation = await _within(
-        settings.translate_timeout_s,
-        "translation",
-        pipeline.translate,
-        body.question,
-        representation=representation,
-        examples=body.examples,
-        sampling=body.sampling,
-        cover_operators=body.cover_operators,
-        model=body.model,
+    options = body.options(settings)
+    translation: TranslationOutcome = await _within(
+        settings.translate_timeout_s, "translation", pipeline.translate, body.question, options, model=body.model
     )
-    return translation_body(body.question, representation, translation, {"translate": round(translation.seconds, 6)})
+    return translation_body(body.question, options.representation, translation, {"translate": round(translation.seconds, 6)})
 
 
 ANSWER_BODY = {
@@ -81,7 +74,7 @@ ANSWER_BODY = {
                         "image": {"type": "string", "format": "binary"},
                         "question": {"type": "string"},
                         "program": {"type": "string"},
-                        "representation": {"type": "string", "enum": ["flat", "nested", "code"]},
+                        "representation": {"type": "string", "enum": list(TEXT_REPRESENTATIONS)},
                         "top_k": {"type": "integer", "minimum": 1, "maximum": 50},
                         "scene_graph": {"type": "string", "description": "JSON of one GQA scene graph"},
                         "scene_facts": {"type": "string"},

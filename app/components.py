@@ -1,0 +1,402 @@
+"""The composition root: every part built once from `Settings` and handed out typed.
+
+The service (`app.pipeline.Pipeline`), each command and each evaluation worker ask one
+`Components` for what they need; nothing else assembles a translator, an image scene builder or
+a taxonomy. Parts are built on first use (or by `warm_up`) and shared by every caller; a part that
+cannot load raises `PipelineError("model_unavailable", ...)` naming the setting to change.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+
+from app.config import Settings
+from app.errors import PipelineError
+from theory import Program, SceneFacts
+from theory.errors import ModelNotAvailableError
+from translators.options import TranslationOptions
+
+if TYPE_CHECKING:
+    from scene.image_scene import ImageSceneBuilder
+    from scene.taxonomy import CuratedTaxonomy, WordNetTaxonomy
+    from translators.backends.base import Backend
+    from translators.bank import ExampleBank
+    from translators.cache import TranslationCache
+    from translators.embeddings import Embedder
+    from translators.ontology import Ontology
+    from translators.retrieval import Retriever
+    from translators.translate import TranslationSettings, Translator
+    from translators.vocabulary import Grounder
+
+T = TypeVar("T")
+
+
+# --- what the service's parts give ----------------------------------------------------------
+
+
+@dataclass
+class TranslationOutcome:
+    """A question translated into a program for the service, with what was shown to the model."""
+
+    program: Program
+    raw: str = ""
+    examples: list[dict[str, Any]] = field(default_factory=list)
+    seconds: float = 0.0
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class QuestionTranslator(Protocol):
+    """Turns a question into a `TranslationOutcome` with the given options and language model."""
+
+    def __call__(self, question: str, *, options: TranslationOptions, model: str | None = None) -> TranslationOutcome: ...
+
+
+@dataclass
+class ImageReading:
+    """The scene read from an image, with the detections behind it."""
+
+    facts: SceneFacts
+    detections: list[dict[str, Any]] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+class ImageReader(Protocol):
+    """Turns image bytes and a program (for its concepts) into an `ImageReading`."""
+
+    def __call__(self, image: bytes, program: Program) -> ImageReading: ...
+
+
+SceneGraphEncoder = Callable[[Mapping[str, Any], Program], SceneFacts]
+
+
+class Lazy(Generic[T]):
+    """One part, built on first `get` (thread-safe); remembers why it could not be built."""
+
+    def __init__(self, build: Callable[[], T], value: T | None = None) -> None:
+        self._build = build
+        self._value = value
+        self._lock = threading.Lock()
+        self.error: str | None = None
+
+    def get(self) -> T:
+        with self._lock:
+            if self._value is None:
+                try:
+                    self._value = self._build()
+                except PipelineError as exc:
+                    self.error = exc.message
+                    raise
+                self.error = None
+            return self._value
+
+    @property
+    def status(self) -> str:
+        """'ready', 'not loaded' or why it cannot load."""
+        return "ready" if self._value is not None else self.error or "not loaded"
+
+
+@lru_cache(maxsize=4)
+def load_taxonomy_once(taxonomy_dir: str | None) -> CuratedTaxonomy | WordNetTaxonomy:
+    """The curated taxonomy in `taxonomy_dir`, else WordNet (loaded once per process)."""
+    from scene.taxonomy import load_taxonomy
+
+    if taxonomy_dir:
+        try:
+            return load_taxonomy(taxonomy_dir)
+        except (OSError, ValueError) as exc:
+            raise PipelineError("model_unavailable", f"taxonomy in {taxonomy_dir} (ASPVQA_TAXONOMY_DIR): {exc}") from None
+    try:
+        taxonomy = load_taxonomy()
+        taxonomy.wordnet  # noqa: B018 - loads now, so a missing WordNet is reported here and not mid-request
+        return taxonomy
+    except Exception as exc:  # noqa: BLE001 - the WordNet loader's own error names the fix
+        raise PipelineError("model_unavailable", f"WordNet: {exc}") from None
+
+
+class Components:
+    """Every part of the app, built from one `Settings`; parts given here are used instead."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        question_translator: QuestionTranslator | None = None,
+        image_reader: ImageReader | None = None,
+        scene_graph_encoder: SceneGraphEncoder | None = None,
+    ) -> None:
+        self.settings = settings
+        self._lock = threading.Lock()
+        self._bank: Lazy[ExampleBank] = Lazy(self._load_bank)
+        self._ontology: Lazy[Ontology] = Lazy(self._load_ontology)
+        self._image_scene_builder: Lazy[ImageSceneBuilder] = Lazy(self._load_image_scene_builder)
+        self._retrievers: dict[tuple[bool, bool], Retriever] = {}
+        self._translators: dict[tuple[TranslationSettings, str | None], Translator] = {}
+        self._recorders: dict[tuple[str, str], Backend] = {}
+        self._embedder: Embedder | None = None
+        self._embedder_error: str | None = None
+        self._embedder_tried = False
+        # The three parts the service reports on /ready.
+        self._question_translator: Lazy[QuestionTranslator] = Lazy(lambda: ServiceTranslator(self), question_translator)
+        self._scene_graph_encoder: Lazy[SceneGraphEncoder] = Lazy(self._make_scene_graph_encoder, scene_graph_encoder)
+        self._image_reader: Lazy[ImageReader] = Lazy(lambda: ImageSceneReader(self), image_reader)
+
+    # --- the service's parts --------------------------------------------------------------
+
+    @property
+    def question_translator(self) -> QuestionTranslator:
+        return self._question_translator.get()
+
+    @property
+    def scene_graph_encoder(self) -> SceneGraphEncoder:
+        return self._scene_graph_encoder.get()
+
+    @property
+    def image_reader(self) -> ImageReader:
+        return self._image_reader.get()
+
+    def status(self) -> dict[str, str]:
+        """Readiness of each service part without loading anything new."""
+        return {
+            "translator": self._question_translator.status,
+            "scene_graphs": self._scene_graph_encoder.status,
+            "images": self._image_reader.status,
+        }
+
+    def warm_up(self) -> None:
+        """Load every service part now; a part that fails keeps its reason for `status`."""
+        for part in (self._question_translator, self._scene_graph_encoder, self._image_reader):
+            try:
+                part.get()
+            except PipelineError:
+                continue
+
+    # --- shared pieces ----------------------------------------------------------------------
+
+    @property
+    def taxonomy(self) -> CuratedTaxonomy | WordNetTaxonomy:
+        return load_taxonomy_once(self.settings.taxonomy_dir)
+
+    @property
+    def bank(self) -> ExampleBank:
+        return self._bank.get()
+
+    @property
+    def ontology(self) -> Ontology:
+        return self._ontology.get()
+
+    @property
+    def image_scene_builder(self) -> ImageSceneBuilder:
+        """OWL-ViT and CLIP from the configured weights, with the per-image cache."""
+        return self._image_scene_builder.get()
+
+    def backend(self, name: str, record: str | None = None) -> Backend:
+        """The language model `name` (loaded once per process); with `record`, its outputs are saved there."""
+        from translators.backends.base import BackendError
+        from translators.backends.registry import get_backend
+
+        try:
+            backend = get_backend(name)
+        except (BackendError, OSError, ImportError, ModelNotAvailableError) as exc:
+            raise PipelineError("model_unavailable", f"language model {name!r} (ASPVQA_LLM): {exc}") from None
+        if record is None:
+            return backend
+        from translators.backends.replay import RecordingBackend
+
+        with self._lock:
+            if (name, record) not in self._recorders:
+                self._recorders[(name, record)] = RecordingBackend(backend, record)
+            return self._recorders[(name, record)]
+
+    def embedder(self) -> Embedder:
+        """The sentence encoder of embedding retrieval."""
+        found = self._optional_embedder()
+        if found is None:
+            raise PipelineError("model_unavailable", f"sentence encoder: {self._embedder_error}")
+        return found
+
+    def translator(
+        self,
+        options: TranslationSettings,
+        *,
+        record: str | None = None,
+        cache: TranslationCache | None = None,
+        grounder: Grounder | None = None,
+    ) -> Translator:
+        """The question translator for `options`: the one place a `translators.translate.Translator` is built.
+
+        Translators without a cache or grounder are kept per options and shared; all share the
+        bank, the ontology, the retrievers (their indexes and embedding matrices) and the models.
+        """
+        from translators.retrieval import Sampling
+        from translators.translate import Translator
+
+        key = (options, record)
+        shared = cache is None and grounder is None
+        with self._lock:
+            if shared and key in self._translators:
+                return self._translators[key]
+        if options.sampling is Sampling.BERT:
+            self.embedder()  # fails now, with the loader's message, when the encoder is missing
+        translator = Translator(
+            options,
+            self.bank,
+            self.backend(options.llm, record),
+            embedder=self._optional_embedder(),
+            retriever=self._retriever(semantic_only=options.representation == "gqa", templates=options.template_retrieval),
+            cache=cache,
+            grounder=grounder,
+            ontology=self.ontology,
+        )
+        if shared:
+            with self._lock:
+                translator = self._translators.setdefault(key, translator)
+        return translator
+
+    def translation_settings(self, overrides: Mapping[str, Any] | None = None) -> TranslationSettings:
+        """The translator's settings from these settings, with `overrides` (a grid run's parameters) on top."""
+        from translators.backends.models import DEFAULT_LOCAL_MODEL
+        from translators.translate import TranslationSettings
+
+        s = self.settings
+        base = s.options().model_dump() | {"llm": s.llm or DEFAULT_LOCAL_MODEL, "schema_decoding": s.schema_decoding}
+        return TranslationSettings.model_validate(base | dict(overrides or {}))
+
+    # --- builders ---------------------------------------------------------------------------
+
+    def _load_bank(self) -> ExampleBank:
+        from translators.bank import load_bank
+        from translators.bundled import default_bank
+
+        try:
+            return load_bank(self.settings.bank_dir) if self.settings.bank_dir else default_bank()
+        except (OSError, ValueError) as exc:
+            raise PipelineError("model_unavailable", f"example bank {self.settings.bank_dir} (ASPVQA_BANK_DIR): {exc}") from None
+
+    def _load_ontology(self) -> Ontology:
+        from translators.ontology import load_ontology
+
+        try:
+            return load_ontology(self.settings.ontology_dir)
+        except (OSError, ValueError) as exc:
+            raise PipelineError("model_unavailable", f"ontology {self.settings.ontology_dir} (ASPVQA_ONTOLOGY_DIR): {exc}") from None
+
+    def _optional_embedder(self) -> Embedder | None:
+        # Built once; a missing encoder matters only to embedding retrieval, so it is not an error here.
+        with self._lock:
+            if not self._embedder_tried:
+                self._embedder_tried = True
+                from translators.embeddings import load_embedder
+
+                try:
+                    self._embedder = load_embedder()
+                except Exception as exc:  # noqa: BLE001 - the loader's message names the missing package
+                    self._embedder_error = str(exc)
+            return self._embedder
+
+    def _retriever(self, *, semantic_only: bool, templates: bool) -> Retriever:
+        # One retriever per bank view for every translator: its indexes and matrices are built once.
+        from translators.retrieval import Retriever
+        from translators.templating import Templater
+
+        bank = self.bank.with_semantic if semantic_only else self.bank
+        embedder = self._optional_embedder()
+        with self._lock:
+            key = (semantic_only, templates)
+            if key not in self._retrievers:
+                templater = Templater(self.ontology) if templates else None
+                self._retrievers[key] = Retriever(bank, embedder, templater=templater)
+            return self._retrievers[key]
+
+    def _load_image_scene_builder(self) -> ImageSceneBuilder:
+        from scene.classifier import ClipClassifier
+        from scene.detector import OwlViTDetector
+        from scene.image_scene import ImageSceneBuilder
+        from scene.models import load_classifier, load_detector
+
+        s = self.settings
+        try:
+            detector = OwlViTDetector(load_detector(s.detector_model, s.local_files_only), taxonomy=self.taxonomy)
+            classifier = ClipClassifier(load_classifier(s.classifier_model, s.local_files_only))
+        except ModelNotAvailableError as exc:
+            raise PipelineError("model_unavailable", str(exc)) from None
+        return ImageSceneBuilder(detector, classifier)
+
+    def _make_scene_graph_encoder(self) -> SceneGraphEncoder:
+        from scene.scene_graph import program_constants, scene_graph_facts
+
+        taxonomy = self.taxonomy
+
+        def encode(graph: Mapping[str, Any], program: Program) -> SceneFacts:
+            if not isinstance(graph, Mapping):
+                raise ValueError("a scene graph is a JSON object with 'objects'")
+            return scene_graph_facts(graph, taxonomy=taxonomy, concepts=program_constants(program))
+
+        return encode
+
+
+class ServiceTranslator:
+    """The service's `QuestionTranslator`: options and model per request, parts from `Components`."""
+
+    def __init__(self, components: Components) -> None:
+        from translators.backends.models import DEFAULT_LOCAL_MODEL
+
+        self.components = components
+        self.settings = components.settings
+        self.default_model = self.settings.llm or DEFAULT_LOCAL_MODEL
+        components.bank  # noqa: B018 - the bank, the ontology and the default model fail at start, not at the first question
+        components.ontology  # noqa: B018
+        components.backend(self.default_model)
+
+    def __call__(self, question: str, *, options: TranslationOptions, model: str | None = None) -> TranslationOutcome:
+        model = model or self.default_model
+        if model != self.default_model and model not in self.settings.llm_choices:
+            choices = ", ".join(self.settings.llm_choices) or "none"
+            raise PipelineError("invalid_input", f"model {model!r} is not offered here (ASPVQA_LLM_CHOICES: {choices})")
+        settings = self.components.translation_settings(options.model_dump() | {"llm": model})
+        result = self.components.translator(settings).translate(question)
+        if result.program is None:
+            raise PipelineError("invalid_input", f"could not translate the question into a valid program: {result.error}")
+        return TranslationOutcome(
+            program=result.program,
+            raw=result.raw,
+            examples=result.examples,
+            seconds=result.seconds,
+            details={
+                "model": model,
+                "attempts": len(result.attempts),
+                "timings": {k: round(v, 6) for k, v in result.timings.items()},
+                "mappings": result.mappings,
+                "schema_fixes": result.schema_fixes,
+                "cached": result.cached,
+            },
+        )
+
+
+class ImageSceneReader:
+    """The service's `ImageReader`: OWL-ViT and CLIP asked for the program's concepts."""
+
+    def __init__(self, components: Components) -> None:
+        self.builder = components.image_scene_builder
+        self.taxonomy = components.taxonomy
+
+    def __call__(self, image: bytes, program: Program) -> ImageReading:
+        from scene.concepts import concepts_from_program
+
+        result = self.builder.build(image, concepts_from_program(program, self.taxonomy))
+        detections = [
+            {
+                "id": d.id,
+                "label": d.label,
+                "score": round(float(d.score), 4),
+                "box": [round(float(v), 1) for v in (d.box.x0, d.box.y0, d.box.x1, d.box.y1)],
+                "categories": sorted(d.categories),
+                "hposition": d.hposition,
+                "vposition": d.vposition,
+            }
+            for d in result.detections
+        ]
+        return ImageReading(result.scene, detections, result.timings)

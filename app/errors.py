@@ -1,0 +1,18 @@
+"""The one error type of the app layer: a request the service or a command cannot serve."""
+
+from __future__ import annotations
+
+
+class PipelineError(Exception):
+    """A request the pipeline cannot serve; `kind` decides the HTTP status and exit code."""
+
+    STATUS = {"invalid_input": 422, "too_large": 413, "unsupported_media": 415, "model_unavailable": 503, "timeout": 504}
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+    @property
+    def http_status(self) -> int:
+        return self.STATUS.get(self.kind, 500)

@@ -1,0 +1,142 @@
+"""The result record: one question under one setting of one run, as the job writes it and the report reads it.
+
+A record is one JSON line of ``results.jsonl``; `ResultRecord.to_json` and `from_json` are the only
+code that knows the field names on disk.
+
+Example:
+    >>> record = ResultRecord("default", "oracle", "q1", question="Is it red?", gold="yes", status="answered",
+    ...                       answers=["yes"], correct=True)
+    >>> ResultRecord.from_json(record.to_json()) == record
+    True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+# Why a question went wrong, declared once: the job assigns them and the report counts them.
+FailureCategory = Literal[
+    "formulation",  # no program parsed and validated
+    "dataset",  # the interpreter cannot reproduce the gold answer
+    "translation",  # a valid program, wrong on the true scene
+    "perception",  # right on the true scene, wrong on the image's scene
+    "reasoning",  # the ASP route disagrees with a correct interpreter
+    "solver",  # timeout, size limit
+    "input",  # scene graph or image missing
+    "unattributed",  # wrong on the image and no scene graph to tell why
+]
+Status = Literal["answered", "no_answer", "failed", "skipped", "translated"]
+KS = (1, 3, 5)  # the top-k of the answer scores
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why a record is wrong: a category, the precise kind and a message."""
+
+    category: FailureCategory
+    kind: str
+    message: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"category": self.category, "kind": self.kind, "message": self.message}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> Failure | None:
+        return None if data is None else cls(data["category"], data["kind"], data.get("message"))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a setting computes for one question (the record without the question's fields)."""
+
+    status: Status
+    answers: list[str] = field(default_factory=list)
+    scores: dict[str, bool] | None = None
+    correct: bool = False
+    failure: Failure | None = None
+    program: str | None = None
+    reference: str | None = None
+    solver: str | None = None
+
+
+@dataclass(frozen=True)
+class ResultRecord:
+    """One result: the question's fields, the setting's outcome and the time it took."""
+
+    run: str
+    setting: str
+    question_id: str
+    image_id: str | None = None
+    question: str = ""
+    gold: str | None = None
+    types: dict[str, str] = field(default_factory=dict)
+    entailed: list[str] = field(default_factory=list)
+    answerable: bool | None = None
+    status: Status = "answered"
+    answers: list[str] = field(default_factory=list)
+    scores: dict[str, bool] | None = None
+    correct: bool = False
+    failure: Failure | None = None
+    program: str | None = None
+    reference: str | None = None
+    solver: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """What identifies a result: (run, setting, questionId)."""
+        return (self.run, self.setting, self.question_id)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON line of this record."""
+        return {
+            "run": self.run,
+            "setting": self.setting,
+            "questionId": self.question_id,
+            "imageId": self.image_id,
+            "question": self.question,
+            "gold": self.gold,
+            "types": self.types,
+            "entailed": self.entailed,
+            "answerable": self.answerable,
+            "status": self.status,
+            "answers": self.answers,
+            "program": self.program,
+            "reference": self.reference,
+            "solver": self.solver,
+            "scores": self.scores,
+            "correct": self.correct,
+            "failure": None if self.failure is None else self.failure.to_json(),
+            "seconds": self.seconds,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ResultRecord:
+        """A record read back (fields a file does not have take their defaults)."""
+        return cls(
+            run=str(data.get("run", "default")),
+            setting=str(data["setting"]),
+            question_id=str(data["questionId"]),
+            image_id=data.get("imageId"),
+            question=data.get("question") or "",
+            gold=data.get("gold"),
+            types=dict(data.get("types") or {}),
+            entailed=list(data.get("entailed") or ()),
+            answerable=data.get("answerable"),
+            status=data.get("status", "answered"),
+            answers=list(data.get("answers") or ()),
+            scores=data.get("scores"),
+            correct=bool(data.get("correct")),
+            failure=Failure.from_json(data.get("failure")),
+            program=data.get("program"),
+            reference=data.get("reference"),
+            solver=data.get("solver"),
+            seconds=float(data.get("seconds") or 0.0),
+        )
+
+
+def result_key(record: Mapping[str, Any]) -> tuple[str, str, str]:
+    """What identifies a result in its JSON form: (run, setting, questionId)."""
+    return (str(record.get("run", "default")), str(record["setting"]), str(record["questionId"]))

@@ -1,0 +1,195 @@
+"""The evaluation settings: a registry of name -> one function from a `Case` to an `Outcome`.
+
+- ``oracle``: the GQA interpreter on the question's GQA program and scene graph (the answerability
+  filter: a question counts as answerable when the interpreter reproduces the gold answer);
+- ``asp-oracle``: the GQA program converted to ASP (`gqa_to_program`), solved on the
+  perfect-information scene of the scene graph;
+- ``isolated``: the translated program on the perfect-information scene;
+- ``pipeline`` / ``pipeline-blind``: the translated program on the weighted scene read from the
+  image, the detector asked for the GQA program's concepts (oracle) or the translated program's
+  (blind);
+- ``translation``: the translated program against the converted GQA program, canonically equal
+  and equivalent on generated scenes (`theory.equivalence`); needs no scene graph.
+
+A wrong or missing answer gets a failure category (`evaluation.records.FailureCategory`).
+Adding a setting is one function here and one line in `SETTINGS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from evaluation.context import Case, OracleVerdict
+from evaluation.oracle import concepts_from_gqa
+from evaluation.records import Failure, FailureCategory, Outcome
+from evaluation.runs import REFERENCE_RUN, Run
+from scene.concepts import concepts_from_program
+from scene.scene_graph import SceneGraphError
+from theory.equivalence import equivalent
+from theory.flat import format_flat
+from theory.program import Program, ProgramError
+from theory.solver import solve
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One way of answering a question, and what it needs."""
+
+    compute: Callable[[Case], Outcome]
+    translated: bool = False  # reads the run's translation (so one result per run, not per job)
+    needs_graph: bool = False
+    needs_image: bool = False
+
+
+# -- shared steps ----------------------------------------------------------------------------
+
+
+def skipped(kind: str, message: str) -> Outcome:
+    """A question the setting cannot try: its scene graph or image is missing."""
+    return Outcome("skipped", failure=Failure("input", kind, message))
+
+
+def failed(case: Case, category: FailureCategory, kind: str, message: str | None, program: str | None = None) -> Outcome:
+    """A question that got no answer."""
+    scores = case.context.scores([], case.question.answer)
+    return Outcome("failed", scores=scores, failure=Failure(category, kind, message), program=program)
+
+
+def dataset_failure(verdict: OracleVerdict) -> Failure | None:
+    """The dataset's fault when the interpreter cannot reproduce the gold answer."""
+    if verdict.answerable is False:
+        return Failure("dataset", verdict.failure or "GoldMismatch", verdict.message)
+    return None
+
+
+def no_graph(case: Case) -> Outcome:
+    return skipped("MissingSceneGraph", f"no scene graph for image {case.question.image_id}")
+
+
+def on_true_scene(case: Case, program: Program, failure: Failure) -> Outcome:
+    """Solve on the perfect-information scene; a wrong answer is a dataset error or `failure`."""
+    try:
+        scene = case.context.true_scene(case.question, program)
+    except SceneGraphError as exc:
+        return skipped("InvalidSceneGraph", str(exc))
+    return case.context.answer(case.question, program, scene, lambda: dataset_failure(case.verdict) or failure)
+
+
+WRONG_ON_TRUE_SCENE = Failure("translation", "WrongOnTrueScene", "the translated program answers wrongly on the scene graph")
+
+
+# -- the settings ----------------------------------------------------------------------------
+
+
+def oracle(case: Case) -> Outcome:
+    verdict, gold = case.verdict, case.question.answer
+    if verdict.answerable is None and verdict.answer is None:
+        return skipped(verdict.failure or "MissingSceneGraph", verdict.message or "")
+    answers = [verdict.answer] if verdict.answer is not None else []
+    scores = case.context.scores(answers, gold)
+    correct = bool(scores and scores["strict@1"])
+    failure = None if correct or gold is None else dataset_failure(verdict)
+    return Outcome("answered" if answers else "failed", answers, scores, correct, failure)
+
+
+def asp_oracle(case: Case) -> Outcome:
+    if case.context.graph(case.question) is None:
+        return no_graph(case)
+    try:
+        program = case.context.reference(case.question)
+    except ProgramError as exc:
+        return failed(case, "formulation", type(exc).__name__, str(exc))
+    failure = Failure("reasoning", "InterpreterDisagrees", f"the interpreter answers {case.verdict.answer!r}")
+    return on_true_scene(case, program, failure)
+
+
+def isolated(case: Case) -> Outcome:
+    if case.context.graph(case.question) is None:
+        return no_graph(case)
+    if case.program is None:
+        return failed(case, "formulation", "NoProgram", case.translation_error)
+    return on_true_scene(case, case.program, WRONG_ON_TRUE_SCENE)
+
+
+def _on_image(case: Case, blind: bool) -> Outcome:
+    q, context = case.question, case.context
+    image = context.image_path(q)
+    if image is None:
+        return skipped("MissingImage", f"no image for {q.image_id} in {context.config.images}")
+    if case.parts.image_scene is None:
+        return skipped("NoImageModels", "no image scene builder configured")
+    program = case.program
+    if program is None:
+        return failed(case, "formulation", "NoProgram", case.translation_error)
+    try:
+        if blind:
+            concepts = concepts_from_program(program, context.taxonomy, context.vocabulary)
+        else:
+            concepts = concepts_from_gqa(q.semantic, context.taxonomy, context.vocabulary)
+    except ProgramError as exc:
+        return failed(case, "formulation", type(exc).__name__, str(exc))
+    try:
+        scene = case.parts.image_scene(image, concepts, q.image_id or "")
+    except Exception as exc:  # noqa: BLE001 - one unreadable image fails its question, not the job
+        return failed(case, "perception", type(exc).__name__, str(exc), program=format_flat(program))
+
+    def wrong() -> Failure:
+        dataset = dataset_failure(case.verdict)
+        if dataset is not None:
+            return dataset
+        if context.graph(q) is None:
+            return Failure("unattributed", "NoSceneGraph", "no scene graph to separate translation from perception")
+        try:
+            true_scene = context.true_scene(q, program)
+        except SceneGraphError as exc:  # a broken scene graph fails this question, not the job
+            return Failure("unattributed", "InvalidSceneGraph", str(exc))
+        true = solve(program, true_scene, top_k=1, limits=context.limits)
+        if true.answers and context.matcher.matches(true.answers[0].answer, q.answer or ""):
+            return Failure("perception", "WrongOnImageScene", "right on the scene graph, wrong on the image")
+        return WRONG_ON_TRUE_SCENE
+
+    return context.answer(q, program, scene, wrong)
+
+
+def pipeline(case: Case) -> Outcome:
+    return _on_image(case, blind=False)
+
+
+def pipeline_blind(case: Case) -> Outcome:
+    return _on_image(case, blind=True)
+
+
+def translation(case: Case) -> Outcome:
+    try:
+        reference = case.context.reference(case.question)
+    except ProgramError as exc:
+        return Outcome("failed", failure=Failure("dataset", type(exc).__name__, str(exc)))
+    if case.program is None:
+        failure = Failure("formulation", "NoProgram", case.translation_error)
+        scores = {"canonical": False, "semantic": False}
+        return Outcome("failed", scores=scores, failure=failure, reference=format_flat(reference))
+    # `equivalent` compares canonical forms first and says so.
+    verdict = equivalent(case.program, reference, scenes=case.context.config.equivalence_scenes)
+    failure = None if verdict.equivalent else Failure("translation", "NotEquivalent", verdict.message)
+    scores = {"canonical": verdict.same_canonical, "semantic": verdict.equivalent}
+    program, shown_reference = format_flat(case.program), format_flat(reference)
+    return Outcome("translated", [], scores, verdict.equivalent, failure, program=program, reference=shown_reference)
+
+
+SETTINGS: dict[str, Setting] = {
+    "oracle": Setting(oracle, needs_graph=True),
+    "asp-oracle": Setting(asp_oracle, needs_graph=True),
+    "isolated": Setting(isolated, translated=True, needs_graph=True),
+    "pipeline": Setting(pipeline, translated=True, needs_image=True),
+    "pipeline-blind": Setting(pipeline_blind, translated=True, needs_image=True),
+    "translation": Setting(translation, translated=True),
+}
+TRANSLATED = frozenset(name for name, s in SETTINGS.items() if s.translated)
+NEEDS_GRAPH = frozenset(name for name, s in SETTINGS.items() if s.needs_graph)
+NEEDS_IMAGE = frozenset(name for name, s in SETTINGS.items() if s.needs_image)
+
+
+def record_run(run: Run, setting: str) -> str:
+    """The run name a setting's records carry: ``reference`` for settings independent of the run."""
+    return run.name if SETTINGS[setting].translated else REFERENCE_RUN

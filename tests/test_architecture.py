@@ -1,0 +1,94 @@
+"""The package layout holds: no import circle, dependencies point downwards, small evaluation modules."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[1]
+PACKAGES = ("theory", "translators", "scene", "evaluation", "app")
+# What each package may import (docs: DESIGN.md section 1); the service never imports evaluation/.
+ALLOWED = {
+    "theory": {"theory"},
+    "translators": {"theory", "translators"},
+    "scene": {"theory", "scene"},
+    "evaluation": {"theory", "translators", "scene", "evaluation"},
+    "app": {"theory", "translators", "scene", "evaluation", "app"},
+}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _type_checking_only(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+    while node in parents:
+        node = parents[node]
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            return True
+    return False
+
+
+def imports(path: Path, known: set[str]) -> set[str]:
+    """The project modules `path` imports anywhere (also inside functions), except for type checking."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if _type_checking_only(node, parents):
+            continue
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        found |= {n for n in names if n in known}
+    return found
+
+
+def graph() -> dict[str, set[str]]:
+    files = {module_name(p): p for package in PACKAGES for p in (ROOT / package).rglob("*.py")}
+    return {name: imports(path, set(files)) - {name} for name, path in files.items()}
+
+
+def test_no_import_circle():
+    edges = graph()
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for target in sorted(edges[node]):
+            # A package's __init__ re-exporting its modules is not a circle of the modules themselves.
+            if target == node.rpartition(".")[0]:
+                continue
+            if state.get(target) == 1:
+                cycle = stack[stack.index(target):] + [target]
+                pytest.fail("import circle: " + " -> ".join(cycle))
+            if target not in state:
+                visit(target)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(edges):
+        if node not in state:
+            visit(node)
+
+
+def test_dependencies_point_downwards():
+    wrong = [
+        f"{source} imports {target}"
+        for source, targets in graph().items()
+        for target in targets
+        if target.partition(".")[0] not in ALLOWED[source.partition(".")[0]]
+    ]
+    assert not wrong, wrong
+
+
+def test_evaluation_modules_are_small():
+    sizes = {p.name: len(p.read_text(encoding="utf-8").splitlines()) for p in (ROOT / "evaluation").glob("*.py")}
+    assert max(sizes.values()) <= 500, sizes
