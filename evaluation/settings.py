@@ -177,6 +177,14 @@ def translation(case: Case) -> Outcome:
     return Outcome("translated", [], scores, verdict.equivalent, failure, program=program, reference=shown_reference)
 
 
+def always_yes(case: Case) -> Outcome:
+    """A floor for the tables: "yes" to every yes/no question, no answer otherwise (reads no scene)."""
+    answers = ["yes"] if case.question.types.get("structural") in ("verify", "logical") else []
+    scores = case.context.scores(answers, case.question.answer)
+    correct = bool(scores and scores["strict@1"])
+    return Outcome("answered" if answers else "no_answer", answers, scores, correct)
+
+
 SETTINGS: dict[str, Setting] = {
     "oracle": Setting(oracle, needs_graph=True),
     "asp-oracle": Setting(asp_oracle, needs_graph=True),
@@ -184,6 +192,7 @@ SETTINGS: dict[str, Setting] = {
     "pipeline": Setting(pipeline, translated=True, needs_image=True),
     "pipeline-blind": Setting(pipeline_blind, translated=True, needs_image=True),
     "translation": Setting(translation, translated=True),
+    "always-yes": Setting(always_yes),
 }
 TRANSLATED = frozenset(name for name, s in SETTINGS.items() if s.translated)
 NEEDS_GRAPH = frozenset(name for name, s in SETTINGS.items() if s.needs_graph)

@@ -313,3 +313,12 @@ def test_an_unreadable_image_fails_its_question_only(tmp_path):
     assert records["pipeline-blind"]["failure"]["category"] == "perception"
     assert records["pipeline-blind"]["failure"]["kind"] == "OSError"
     assert records["isolated"]["correct"]
+
+
+def test_the_always_yes_floor_answers_only_yes_no_questions():
+    ev = Evaluator(EvaluatorConfig())
+    verify = next(q for q in QUESTIONS if q.types.get("structural") == "verify")
+    query = next(q for q in QUESTIONS if q.types.get("structural") == "query")
+    yes, none = (by_setting(ev.evaluate(Task(RUN, q, ("always-yes",))))["always-yes"] for q in (verify, query))
+    assert yes["answers"] == ["yes"] and yes["run"] == "reference" and yes["correct"] == (verify.answer == "yes")
+    assert none["answers"] == [] and none["status"] == "no_answer" and not none["correct"]
