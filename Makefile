@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 
-.PHONY: install wordnet llm bank browser demo test bench
+.PHONY: install wordnet llm bank browser demo check test bench
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,7 +32,14 @@ browser:
 demo: install
 	$(BIN)/aspvqa demo
 
-test: install browser
+# The line every change must hold: lint, formatting and types (tool versions pinned in pyproject's test extra).
+check: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+# The tests, with the docstring examples of every package (pytest --doctest-modules).
+test: install browser check
 	$(BIN)/python -m pytest
 
 bench: install

@@ -102,7 +102,7 @@ class Lazy(Generic[T]):
 @lru_cache(maxsize=4)
 def load_taxonomy_once(taxonomy_dir: str | None) -> CuratedTaxonomy | WordNetTaxonomy:
     """The curated taxonomy in `taxonomy_dir`, else WordNet (loaded once per process)."""
-    from scene.taxonomy import load_taxonomy
+    from scene.taxonomy import WordNetTaxonomy, load_taxonomy
 
     if taxonomy_dir:
         try:
@@ -111,7 +111,9 @@ def load_taxonomy_once(taxonomy_dir: str | None) -> CuratedTaxonomy | WordNetTax
             raise PipelineError("model_unavailable", f"taxonomy in {taxonomy_dir} (ASPVQA_TAXONOMY_DIR): {exc}") from None
     try:
         taxonomy = load_taxonomy()
-        taxonomy.wordnet  # noqa: B018 - loads now, so a missing WordNet is reported here and not mid-request
+        # Loads now, so that a missing WordNet is reported here and not mid-request.
+        if isinstance(taxonomy, WordNetTaxonomy):
+            taxonomy.wordnet  # noqa: B018
         return taxonomy
     except Exception as exc:  # noqa: BLE001 - the WordNet loader's own error names the fix
         raise PipelineError("model_unavailable", f"WordNet: {exc}") from None

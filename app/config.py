@@ -11,6 +11,7 @@ import json
 import os
 import tomllib
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import Field, ValidationError, field_validator
@@ -112,7 +113,7 @@ def read_config_file(path: Path) -> dict[str, Any]:
     return data
 
 
-def first_error(errors: list[Any]) -> str:
+def first_error(errors: Sequence[Any]) -> str:
     """The first pydantic validation error as one line: ``field.path: message``."""
     if not errors:
         return "invalid input"

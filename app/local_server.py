@@ -9,7 +9,7 @@ import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import IO, Iterator
 
 import httpx
 
@@ -42,7 +42,7 @@ def local_server(env: dict[str, str] | None = None, cwd: Path | None = None, sta
             except httpx.HTTPError:
                 pass
             if process.poll() is not None or time.monotonic() > deadline:
-                error = process.stderr.read().decode(errors="replace")[-2000:] if process.poll() is not None else "timed out"
+                error = _tail(process.stderr) if process.poll() is not None else "timed out"
                 raise RuntimeError(f"the service did not start: {error}")
             time.sleep(0.1)
         yield url
@@ -52,3 +52,8 @@ def local_server(env: dict[str, str] | None = None, cwd: Path | None = None, sta
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+def _tail(stream: IO[bytes] | None) -> str:
+    """The end of a finished process's error output."""
+    return stream.read().decode(errors="replace")[-2000:] if stream is not None else ""

@@ -144,8 +144,8 @@ class Context:
             return Outcome("failed", answers, self.scores([], question.answer), False, failure, program=flat, solver=solver)
         scores = self.scores(answers, question.answer)
         correct = bool(scores and scores["strict@1"])
-        failure = None if correct or question.answer is None else wrong()
-        return Outcome("answered" if answers else "no_answer", answers, scores, correct, failure, program=flat, solver=solver)
+        wrong_answer = None if correct or question.answer is None else wrong()
+        return Outcome("answered" if answers else "no_answer", answers, scores, correct, wrong_answer, program=flat, solver=solver)
 
 
 @dataclass(frozen=True)

@@ -82,8 +82,8 @@ class Grid(BaseModel):
             extra = dict(run.model_extra or {})
             points.append((run.name, extra))
         runs: list[Run] = []
-        for name, values in points:
-            params = dict(base or {}) | self.fixed | values
+        for name, point in points:
+            params = dict(base or {}) | self.fixed | point
             check_parameters(params)
             runs.append(Run(name or run_name(params), params))
         names = [r.name for r in runs]

@@ -316,6 +316,7 @@ class Interpreter:
     def _op_relate(self, scene: Scene, rest: str, argument: str, deps: list[Any]) -> frozenset[int]:
         word, relation, position = gqa_relation_parts(argument)
         inputs = self._objects(scene, deps[0])
+        cls: str | None
         if relation.startswith("same "):
             cls = self._class_word(scene, word)
             category = self._category(relation[5:])

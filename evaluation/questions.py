@@ -44,7 +44,7 @@ def load_questions(data: Any) -> list[Question]:
             raise JobError(f"question {question_id} has no 'semantic' program")
         image = record.get("imageId", record.get("image"))
         answer = record.get("answer")
-        types = record.get("types") if isinstance(record.get("types"), Mapping) else {}
+        types: Mapping[str, Any] = record["types"] if isinstance(record.get("types"), Mapping) else {}
         questions.append(
             Question(
                 id=question_id,

@@ -257,8 +257,8 @@ def markdown(summary: Mapping[str, Any], title: str = "Evaluation report") -> st
         out += ["", "Kinds:", ""]
         for t in tables:
             if t["failures"]["kinds"]:
-                kinds = ", ".join(f"{k} {v}" for k, v in t["failures"]["kinds"].items())
-                out.append(f"- {t['run']} / {t['setting']}: {kinds}")
+                listed = ", ".join(f"{k} {v}" for k, v in t["failures"]["kinds"].items())
+                out.append(f"- {t['run']} / {t['setting']}: {listed}")
     if summary["by_examples"] and any(len(s["points"]) > 1 for s in summary["by_examples"]):
         out += ["", "## Accuracy by number of examples", ""]
         for line in summary["by_examples"]:

@@ -171,10 +171,10 @@ def translation(case: Case) -> Outcome:
         return Outcome("failed", scores=scores, failure=failure, reference=format_flat(reference))
     # `equivalent` compares canonical forms first and says so.
     verdict = equivalent(case.program, reference, scenes=case.context.config.equivalence_scenes)
-    failure = None if verdict.equivalent else Failure("translation", "NotEquivalent", verdict.message)
+    mismatch = None if verdict.equivalent else Failure("translation", "NotEquivalent", verdict.message)
     scores = {"canonical": verdict.same_canonical, "semantic": verdict.equivalent}
     program, shown_reference = format_flat(case.program), format_flat(reference)
-    return Outcome("translated", [], scores, verdict.equivalent, failure, program=program, reference=shown_reference)
+    return Outcome("translated", [], scores, verdict.equivalent, mismatch, program=program, reference=shown_reference)
 
 
 def always_yes(case: Case) -> Outcome:

@@ -88,7 +88,8 @@ def split_questions(questions: Mapping[str, Mapping[str, Any]], test_share: floa
                 test.update(by_family[key])
                 taken += len(by_family[key])
     tested_images = {questions[q].get("imageId") for q in test}
-    tuning, dropped = [], []
+    tuning: list[str] = []
+    dropped: list[str] = []
     for qid in sorted(questions):
         if qid in test:
             continue

@@ -329,7 +329,7 @@ class HeuristicAttributes:
 
 def _wordnet_attribute_categories(wn: Any, value: str) -> set[str]:
     key = lemma_key(value)
-    found = set()
+    found: set[str] = set()
     for synset in wn.synsets(key, pos="n")[:2]:
         ancestors = {s.name() for s in synset.closure(_hypernyms)}
         found.update(category for anchor, category in _WORDNET_ANCHORS if anchor in ancestors)

@@ -73,8 +73,8 @@ def random_scene(concepts: ProgramWords, rng: random.Random, max_objects: int = 
     classes = sorted(concepts.classes) + [_DISTRACTOR]
     relations = sorted(concepts.relations) + [_DISTRACTOR]
     categories = {c: sorted(v) + [f"{_DISTRACTOR}_{c}"] for c, v in sorted(concepts.values.items())}
-    for category, values in POSITION_VALUES.items():
-        categories[category] = sorted(set(values) | concepts.values.get(category, set()))
+    for category, positions in POSITION_VALUES.items():
+        categories[category] = sorted(set(positions) | concepts.values.get(category, set()))
     count = rng.randint(1, max_objects)
     for obj in range(1, count + 1):
         scene.add_fact("object", obj)

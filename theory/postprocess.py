@@ -100,16 +100,22 @@ def _first_expression(text: str) -> str:
     return text[:end] if end is not None else _before_follow_up(text)
 
 
+def _skip_space(text: str, pos: int) -> int:
+    """The position after the white space at `pos`."""
+    match = _SPACE.match(text, pos)  # ``\s*`` always matches
+    return match.end() if match else pos
+
+
 def _code_statements(text: str) -> str:
     pos = 0
     while True:
-        pos = _SPACE.match(text, pos).end()
+        pos = _skip_space(text, pos)
         assignment = _ASSIGNMENT.match(text, pos)
-        statement = _SPACE.match(text, assignment.end()).end() if assignment else pos
+        statement = _skip_space(text, assignment.end()) if assignment else pos
         name = _IDENTIFIER.match(text, statement)
         if name is None:
             return text[:pos]  # not a statement: prose or another example follows
-        after = _SPACE.match(text, name.end()).end()
+        after = _skip_space(text, name.end())
         if after < len(text) and text[after] == "(":
             end = _closing(text, after)
             if end is None:

@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from importlib import resources
@@ -116,7 +117,7 @@ def _add_scene(ctl: clingo.Control, scene: SceneFacts) -> None:
                 backend.add_minimize(0, [(-atom, weighted.cost_false)])
 
 
-def _support_of(symbols: list[clingo.Symbol]) -> Support:
+def _support_of(symbols: Sequence[clingo.Symbol]) -> Support:
     steps: dict[int, list[str]] = {}
     facts: set[str] = set()
     for sym in symbols:
@@ -191,7 +192,7 @@ def solve(
     deadline = started + limits.timeout_s
     while len(ranked) < top_k:
         best: dict[clingo.Symbol, Answer] = {}
-        round_models: list[tuple[tuple[int, ...], list[clingo.Symbol], bool]] = []
+        round_models: list[tuple[tuple[int, ...], Sequence[clingo.Symbol], bool]] = []
 
         def on_model(model: clingo.Model) -> None:
             # A Model must not outlive the callback: keep copies of what we need.
@@ -219,7 +220,9 @@ def solve(
         optimal = optimal and bool(proven)
         for cost, symbols, _ in candidates:
             new = [sym for sym in symbols if sym.name == "ans" and sym not in found and sym not in best]
-            support = _support_of(symbols) if new else None
+            if not new:
+                continue
+            support = _support_of(symbols)
             for sym in new:
                 best[sym] = Answer(argument_value(sym.arguments[0]), cost, support)
         for sym in sorted(best, key=lambda s: best[s].answer):

@@ -47,5 +47,5 @@ def majority_vote(programs: Sequence[Program | None], scenes: int = 12) -> Vote:
     if not counts:
         return Vote(tuple(programs), None, 0.0, {})
     best = max(counts, key=lambda k: (counts[k], -keys.index(k)))
-    majority = programs[keys.index(best)]
+    majority = dict(representatives)[best]  # the first program of the largest group
     return Vote(tuple(programs), canonical(majority), counts[best] / len(programs), dict(counts))

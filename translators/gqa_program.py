@@ -264,8 +264,8 @@ class _Converter:
         if rest:
             category = self.category(rest)
         else:
-            found = {self.categories.get(first), self.categories.get(second)}
-            category = found.pop() if len(found) == 1 and None not in found else OTHER_CATEGORY
+            known = self.categories.get(first)
+            category = known if known is not None and known == self.categories.get(second) else OTHER_CATEGORY
         return self.add("choose_attr", (obj,), (category, first, second))
 
     def _pair(self, text: str, operation: str) -> tuple[str, str]:

@@ -63,8 +63,8 @@ class Ontology:
         for category, values in self.categories.items():
             for value in values:
                 found.setdefault(value, set()).add(category)
-        for category, values in POSITION_VALUES.items():
-            for value in values:
+        for category, positions in POSITION_VALUES.items():
+            for value in positions:
                 found.setdefault(value, set()).add(category)
         return found
 

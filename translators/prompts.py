@@ -137,7 +137,7 @@ def format_gqa(semantic: Sequence[dict[str, Any]]) -> str:
 
 def parse_gqa(text: str) -> list[dict[str, Any]]:
     """Lines ``op [deps]: argument`` back to GQA semantic steps; raises `ProgramSyntaxError`."""
-    steps = []
+    steps: list[dict[str, Any]] = []
     for number, line in enumerate((ln for ln in text.strip().splitlines() if ln.strip()), start=1):
         match = _GQA_LINE.match(line)
         if match is None:

@@ -30,7 +30,7 @@ class Interpretation:
 
 def _clean_gqa(raw: str) -> str:
     text = strip_fences(raw).strip()
-    lines = []
+    lines: list[str] = []
     for line in text.splitlines():
         if line.lower().startswith(("question", "program")) and lines:
             break  # the model went on inventing further examples

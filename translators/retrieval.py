@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import defaultdict
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -145,12 +145,12 @@ class Retriever:
         if self.embedder is None and (vector is None or self.templater is not None):
             raise ValueError("embedding retrieval needs an embedder")
         if self.templater is None:
-            vector = self.embedder.encode([question])[0] if vector is None else vector
+            vector = self.embedder.encode([question])[0] if vector is None else vector  # type: ignore[union-attr]  # checked above
             return np.asarray(vector, dtype=np.float32), None
         if vector is None:
-            both = self.embedder.encode([question, self.templater(question)])
+            both = self.embedder.encode([question, self.templater(question)])  # type: ignore[union-attr]
             return np.asarray(both[0], dtype=np.float32), np.asarray(both[1], dtype=np.float32)
-        return np.asarray(vector, dtype=np.float32), np.asarray(self.embedder.encode([self.templater(question)])[0], dtype=np.float32)
+        return np.asarray(vector, dtype=np.float32), np.asarray(self.embedder.encode([self.templater(question)])[0], dtype=np.float32)  # type: ignore[union-attr]
 
     def embedding_scores(self, question: str, vector: np.ndarray | None = None) -> np.ndarray:
         """Similarity of the question with every example (template-weighted with a templater)."""
@@ -258,7 +258,7 @@ class Retriever:
         return chosen
 
     def _cover(
-        self, scores: np.ndarray, chosen: list[Retrieved], pool: list[tuple[int, float]] = ()
+        self, scores: np.ndarray | _LazyScores, chosen: list[Retrieved], pool: Sequence[tuple[int, float]] = ()
     ) -> list[Retrieved]:
         """For each operation not yet used, the best example using it: from `pool` (rows with
         scores, best first) when one there uses it, else by scoring every example that uses it."""
@@ -282,7 +282,7 @@ class Retriever:
                 continue
             candidate_scores = np.array(scores[rows], dtype=np.float32)
             if used:
-                candidate_scores[np.isin(rows, list(used))] = -np.inf
+                candidate_scores[np.isin(rows, [u for u in used if u is not None])] = -np.inf
             best = int(np.argmax(candidate_scores))
             if not np.isfinite(candidate_scores[best]):
                 continue

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from contextlib import asynccontextmanager
 from importlib import resources
-from typing import AsyncIterator
+from typing import Any, AsyncIterator, Sequence
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -65,6 +65,6 @@ def create_app(settings: Settings | None = None, pipeline: Pipeline | None = Non
     return app
 
 
-def _plain(errors: list[dict]) -> list[dict]:
+def _plain(errors: Sequence[Any]) -> list[dict[str, Any]]:
     # Validation errors may carry exception objects in `ctx`, which JSON cannot hold.
     return [{k: (str(v) if k == "ctx" else v) for k, v in e.items() if k in ("loc", "msg", "type")} for e in errors]

@@ -115,6 +115,7 @@ def translate_command(
         if result.program is None:
             fail(result.error or "no program", code=1)
         return
+    assert questions is not None  # exactly one of --question and --questions was given
     try:
         records = read_json_records(questions)
     except (OSError, ValueError) as exc:

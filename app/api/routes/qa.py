@@ -12,7 +12,15 @@ from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from app.api.schemas import AnswerRequest, AnswerResponse, ErrorBody, TranslateRequest, TranslateResponse
+from app.api.schemas import (
+    AnswerRequest,
+    AnswerResponse,
+    ErrorBody,
+    ProgramShown,
+    RankedAnswer,
+    TranslateRequest,
+    TranslateResponse,
+)
 from app.config import first_error
 from app.pipeline import AnswerOutcome, Pipeline, PipelineError, TranslationOutcome, show_program
 from theory import format_flat
@@ -20,7 +28,7 @@ from theory.representations import TEXT_REPRESENTATIONS
 
 router = APIRouter(tags=["questions"])
 
-ERRORS = {
+ERRORS: dict[int | str, dict[str, Any]] = {
     413: {"model": ErrorBody, "description": "request, image, question or scene too large"},
     415: {"model": ErrorBody, "description": "unsupported content or image type"},
     422: {"model": ErrorBody, "description": "invalid request, program or scene"},
@@ -138,8 +146,8 @@ async def answer(request: Request) -> AnswerResponse:
     return AnswerResponse(
         status=outcome.status,
         message=outcome.message,
-        answers=outcome.answers,
-        program={"representation": outcome.representation, "text": outcome.program_text, "flat": format_flat(outcome.program)},
+        answers=[RankedAnswer(**a) for a in outcome.answers],
+        program=ProgramShown(representation=outcome.representation, text=outcome.program_text, flat=format_flat(outcome.program)),
         concepts=outcome.concepts,
         detections=outcome.detections,
         support=outcome.support,
