@@ -52,7 +52,9 @@ class TranslationOutcome:
 class QuestionTranslator(Protocol):
     """Turns a question into a `TranslationOutcome` with the given options and language model."""
 
-    def __call__(self, question: str, *, options: TranslationOptions, model: str | None = None) -> TranslationOutcome: ...
+    def __call__(
+        self, question: str, *, options: TranslationOptions, model: str | None = None
+    ) -> TranslationOutcome: ...
 
 
 @dataclass
@@ -108,7 +110,9 @@ def load_taxonomy_once(taxonomy_dir: str | None) -> CuratedTaxonomy | WordNetTax
         try:
             return load_taxonomy(taxonomy_dir)
         except (OSError, ValueError) as exc:
-            raise PipelineError("model_unavailable", f"taxonomy in {taxonomy_dir} (ASPVQA_TAXONOMY_DIR): {exc}") from None
+            raise PipelineError(
+                "model_unavailable", f"taxonomy in {taxonomy_dir} (ASPVQA_TAXONOMY_DIR): {exc}"
+            ) from None
     try:
         taxonomy = load_taxonomy()
         # Loads now, so that a missing WordNet is reported here and not mid-request.
@@ -248,7 +252,9 @@ class Components:
             self.bank,
             self.backend(options.llm, record),
             embedder=self._optional_embedder(),
-            retriever=self._retriever(semantic_only=options.representation == "gqa", templates=options.template_retrieval),
+            retriever=self._retriever(
+                semantic_only=options.representation == "gqa", templates=options.template_retrieval
+            ),
             cache=cache,
             grounder=grounder,
             ontology=self.ontology,
@@ -276,7 +282,9 @@ class Components:
         try:
             return load_bank(self.settings.bank_dir) if self.settings.bank_dir else default_bank()
         except (OSError, ValueError) as exc:
-            raise PipelineError("model_unavailable", f"example bank {self.settings.bank_dir} (ASPVQA_BANK_DIR): {exc}") from None
+            raise PipelineError(
+                "model_unavailable", f"example bank {self.settings.bank_dir} (ASPVQA_BANK_DIR): {exc}"
+            ) from None
 
     def _load_ontology(self) -> Ontology:
         from translators.ontology import load_ontology
@@ -284,7 +292,9 @@ class Components:
         try:
             return load_ontology(self.settings.ontology_dir)
         except (OSError, ValueError) as exc:
-            raise PipelineError("model_unavailable", f"ontology {self.settings.ontology_dir} (ASPVQA_ONTOLOGY_DIR): {exc}") from None
+            raise PipelineError(
+                "model_unavailable", f"ontology {self.settings.ontology_dir} (ASPVQA_ONTOLOGY_DIR): {exc}"
+            ) from None
 
     def _optional_embedder(self) -> Embedder | None:
         # Built once; a missing encoder matters only to embedding retrieval, so it is not an error here.
@@ -361,7 +371,9 @@ class ServiceTranslator:
         settings = self.components.translation_settings(options.model_dump() | {"llm": model})
         result = self.components.translator(settings).translate(question)
         if result.program is None:
-            raise PipelineError("invalid_input", f"could not translate the question into a valid program: {result.error}")
+            raise PipelineError(
+                "invalid_input", f"could not translate the question into a valid program: {result.error}"
+            )
         return TranslationOutcome(
             program=result.program,
             raw=result.raw,

@@ -43,10 +43,15 @@ class Settings(BaseSettings, TranslationOptions):
         "else from ASPVQA_LLM_GRAMMAR) or replay:RECORDING.jsonl",
     )
     llm_choices: tuple[str, ...] = Field((), description="further models a /translate or /answer request may name")
-    bank_dir: str | None = Field(None, description="example bank: a folder from `aspvqa bank build` or a JSON Lines file")
-    schema_decoding: bool = Field(True, description="constrain and repair categories, values and relations with the ontology")
+    bank_dir: str | None = Field(
+        None, description="example bank: a folder from `aspvqa bank build` or a JSON Lines file"
+    )
+    schema_decoding: bool = Field(
+        True, description="constrain and repair categories, values and relations with the ontology"
+    )
     ontology_dir: str | None = Field(
-        None, description="folder with gqa_all_class.json, gqa_all_attribute.json, gqa_relation.json; default: the bundled ontology"
+        None,
+        description="folder with gqa_all_class.json, gqa_all_attribute.json, gqa_relation.json; default: the bundled ontology",
     )
 
     # Scene from an image.

@@ -6,7 +6,13 @@ from __future__ import annotations
 class PipelineError(Exception):
     """A request the pipeline cannot serve; `kind` decides the HTTP status and exit code."""
 
-    STATUS = {"invalid_input": 422, "too_large": 413, "unsupported_media": 415, "model_unavailable": 503, "timeout": 504}
+    STATUS = {
+        "invalid_input": 422,
+        "too_large": 413,
+        "unsupported_media": 415,
+        "model_unavailable": 503,
+        "timeout": 504,
+    }
 
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)

@@ -22,7 +22,9 @@ def free_port() -> int:
 
 
 @contextmanager
-def local_server(env: dict[str, str] | None = None, cwd: Path | None = None, start_timeout_s: float = 60.0) -> Iterator[str]:
+def local_server(
+    env: dict[str, str] | None = None, cwd: Path | None = None, start_timeout_s: float = 60.0
+) -> Iterator[str]:
     """`aspvqa serve --lazy` on a free local port; yields its base URL and stops it on exit."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"

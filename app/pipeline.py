@@ -102,7 +102,9 @@ class Pipeline:
     def parse_given_program(self, text: str, representation: str | None) -> Program:
         """A program supplied by the user in any representation (default: flat)."""
         if len(text) > self.settings.max_program_chars:
-            raise PipelineError("too_large", f"program has {len(text)} characters, limit {self.settings.max_program_chars}")
+            raise PipelineError(
+                "too_large", f"program has {len(text)} characters, limit {self.settings.max_program_chars}"
+            )
         if representation == "gqa":
             raise PipelineError("invalid_input", "give GQA programs as JSON to /translate's converter, not as text")
         try:
@@ -126,13 +128,23 @@ class Pipeline:
     ) -> AnswerOutcome:
         """Answer a question (or a given program) on exactly one kind of scene."""
         timings: dict[str, float] = {}
-        given = [k for k, v in (("image", image), ("scene_graph", scene_graph), ("scene_facts", scene_facts)) if v is not None]
+        given = [
+            k
+            for k, v in (("image", image), ("scene_graph", scene_graph), ("scene_facts", scene_facts))
+            if v is not None
+        ]
         if len(given) != 1:
-            raise PipelineError("invalid_input", "give exactly one of: image, scene_graph, scene_facts" + (f" (got {', '.join(given)})" if given else ""))
+            raise PipelineError(
+                "invalid_input",
+                "give exactly one of: image, scene_graph, scene_facts"
+                + (f" (got {', '.join(given)})" if given else ""),
+            )
         if program is None and not question:
             raise PipelineError("invalid_input", "give a question or a program")
         if question is not None and len(question) > self.settings.max_question_chars:
-            raise PipelineError("too_large", f"question has {len(question)} characters, limit {self.settings.max_question_chars}")
+            raise PipelineError(
+                "too_large", f"question has {len(question)} characters, limit {self.settings.max_question_chars}"
+            )
 
         started = time.perf_counter()
         translation = None
@@ -176,7 +188,10 @@ class Pipeline:
         if result.status in (SolveStatus.INVALID_PROGRAM, SolveStatus.INVALID_SCENE):
             raise PipelineError("invalid_input", result.message or "invalid input")
 
-        answers = [{"answer": a.answer, "cost": list(a.cost), "score": _score(a.cost, result.answers[0].cost)} for a in result.answers]
+        answers = [
+            {"answer": a.answer, "cost": list(a.cost), "score": _score(a.cost, result.answers[0].cost)}
+            for a in result.answers
+        ]
         return AnswerOutcome(
             status=result.status.value,
             message=result.message,
@@ -199,7 +214,9 @@ class Pipeline:
         except UnicodeEncodeError:
             raise PipelineError("invalid_input", "question is not valid text (an unpaired surrogate)") from None
         if len(question) > self.settings.max_question_chars:
-            raise PipelineError("too_large", f"question has {len(question)} characters, limit {self.settings.max_question_chars}")
+            raise PipelineError(
+                "too_large", f"question has {len(question)} characters, limit {self.settings.max_question_chars}"
+            )
 
 
 def _score(cost: tuple[int, ...], best: tuple[int, ...]) -> float:

@@ -50,7 +50,11 @@ def main() -> int:
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--misses", type=int, default=0, help="print this many uncovered questions")
     args = parser.parse_args()
-    path = Path(os.environ.get("ASPVQA_GQA_DIR") or ROOT / ".." / "shared" / "data" / "gqa") / "questions" / "val_balanced_sample.json"
+    path = (
+        Path(os.environ.get("ASPVQA_GQA_DIR") or ROOT / ".." / "shared" / "data" / "gqa")
+        / "questions"
+        / "val_balanced_sample.json"
+    )
     if not path.exists():
         print(f"skipped: no GQA data at {path}")
         return 0
@@ -82,10 +86,14 @@ def main() -> int:
     seconds.sort()
     embed_seconds.sort()
     result = {
-        "part": args.part, "k": args.k, "bank_examples": len(bank), "questions": len(covered),
+        "part": args.part,
+        "k": args.k,
+        "bank_examples": len(bank),
+        "questions": len(covered),
         "skeleton_in_top_k": sum(covered) / len(covered),
         "by_structural_type": {t: {"n": len(v), "covered": sum(v) / len(v)} for t, v in sorted(by_type.items())},
-        "retrieval_ms_p50": 1000 * statistics.median(seconds), "retrieval_ms_p99": 1000 * seconds[int(0.99 * (len(seconds) - 1))],
+        "retrieval_ms_p50": 1000 * statistics.median(seconds),
+        "retrieval_ms_p99": 1000 * seconds[int(0.99 * (len(seconds) - 1))],
         "question_embedding_ms_p50": 1000 * statistics.median(embed_seconds),
     }
     print(json.dumps(result, indent=2))

@@ -40,9 +40,9 @@ def timed(items: list, work: Callable, repeats: int = REPEATS) -> float:
 
 def fallback_programs() -> list[Program]:
     words = ["cup", "plate", "man", "dog", "table"]
-    texts = [
-        f"query(unique(relate(select(scene(), {a}), {b}, on, subject)), color)" for a in words for b in words
-    ] + [f"and(exist(select(scene(), {a})), verify_attr(unique(select(scene(), {a})), color, red))" for a in words]
+    texts = [f"query(unique(relate(select(scene(), {a}), {b}, on, subject)), color)" for a in words for b in words] + [
+        f"and(exist(select(scene(), {a})), verify_attr(unique(select(scene(), {a})), color, red))" for a in words
+    ]
     return [parse_program(t, "nested") for t in texts] * 20
 
 
@@ -64,7 +64,9 @@ def main() -> None:
         rows.append((f"format {representation.value}", timed(programs, lambda p: format_program(p, representation))))
         rows.append((f"parse {representation.value}", timed(texts, lambda t: parse_program(t, representation))))
         raw = [f"```\n{t}\n```\nQuestion: Is there a cat?\n{t}" for t in texts]
-        rows.append((f"clean {representation.value} output", timed(raw, lambda r: clean_model_output(r, representation))))
+        rows.append(
+            (f"clean {representation.value} output", timed(raw, lambda r: clean_model_output(r, representation)))
+        )
     print(f"{len(programs)} programs ({source}), best of {REPEATS}")
     print(f"{'stage':24} {'programs/s':>12} {'us/program':>11}")
     for stage, rate in rows:
@@ -78,7 +80,9 @@ def main() -> None:
                 "python": platform.python_version(),
                 "programs": len(programs),
                 "source": source,
-                "rows": [{"stage": s, "programs_per_s": round(r), "us_per_program": round(1e6 / r, 1)} for s, r in rows],
+                "rows": [
+                    {"stage": s, "programs_per_s": round(r), "us_per_program": round(1e6 / r, 1)} for s, r in rows
+                ],
             },
             indent=2,
         )

@@ -70,8 +70,16 @@ def main() -> None:
                 t = time.perf_counter()
                 solved = solve(program, result.scene)
                 solve_s = time.perf_counter() - t
-                stage = {k: detector.timings.get(k, 0.0) - before_det.get(k, 0.0) for k in ("detector_image", "detector_queries")}
-                stage.update({k: classifier.timings.get(k, 0.0) - before_cls.get(k, 0.0) for k in ("classifier_crops", "classifier_text")})
+                stage = {
+                    k: detector.timings.get(k, 0.0) - before_det.get(k, 0.0)
+                    for k in ("detector_image", "detector_queries")
+                }
+                stage.update(
+                    {
+                        k: classifier.timings.get(k, 0.0) - before_cls.get(k, 0.0)
+                        for k in ("classifier_crops", "classifier_text")
+                    }
+                )
                 stage.update(load=result.timings["load"], facts=result.timings["facts"], solve=solve_s)
                 stage["total"] = time.perf_counter() - started
                 rows["cold" if n == 0 else "warm"].append(stage)

@@ -51,7 +51,9 @@ def main() -> None:
     graph = json.loads((ROOT / "app" / "data" / "demo" / "scenes.json").read_text())["kitchen"]
     with local_server(cwd=ROOT) as url:
         # One request first so WordNet is loaded before the burst (the service loads it once).
-        httpx.post(f"{url}/answer", json={"program": PROGRAMS[0], "scene_graph": graph}, timeout=TIMEOUT_S).raise_for_status()
+        httpx.post(
+            f"{url}/answer", json={"program": PROGRAMS[0], "scene_graph": graph}, timeout=TIMEOUT_S
+        ).raise_for_status()
         latencies, codes, wall = asyncio.run(fire(url, graph))
     ordered = sorted(latencies)
     row = {
@@ -66,7 +68,9 @@ def main() -> None:
         "wall_s": round(wall, 2),
     }
     print(f"{'requests':>9} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'req/s':>7}  status codes")
-    print(f"{row['requests']:>9} {row['p50_ms']:>8} {row['p95_ms']:>8} {row['max_ms']:>8} {row['requests_per_s']:>7}  {row['status_codes']}")
+    print(
+        f"{row['requests']:>9} {row['p50_ms']:>8} {row['p95_ms']:>8} {row['max_ms']:>8} {row['requests_per_s']:>7}  {row['status_codes']}"
+    )
     out = ROOT / "bench" / "results" / "load.json"
     out.write_text(json.dumps(row, indent=2))
     print(f"wrote {out}")

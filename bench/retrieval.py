@@ -75,11 +75,23 @@ def main() -> int:
             times = []
             for question, vector in zip(questions, vectors):
                 start = time.perf_counter()
-                retriever.retrieve(question, args.k, sampling, cover_operators=cover, exclude_ids=["s1", "s2"],
-                                   vector=vector if sampling == "bert" else None)
+                retriever.retrieve(
+                    question,
+                    args.k,
+                    sampling,
+                    cover_operators=cover,
+                    exclude_ids=["s1", "s2"],
+                    vector=vector if sampling == "bert" else None,
+                )
                 times.append((time.perf_counter() - start) * 1000)
-            rows.append({"sampling": sampling, "cover_operators": cover, "p50_ms": statistics.median(times),
-                         "p99_ms": percentile(times, 0.99)})
+            rows.append(
+                {
+                    "sampling": sampling,
+                    "cover_operators": cover,
+                    "p50_ms": statistics.median(times),
+                    "p99_ms": percentile(times, 0.99),
+                }
+            )
 
     embed_ms = None
     try:
@@ -96,16 +108,34 @@ def main() -> int:
     except Exception as exc:  # noqa: BLE001 - the model is optional for this benchmark
         print(f"question embedding not measured: {exc}")
 
-    print(f"bank: {len(bank):,} examples (bank structures {build_s:.1f} s, ANN index {ann_s:.1f} s), k={args.k}, {len(questions)} queries")
+    print(
+        f"bank: {len(bank):,} examples (bank structures {build_s:.1f} s, ANN index {ann_s:.1f} s), k={args.k}, {len(questions)} queries"
+    )
     print(f"{'sampling':<10}{'cover':<8}{'p50 ms':>10}{'p99 ms':>10}")
     for row in rows:
-        print(f"{row['sampling']:<10}{'on' if row['cover_operators'] else 'off':<8}{row['p50_ms']:>10.2f}{row['p99_ms']:>10.2f}")
+        print(
+            f"{row['sampling']:<10}{'on' if row['cover_operators'] else 'off':<8}{row['p50_ms']:>10.2f}{row['p99_ms']:>10.2f}"
+        )
     if embed_ms:
-        print(f"question embedding (MiniLM, one question): p50 {embed_ms['p50_ms']:.1f} ms, p99 {embed_ms['p99_ms']:.1f} ms")
+        print(
+            f"question embedding (MiniLM, one question): p50 {embed_ms['p50_ms']:.1f} ms, p99 {embed_ms['p99_ms']:.1f} ms"
+        )
     out = ROOT / "bench" / "results" / "retrieval.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"size": len(bank), "k": args.k, "queries": len(questions), "rows": rows,
-                               "question_embedding": embed_ms, "ann_build_s": ann_s, "target_p50_ms": 5.0}, indent=2))
+    out.write_text(
+        json.dumps(
+            {
+                "size": len(bank),
+                "k": args.k,
+                "queries": len(questions),
+                "rows": rows,
+                "question_embedding": embed_ms,
+                "ann_build_s": ann_s,
+                "target_p50_ms": 5.0,
+            },
+            indent=2,
+        )
+    )
     return 0
 
 

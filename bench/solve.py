@@ -19,10 +19,26 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from theory import SceneFacts, SolveStatus, solve  # noqa: E402
 
 CLASSES = {
-    "man": "person", "woman": "person", "boy": "person", "dog": "animal", "cat": "animal", "horse": "animal",
-    "car": "vehicle", "bus": "vehicle", "bike": "vehicle", "table": "furniture", "chair": "furniture",
-    "shirt": "clothing", "hat": "clothing", "tree": "plant", "building": "structure", "window": "structure",
-    "cup": "container", "bag": "container", "ball": "toy", "sign": "object",
+    "man": "person",
+    "woman": "person",
+    "boy": "person",
+    "dog": "animal",
+    "cat": "animal",
+    "horse": "animal",
+    "car": "vehicle",
+    "bus": "vehicle",
+    "bike": "vehicle",
+    "table": "furniture",
+    "chair": "furniture",
+    "shirt": "clothing",
+    "hat": "clothing",
+    "tree": "plant",
+    "building": "structure",
+    "window": "structure",
+    "cup": "container",
+    "bag": "container",
+    "ball": "toy",
+    "sign": "object",
 }
 ATTRIBUTES = {
     "color": ["red", "blue", "white", "black", "green", "brown", "gray", "yellow"],
@@ -30,7 +46,18 @@ ATTRIBUTES = {
     "size": ["small", "large", "tall", "short"],
     "pose": ["standing", "sitting", "walking"],
 }
-RELATIONS = ["on", "near", "holding", "wearing", "behind", "in_front_of", "to_the_left_of", "to_the_right_of", "next_to", "in"]
+RELATIONS = [
+    "on",
+    "near",
+    "holding",
+    "wearing",
+    "behind",
+    "in_front_of",
+    "to_the_left_of",
+    "to_the_right_of",
+    "next_to",
+    "in",
+]
 POSITIONS = {"hposition": ["left", "middle", "right"], "vposition": ["top", "middle", "bottom"]}
 
 
@@ -134,7 +161,10 @@ def main() -> None:
     perfect = [perfect_scene(rng, rng.randint(20, 50), 100) for _ in range(20)]
     weighted = [weighted_scene(rng, 30, 500) for _ in range(5)]
     solve(random_program(rng), perfect[0])  # warm-up: imports, theory text
-    rows = [measure("perfect information", perfect, rng, 400), measure("weighted (~500 weak constraints)", weighted, rng, 200)]
+    rows = [
+        measure("perfect information", perfect, rng, 400),
+        measure("weighted (~500 weak constraints)", weighted, rng, 200),
+    ]
     targets = {"perfect information": (10, 100), "weighted (~500 weak constraints)": (50, None)}
     print(f"{'case':34} {'facts':>6} {'weak':>5} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'max ms':>8}  target")
     for row in rows:
@@ -148,7 +178,9 @@ def main() -> None:
         )
     out = Path(__file__).parent / "results" / "solve.json"
     out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps({"machine": platform.machine(), "python": platform.python_version(), "rows": rows}, indent=2))
+    out.write_text(
+        json.dumps({"machine": platform.machine(), "python": platform.python_version(), "rows": rows}, indent=2)
+    )
     print(f"wrote {out}")
 
 

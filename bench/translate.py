@@ -31,7 +31,11 @@ from translators.translate import TranslationSettings, Translator  # noqa: E402
 
 
 def questions(count: int) -> list[str]:
-    path = Path(os.environ.get("ASPVQA_GQA_DIR") or ROOT / ".." / "shared" / "data" / "gqa") / "questions" / "val_balanced_sample.json"
+    path = (
+        Path(os.environ.get("ASPVQA_GQA_DIR") or ROOT / ".." / "shared" / "data" / "gqa")
+        / "questions"
+        / "val_balanced_sample.json"
+    )
     if path.exists():
         data = json.loads(path.read_text(encoding="utf-8"))
         return [data[key]["question"] for key in sorted(data)[: count * 7 : 7]][:count]
@@ -58,8 +62,9 @@ def main() -> int:
         except BackendError as exc:
             print(f"{model}: skipped ({exc})")
             continue
-        settings = TranslationSettings(llm=model, representation=args.repr, examples=args.examples,
-                                       prompt_version=args.prompt, constrained=True)
+        settings = TranslationSettings(
+            llm=model, representation=args.repr, examples=args.examples, prompt_version=args.prompt, constrained=True
+        )
         translator = Translator(settings, bank, backend, embedder=embedder)
         first = translator.translate(todo[0])
         seconds, parsed, tokens = [], 0, []
@@ -68,15 +73,24 @@ def main() -> int:
             seconds.append(result.seconds)
             parsed += result.program is not None
             tokens.append(len(result.raw))
-        rows.append({
-            "model": model, "load_s": load_s, "first_s": first.seconds, "n": len(seconds),
-            "p50_s": statistics.median(seconds), "p90_s": sorted(seconds)[int(0.9 * (len(seconds) - 1))],
-            "parsed": parsed / len(seconds), "settings": settings.model_dump(mode="json"),
-        })
+        rows.append(
+            {
+                "model": model,
+                "load_s": load_s,
+                "first_s": first.seconds,
+                "n": len(seconds),
+                "p50_s": statistics.median(seconds),
+                "p90_s": sorted(seconds)[int(0.9 * (len(seconds) - 1))],
+                "parsed": parsed / len(seconds),
+                "settings": settings.model_dump(mode="json"),
+            }
+        )
     print(f"{'model':<22}{'load s':>8}{'first s':>9}{'n':>4}{'p50 s':>8}{'p90 s':>8}{'parsed':>8}")
     for row in rows:
-        print(f"{row['model']:<22}{row['load_s']:>8.1f}{row['first_s']:>9.1f}{row['n']:>4}{row['p50_s']:>8.2f}"
-              f"{row['p90_s']:>8.2f}{row['parsed']:>8.0%}")
+        print(
+            f"{row['model']:<22}{row['load_s']:>8.1f}{row['first_s']:>9.1f}{row['n']:>4}{row['p50_s']:>8.2f}"
+            f"{row['p90_s']:>8.2f}{row['parsed']:>8.0%}"
+        )
     out = ROOT / "bench" / "results" / "translate.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"rows": rows, "target_p50_s": 5.0, "cpu_count": os.cpu_count()}, indent=2))

@@ -75,9 +75,11 @@ class Run:
     @property
     def key(self) -> str:
         s = self.settings
-        return (f"{self.name}|{self.bank}|{s.representation}|{s.sampling.value}|{s.examples}|{int(s.cover_operators)}|"
-                f"{s.prompt_version}|schema={int(s.schema_decoding)}|n={s.samples}|{s.llm}"
-                + ("|tmpl=1" if s.template_retrieval and self.bank != "legacy" else ""))
+        return (
+            f"{self.name}|{self.bank}|{s.representation}|{s.sampling.value}|{s.examples}|{int(s.cover_operators)}|"
+            f"{s.prompt_version}|schema={int(s.schema_decoding)}|n={s.samples}|{s.llm}"
+            + ("|tmpl=1" if s.template_retrieval and self.bank != "legacy" else "")
+        )
 
 
 def load_targets() -> tuple[list[dict], list[Example], dict[str, Any]]:
@@ -91,15 +93,36 @@ def load_targets() -> tuple[list[dict], list[Example], dict[str, Any]]:
             program = gqa_to_program(record["semantic"])
         except (GQAProgramError, ProgramError):
             continue
-        examples.append(Example(f"gqa-{qid}", record["question"], program, tuple(record["semantic"]), "gqa-val",
-                                frozenset(record.get("equivalent", []))))
+        examples.append(
+            Example(
+                f"gqa-{qid}",
+                record["question"],
+                program,
+                tuple(record["semantic"]),
+                "gqa-val",
+                frozenset(record.get("equivalent", [])),
+            )
+        )
         if qid in test:
             types = record.get("types") or {}
-            targets.append({"id": qid, "question": record["question"], "program": program, "gold": format_flat(program),
-                            "structural": types.get("structural"), "semantic_type": types.get("semantic"),
-                            "equivalent": [e for e in record.get("equivalent", []) if e != qid]})
-    info = {"questions": len(data), "tuning": len(split.tuning), "test": len(split.test),
-            "dropped_for_images": len(split.dropped), "test_convertible": len(targets)}
+            targets.append(
+                {
+                    "id": qid,
+                    "question": record["question"],
+                    "program": program,
+                    "gold": format_flat(program),
+                    "structural": types.get("structural"),
+                    "semantic_type": types.get("semantic"),
+                    "equivalent": [e for e in record.get("equivalent", []) if e != qid],
+                }
+            )
+    info = {
+        "questions": len(data),
+        "tuning": len(split.tuning),
+        "test": len(split.test),
+        "dropped_for_images": len(split.dropped),
+        "test_convertible": len(targets),
+    }
     return targets, examples, info
 
 
@@ -141,7 +164,9 @@ def read_log() -> dict[tuple[str, str], dict]:
     return done
 
 
-def score(translated: str | None, target: dict, verdicts: dict[tuple[str, str], tuple[bool, bool]]) -> tuple[bool, bool]:
+def score(
+    translated: str | None, target: dict, verdicts: dict[tuple[str, str], tuple[bool, bool]]
+) -> tuple[bool, bool]:
     """(canonical, semantic) equivalence to the gold program, remembered per (translation, gold) pair."""
     if translated is None:
         return False, False
@@ -155,9 +180,14 @@ def score(translated: str | None, target: dict, verdicts: dict[tuple[str, str], 
 def _rates(records: list[dict]) -> dict[str, Any]:
     n = len(records)
     seconds = sorted(r["seconds"] for r in records)
-    return {"n": n, "parsed": sum(r["program"] is not None for r in records) / n,
-            "canonical": sum(r["canonical"] for r in records) / n, "semantic": sum(r["semantic"] for r in records) / n,
-            "p50_s": statistics.median(seconds), "p90_s": seconds[int(0.9 * (n - 1))]}
+    return {
+        "n": n,
+        "parsed": sum(r["program"] is not None for r in records) / n,
+        "canonical": sum(r["canonical"] for r in records) / n,
+        "semantic": sum(r["semantic"] for r in records) / n,
+        "p50_s": statistics.median(seconds),
+        "p90_s": seconds[int(0.9 * (n - 1))],
+    }
 
 
 def summarise(done: dict, runs: list[Run]) -> dict[str, dict]:
@@ -170,47 +200,67 @@ def summarise(done: dict, runs: list[Run]) -> dict[str, dict]:
         if not records:
             continue
         common = [r for r in records if r["id"] in shared]
-        row = _rates(records) | {"shared_n": len(common),
-                                 "shared_semantic": sum(r["semantic"] for r in common) / len(common) if common else None,
-                                 "run": run.name, "bank": run.bank, "complete": len(records) >= run.size,
-                                 "settings": run.settings.model_dump(mode="json")}
+        row = _rates(records) | {
+            "shared_n": len(common),
+            "shared_semantic": sum(r["semantic"] for r in common) / len(common) if common else None,
+            "run": run.name,
+            "bank": run.bank,
+            "complete": len(records) >= run.size,
+            "settings": run.settings.model_dump(mode="json"),
+        }
         for field in ("structural", "semantic_type"):
             groups: dict[str, list[dict]] = defaultdict(list)
             for record in records:
                 groups[record.get(field) or "-"].append(record)
-            row[f"by_{field}"] = {g: {"n": len(rs), "semantic": sum(r["semantic"] for r in rs) / len(rs)}
-                                  for g, rs in sorted(groups.items())}
+            row[f"by_{field}"] = {
+                g: {"n": len(rs), "semantic": sum(r["semantic"] for r in rs) / len(rs)}
+                for g, rs in sorted(groups.items())
+            }
         table[run.key] = row
     return table
 
 
 def render(table: dict[str, dict], llm: str, info: dict[str, Any]) -> str:
-    lines = [f"# Translation accuracy on unseen questions ({llm})", "",
-             f"Split of the shared GQA val sample (evaluation/splits.py): {info['questions']} questions, tuning part "
-             f"{info['tuning']}, test part {info['test']} ({info['test_convertible']} with a convertible GQA program), "
-             f"{info['dropped_for_images']} dropped because their image is in the test part. Every row is on the test part.", "",
-             "| run | bank | repr | sampling | k | cover | prompt | schema | n | parsed | canonical | semantic | semantic on the shared questions | p50 s | p90 s |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"# Translation accuracy on unseen questions ({llm})",
+        "",
+        f"Split of the shared GQA val sample (evaluation/splits.py): {info['questions']} questions, tuning part "
+        f"{info['tuning']}, test part {info['test']} ({info['test_convertible']} with a convertible GQA program), "
+        f"{info['dropped_for_images']} dropped because their image is in the test part. Every row is on the test part.",
+        "",
+        "| run | bank | repr | sampling | k | cover | prompt | schema | n | parsed | canonical | semantic | semantic on the shared questions | p50 s | p90 s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for row in table.values():
         s = row["settings"]
-        lines.append(f"| {row['run']}{'' if row['complete'] else ' (partial)'} | {row['bank']} | {s['representation']} | "
-                     f"{s['sampling']} | {s['examples']} | {'on' if s['cover_operators'] else 'off'} | {s['prompt_version']} | "
-                     f"{'on' if s['schema_decoding'] else 'off'} | {row['n']} | {row['parsed']:.0%} | {row['canonical']:.0%} | "
-                     f"{row['semantic']:.0%} | "
-                     + (f"{row['shared_semantic']:.0%} ({row['shared_n']})" if row["shared_semantic"] is not None else "")
-                     + f" | {row['p50_s']:.1f} | {row['p90_s']:.1f} |")
+        lines.append(
+            f"| {row['run']}{'' if row['complete'] else ' (partial)'} | {row['bank']} | {s['representation']} | "
+            f"{s['sampling']} | {s['examples']} | {'on' if s['cover_operators'] else 'off'} | {s['prompt_version']} | "
+            f"{'on' if s['schema_decoding'] else 'off'} | {row['n']} | {row['parsed']:.0%} | {row['canonical']:.0%} | "
+            f"{row['semantic']:.0%} | "
+            + (f"{row['shared_semantic']:.0%} ({row['shared_n']})" if row["shared_semantic"] is not None else "")
+            + f" | {row['p50_s']:.1f} | {row['p90_s']:.1f} |"
+        )
     for field, title in (("structural", "structural type"), ("semantic_type", "semantic type")):
         groups = sorted({g for row in table.values() for g in row[f"by_{field}"]})
-        lines += ["", f"Semantic equivalence by {title}:", "", "| run | bank | " + " | ".join(groups) + " |",
-                  "|---|---|" + "---|" * len(groups)]
+        lines += [
+            "",
+            f"Semantic equivalence by {title}:",
+            "",
+            "| run | bank | " + " | ".join(groups) + " |",
+            "|---|---|" + "---|" * len(groups),
+        ]
         for row in table.values():
             cells = []
             for g in groups:
                 cell = row[f"by_{field}"].get(g)
                 cells.append(f"{cell['semantic']:.0%} ({cell['n']})" if cell else "")
             lines.append(f"| {row['run']} | {row['bank']} | " + " | ".join(cells) + " |")
-    lines += ["", "p50/p90 s: wall time per translation in this run (llama.cpp, 2 threads on a 2-core machine). "
-              "The latency benchmark is bench/translate.py."]
+    lines += [
+        "",
+        "p50/p90 s: wall time per translation in this run (llama.cpp, 2 threads on a 2-core machine). "
+        "The latency benchmark is bench/translate.py.",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -221,7 +271,9 @@ def write_results(table: dict[str, dict], llm: str, info: dict[str, Any]) -> Non
         print("no run covered its whole question set: results not written")
         return
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "translation_accuracy.json").write_text(json.dumps({"llm": llm, "split": info, "runs": list(complete.values())}, indent=2) + "\n")
+    (RESULTS / "translation_accuracy.json").write_text(
+        json.dumps({"llm": llm, "split": info, "runs": list(complete.values())}, indent=2) + "\n"
+    )
     (RESULTS / "translation_accuracy.md").write_text(render(complete, llm, info))
 
 
@@ -240,7 +292,11 @@ def make_bank(kind: str, val_examples: list[Example]) -> ExampleBank:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--llm", default="qwen2.5-coder-1.5b")
-    parser.add_argument("--runs", default="default", help="comma-separated: default, legacy, schema, noschema, candidates, loo, grid, flat, code, gqa")
+    parser.add_argument(
+        "--runs",
+        default="default",
+        help="comma-separated: default, legacy, schema, noschema, candidates, loo, grid, flat, code, gqa",
+    )
     parser.add_argument("--budget-s", type=float, default=300.0)
     parser.add_argument("--limit", type=int, default=0, help="questions per run (0: the whole test part)")
     parser.add_argument("--grid-size", type=int, default=40)
@@ -278,7 +334,7 @@ def main() -> int:
     LOG.parent.mkdir(parents=True, exist_ok=True)
     for round_start in range(0, size, args.round):
         for run, translator in translators:
-            for target in targets[round_start:min(run.size, round_start + args.round)]:
+            for target in targets[round_start : min(run.size, round_start + args.round)]:
                 if (run.key, target["id"]) in done:
                     continue
                 if time.monotonic() - start > args.budget_s:
@@ -286,14 +342,29 @@ def main() -> int:
                     print(f"budget of {args.budget_s:.0f} s used; run again to resume")
                     return 0
                 # Both spellings: bank ids carry a prefix, `equivalent` lists hold the dataset's own ids.
-                exclude = [target["id"], *target["equivalent"], f"gqa-{target['id']}", *(f"gqa-{e}" for e in target["equivalent"])]
+                exclude = [
+                    target["id"],
+                    *target["equivalent"],
+                    f"gqa-{target['id']}",
+                    *(f"gqa-{e}" for e in target["equivalent"]),
+                ]
                 result = translator.translate(target["question"], f"gqa-{target['id']}", exclude_ids=exclude)
                 canonical_ok, semantic_ok = score(result.flat, target, verdicts)
-                record = {"run": run.key, "id": target["id"], "question": target["question"], "program": result.flat,
-                          "gold": target["gold"], "structural": target["structural"], "semantic_type": target["semantic_type"],
-                          "canonical": canonical_ok, "semantic": semantic_ok, "seconds": result.seconds,
-                          "attempts": len(result.attempts), "error": result.error,
-                          "examples": [e["id"] for e in result.examples]}
+                record = {
+                    "run": run.key,
+                    "id": target["id"],
+                    "question": target["question"],
+                    "program": result.flat,
+                    "gold": target["gold"],
+                    "structural": target["structural"],
+                    "semantic_type": target["semantic_type"],
+                    "canonical": canonical_ok,
+                    "semantic": semantic_ok,
+                    "seconds": result.seconds,
+                    "attempts": len(result.attempts),
+                    "error": result.error,
+                    "examples": [e["id"] for e in result.examples],
+                }
                 done[(run.key, target["id"])] = record
                 with LOG.open("a", encoding="utf-8") as handle:
                     handle.write(json.dumps(record) + "\n")

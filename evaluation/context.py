@@ -111,13 +111,17 @@ class Context:
         if question.answer is None:
             return OracleVerdict(answer, None, None, None)
         right = self.matcher.matches(answer, question.answer)
-        return OracleVerdict(answer, None if right else "GoldMismatch", None if right else f"interpreter says {answer!r}", right)
+        return OracleVerdict(
+            answer, None if right else "GoldMismatch", None if right else f"interpreter says {answer!r}", right
+        )
 
     def reference(self, question: Question) -> Program:
         """The question's GQA program as an ASP program (raises `ProgramError`; converted once per question)."""
         if question.id not in self._references:
             try:
-                self._references[question.id] = gqa_to_program(question.semantic, value_categories(question.semantic, self.attributes))
+                self._references[question.id] = gqa_to_program(
+                    question.semantic, value_categories(question.semantic, self.attributes)
+                )
             except ProgramError as exc:
                 self._references[question.id] = exc
         found = self._references[question.id]
@@ -127,13 +131,18 @@ class Context:
 
     def true_scene(self, question: Question, program: Program) -> SceneFacts:
         return scene_graph_facts(
-            self.graph(question) or {}, taxonomy=self.taxonomy, attributes=self.attributes, concepts=program_constants(program)
+            self.graph(question) or {},
+            taxonomy=self.taxonomy,
+            attributes=self.attributes,
+            concepts=program_constants(program),
         )
 
     def scores(self, answers: Sequence[str], gold: str | None) -> dict[str, bool] | None:
         return None if gold is None else self.matcher.scores(list(answers), gold, KS)
 
-    def answer(self, question: Question, program: Program, scene: SceneFacts, wrong: Callable[[], Failure | None]) -> Outcome:
+    def answer(
+        self, question: Question, program: Program, scene: SceneFacts, wrong: Callable[[], Failure | None]
+    ) -> Outcome:
         """Solve `program` on `scene` and score the answers; `wrong()` says why a wrong answer is wrong."""
         result = solve(program, scene, top_k=self.config.top_k, limits=self.limits)
         answers = [sanitise_answer(a.answer) for a in result.answers]
@@ -141,11 +150,15 @@ class Context:
         if result.status not in (SolveStatus.OK, SolveStatus.NO_ANSWER):
             category: FailureCategory = "formulation" if result.status is SolveStatus.INVALID_PROGRAM else "solver"
             failure = Failure(category, result.status.value, result.message)
-            return Outcome("failed", answers, self.scores([], question.answer), False, failure, program=flat, solver=solver)
+            return Outcome(
+                "failed", answers, self.scores([], question.answer), False, failure, program=flat, solver=solver
+            )
         scores = self.scores(answers, question.answer)
         correct = bool(scores and scores["strict@1"])
         wrong_answer = None if correct or question.answer is None else wrong()
-        return Outcome("answered" if answers else "no_answer", answers, scores, correct, wrong_answer, program=flat, solver=solver)
+        return Outcome(
+            "answered" if answers else "no_answer", answers, scores, correct, wrong_answer, program=flat, solver=solver
+        )
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,9 @@ def default_workers() -> int:
 
 def progress(total: int, description: str, enabled: bool = True) -> tqdm:
     """A progress bar over questions with rate and ETA (hidden when `enabled` is false)."""
-    return tqdm(total=total, desc=description, unit="q", file=sys.stderr, disable=not enabled, dynamic_ncols=True, smoothing=0.1)
+    return tqdm(
+        total=total, desc=description, unit="q", file=sys.stderr, disable=not enabled, dynamic_ncols=True, smoothing=0.1
+    )
 
 
 def _init_worker(evaluator: Evaluator) -> None:
@@ -57,7 +59,9 @@ class LocalExecutor:
 
     def run(self, evaluator: Evaluator, tasks: Sequence[Task]) -> Iterator[list[dict[str, Any]]]:
         """Evaluate `tasks`, yielding each one's records when it completes."""
-        bar = progress(len(tasks), f"evaluate ({self.workers} worker{'s' if self.workers > 1 else ''})", self.show_progress)
+        bar = progress(
+            len(tasks), f"evaluate ({self.workers} worker{'s' if self.workers > 1 else ''})", self.show_progress
+        )
         try:
             if self.workers == 1 or len(tasks) <= 1:
                 for task in tasks:
@@ -67,14 +71,19 @@ class LocalExecutor:
                 return
             context = multiprocessing.get_context(self.start_method)
             with ProcessPoolExecutor(
-                max_workers=min(self.workers, len(tasks)), mp_context=context, initializer=_init_worker, initargs=(evaluator,)
+                max_workers=min(self.workers, len(tasks)),
+                mp_context=context,
+                initializer=_init_worker,
+                initargs=(evaluator,),
             ) as pool:
                 yield from _bounded(pool, tasks, 4 * self.workers, bar)
         finally:
             bar.close()
 
 
-def _bounded(pool: ProcessPoolExecutor, tasks: Iterable[Task], window: int, bar: tqdm) -> Iterator[list[dict[str, Any]]]:
+def _bounded(
+    pool: ProcessPoolExecutor, tasks: Iterable[Task], window: int, bar: tqdm
+) -> Iterator[list[dict[str, Any]]]:
     # A bounded window of submitted tasks keeps memory flat and lets a killed run lose at most it.
     pending: set[Future] = set()
     iterator = iter(tasks)

@@ -143,4 +143,6 @@ def run_job(
             handle.flush()
     translated = sum(1 for s in settings if s in TRANSLATED)
     total = len(questions) * (len(runs) * translated + len(settings) - translated)
-    return JobSummary(len(tasks), written, total - sum(len(t.settings) for t in tasks), time.perf_counter() - start, results)
+    return JobSummary(
+        len(tasks), written, total - sum(len(t.settings) for t in tasks), time.perf_counter() - start, results
+    )

@@ -202,17 +202,27 @@ def markdown(summary: Mapping[str, Any], title: str = "Evaluation report") -> st
         out += ["## Inputs", ""] + [f"- {k}: `{v}`" for k, v in sorted(inputs.items())] + [""]
     runs = {t["run"]: t["parameters"] for t in tables if t["parameters"]}
     if runs:
-        out += ["## Runs", ""] + [f"- `{name}`: {json.dumps(params, sort_keys=True)}" for name, params in sorted(runs.items())] + [""]
+        out += (
+            ["## Runs", ""]
+            + [f"- `{name}`: {json.dumps(params, sort_keys=True)}" for name, params in sorted(runs.items())]
+            + [""]
+        )
     if answer:
         out += ["## Accuracy by setting (all evaluated questions)", ""]
         out += _table(
             ["run", "setting", "n", "answerable", *SCORE_KEYS],
-            [[t["run"], t["setting"], t["evaluated"], t["answerable"], *(t["accuracy"][k] for k in SCORE_KEYS)] for t in answer],
+            [
+                [t["run"], t["setting"], t["evaluated"], t["answerable"], *(t["accuracy"][k] for k in SCORE_KEYS)]
+                for t in answer
+            ],
         )
         out += ["", "## Accuracy on answerable questions (the interpreter reproduces the gold answer)", ""]
         out += _table(
             ["run", "setting", "n", *SCORE_KEYS],
-            [[t["run"], t["setting"], t["answerable"], *(t["accuracy_answerable"][k] for k in SCORE_KEYS)] for t in answer],
+            [
+                [t["run"], t["setting"], t["answerable"], *(t["accuracy_answerable"][k] for k in SCORE_KEYS)]
+                for t in answer
+            ],
         )
         out += ["", "## GQA metrics", ""]
         out += _table(
@@ -325,7 +335,10 @@ def plot_by_examples(summary: Mapping[str, Any], path: Path) -> Path | None:
 
 
 def write_report(
-    out_dir: str | Path, choices: str | Path | None = None, target: str | Path | None = None, title: str = "Evaluation report"
+    out_dir: str | Path,
+    choices: str | Path | None = None,
+    target: str | Path | None = None,
+    title: str = "Evaluation report",
 ) -> list[Path]:
     """Read ``results.jsonl`` and ``job.json`` from `out_dir`; write the report files into `target`
     (default `out_dir`); return their paths."""

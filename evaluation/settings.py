@@ -50,7 +50,9 @@ def skipped(kind: str, message: str) -> Outcome:
     return Outcome("skipped", failure=Failure("input", kind, message))
 
 
-def failed(case: Case, category: FailureCategory, kind: str, message: str | None, program: str | None = None) -> Outcome:
+def failed(
+    case: Case, category: FailureCategory, kind: str, message: str | None, program: str | None = None
+) -> Outcome:
     """A question that got no answer."""
     scores = case.context.scores([], case.question.answer)
     return Outcome("failed", scores=scores, failure=Failure(category, kind, message), program=program)
@@ -76,7 +78,9 @@ def on_true_scene(case: Case, program: Program, failure: Failure) -> Outcome:
     return case.context.answer(case.question, program, scene, lambda: dataset_failure(case.verdict) or failure)
 
 
-WRONG_ON_TRUE_SCENE = Failure("translation", "WrongOnTrueScene", "the translated program answers wrongly on the scene graph")
+WRONG_ON_TRUE_SCENE = Failure(
+    "translation", "WrongOnTrueScene", "the translated program answers wrongly on the scene graph"
+)
 
 
 # -- the settings ----------------------------------------------------------------------------

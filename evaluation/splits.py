@@ -31,8 +31,9 @@ TEST_SHARE = 0.3  # of each structural type's questions, before tuning questions
 
 def skeleton(semantic: list[Mapping[str, Any]]) -> str:
     """The program with arguments blanked: ``select[] relate[0] query[1]``."""
-    return " ".join(f"{' '.join(str(s['operation']).split())}[{','.join(map(str, s.get('dependencies') or []))}]"
-                    for s in semantic)
+    return " ".join(
+        f"{' '.join(str(s['operation']).split())}[{','.join(map(str, s.get('dependencies') or []))}]" for s in semantic
+    )
 
 
 def family_key(record: Mapping[str, Any]) -> str:
@@ -61,7 +62,9 @@ class Split:
         return None
 
 
-def split_questions(questions: Mapping[str, Mapping[str, Any]], test_share: float = TEST_SHARE, seed: str = "aspvqa-split-1") -> Split:
+def split_questions(
+    questions: Mapping[str, Mapping[str, Any]], test_share: float = TEST_SHARE, seed: str = "aspvqa-split-1"
+) -> Split:
     """Split GQA question records (id -> record) by family, then by image (see the module docstring)."""
     members: dict[str, list[str]] = defaultdict(list)
     strata: dict[str, Counter[str]] = defaultdict(Counter)

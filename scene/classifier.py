@@ -57,8 +57,14 @@ def candidate_pairs(
     """(subject, relation, object) triples whose classes fit the relation queries, likeliest objects first."""
     triples: dict[tuple[int, str, int], tuple[Detection, str, Detection]] = {}
     for query in sorted(relations, key=lambda r: (r.relation, r.subject or "", r.object or "")):
-        subjects = [d for d in detections if query.subject is None or query.subject in d.classes or query.subject in d.alternatives]
-        objects = [d for d in detections if query.object is None or query.object in d.classes or query.object in d.alternatives]
+        subjects = [
+            d
+            for d in detections
+            if query.subject is None or query.subject in d.classes or query.subject in d.alternatives
+        ]
+        objects = [
+            d for d in detections if query.object is None or query.object in d.classes or query.object in d.alternatives
+        ]
         for s in subjects:
             for o in objects:
                 if s.id != o.id:
@@ -138,9 +144,13 @@ class ClipClassifier:
         missing = [p for p in dict.fromkeys(prompts) if p not in self._text_cache]
         for start in range(0, len(missing), self.settings.batch_size):
             chunk = missing[start : start + self.settings.batch_size]
-            tokens = self.processor.tokenizer(chunk, padding=True, truncation=True, max_length=self._max_text, return_tensors="pt")
+            tokens = self.processor.tokenizer(
+                chunk, padding=True, truncation=True, max_length=self._max_text, return_tensors="pt"
+            )
             with torch.inference_mode():
-                embeds = pooled_output(self.model.get_text_features(input_ids=tokens["input_ids"], attention_mask=tokens["attention_mask"]))
+                embeds = pooled_output(
+                    self.model.get_text_features(input_ids=tokens["input_ids"], attention_mask=tokens["attention_mask"])
+                )
             embeds = embeds / embeds.norm(dim=-1, keepdim=True)
             for p, row in zip(chunk, embeds):
                 self._text_cache[p] = row
@@ -187,8 +197,8 @@ class ClipClassifier:
             return {}
         crops = self.crop_embeddings(image, [a.box.union(b.box) for a, _, b in triples], cache)
         targets = [
-            s.relation_prompt.format(subject=_words(a.label), relation=_words(r), object=_words(b.label)) for a, r, b in triples
+            s.relation_prompt.format(subject=_words(a.label), relation=_words(r), object=_words(b.label))
+            for a, r, b in triples
         ]
         neutrals = [s.relation_neutral.format(subject=_words(a.label), object=_words(b.label)) for a, _, b in triples]
         return {(a.id, r, b.id): p for (a, r, b), p in zip(triples, self._likelihoods(crops, targets, neutrals))}
-

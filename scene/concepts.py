@@ -53,7 +53,9 @@ class Concepts:
 
     def merge(self, other: "Concepts") -> "Concepts":
         """The union of two concept sets (several questions about one image)."""
-        out = Concepts(set(self.classes | other.classes), {}, dict(self.attributes), set(self.relations | other.relations))
+        out = Concepts(
+            set(self.classes | other.classes), {}, dict(self.attributes), set(self.relations | other.relations)
+        )
         for source in (self.expanded, other.expanded):
             for word, members in source.items():
                 out.expanded.setdefault(word, set()).update(members)
@@ -109,7 +111,9 @@ class _Extractor:
     def add_value_any_category(self, value: str) -> None:
         value = asp_constant(value)
         category = self.value_category.get(value)
-        known = self.taxonomy is not None and (self.taxonomy.members(_spaced(value)) or self.taxonomy.categories_of(_spaced(value)))
+        known = self.taxonomy is not None and (
+            self.taxonomy.members(_spaced(value)) or self.taxonomy.categories_of(_spaced(value))
+        )
         if category is None and known:
             self.add_class(value)
             return
@@ -146,7 +150,9 @@ class _Extractor:
         new = self.add_class(cls) if cls != "_" else None
         for relation in relations:
             relation = asp_constant(relation)
-            query = RelationQuery(new, relation, other) if position == "subject" else RelationQuery(other, relation, new)
+            query = (
+                RelationQuery(new, relation, other) if position == "subject" else RelationQuery(other, relation, new)
+            )
             self.concepts.relations.add(query)
 
     def run(self) -> Concepts:

@@ -92,7 +92,8 @@ def make_detection(
     """
     labels = {asp_constant(k): v for k, v in labels.items()}
     categories_of = {
-        name: {asp_constant(c) for c in taxonomy.categories_of(name.replace("_", " "))} if taxonomy else set() for name in labels
+        name: {asp_constant(c) for c in taxonomy.categories_of(name.replace("_", " "))} if taxonomy else set()
+        for name in labels
     }
     general = {c for name in labels for c in categories_of[name] if c != name}
     specific = {name: score for name, score in labels.items() if name not in general} or labels
@@ -180,7 +181,9 @@ def pooled_output(output: Any) -> Any:
 class OwlViTDetector:
     """OWL-ViT / OWLv2 through transformers, with the image encoding cached per image."""
 
-    def __init__(self, loaded: LoadedModel, settings: DetectorSettings | None = None, taxonomy: Taxonomy | None = None) -> None:
+    def __init__(
+        self, loaded: LoadedModel, settings: DetectorSettings | None = None, taxonomy: Taxonomy | None = None
+    ) -> None:
         self.processor = loaded.processor
         self.model = loaded.model
         self.settings = settings or DetectorSettings()
@@ -218,9 +221,13 @@ class OwlViTDetector:
             )
             with torch.inference_mode():
                 embeds = pooled_output(
-                    self.model.owlvit.get_text_features(input_ids=tokens["input_ids"], attention_mask=tokens["attention_mask"])
+                    self.model.owlvit.get_text_features(
+                        input_ids=tokens["input_ids"], attention_mask=tokens["attention_mask"]
+                    )
                     if hasattr(self.model, "owlvit")
-                    else self.model.owlv2.get_text_features(input_ids=tokens["input_ids"], attention_mask=tokens["attention_mask"])
+                    else self.model.owlv2.get_text_features(
+                        input_ids=tokens["input_ids"], attention_mask=tokens["attention_mask"]
+                    )
                 )
             for name, row in zip(missing, embeds):
                 self._text_cache[name] = row
@@ -268,7 +275,9 @@ class OwlViTDetector:
             for i in nms([boxes[i] for i in above], [column[i] for i in above], s.nms_iou, s.max_per_query):
                 candidates.append((boxes[above[i]], name, column[above[i]]))
         groups = merge_queries(candidates, s.merge_iou, s.max_detections)
-        detections = [make_detection(n, box, labels, image.size, self.taxonomy) for n, (box, labels) in enumerate(groups, 1)]
+        detections = [
+            make_detection(n, box, labels, image.size, self.taxonomy) for n, (box, labels) in enumerate(groups, 1)
+        ]
         for target in (self.timings, timings):
             if target is None:
                 continue

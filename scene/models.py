@@ -101,7 +101,10 @@ def load_detector(name_or_path: str | Path | None = None, local_files_only: bool
 
     setting = f"detector_model (environment variable {DETECTOR_ENV})"
     source = resolve_model_source(
-        detector_name(str(name_or_path) if name_or_path else None), local_files_only, what="OWL-ViT detector", setting=setting
+        detector_name(str(name_or_path) if name_or_path else None),
+        local_files_only,
+        what="OWL-ViT detector",
+        setting=setting,
     )
     return _load(source, "OWL-ViT detector", setting, AutoModelForZeroShotObjectDetection)
 
@@ -112,7 +115,10 @@ def load_classifier(name_or_path: str | Path | None = None, local_files_only: bo
 
     setting = f"classifier_model (environment variable {CLASSIFIER_ENV})"
     source = resolve_model_source(
-        classifier_name(str(name_or_path) if name_or_path else None), local_files_only, what="CLIP classifier", setting=setting
+        classifier_name(str(name_or_path) if name_or_path else None),
+        local_files_only,
+        what="CLIP classifier",
+        setting=setting,
     )
     return _load(source, "CLIP classifier", setting, CLIPModel)
 
@@ -182,7 +188,12 @@ def write_tiny_models(folder: str | Path, seed: int = 0, image_size: int = 64) -
         pad_token_id=tokenizer.pad_token_id,
     )
     vision = dict(
-        hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2, image_size=image_size, patch_size=16
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        image_size=image_size,
+        patch_size=16,
     )
     torch.manual_seed(seed)
     detector_dir, classifier_dir = folder / "owlvit-tiny", folder / "clip-tiny"
@@ -193,9 +204,9 @@ def write_tiny_models(folder: str | Path, seed: int = 0, image_size: int = 64) -
         owl.box_head.dense2.weight.mul_(0.01)
     owl.save_pretrained(detector_dir)
     size = {"height": image_size, "width": image_size}
-    OwlViTProcessor(image_processor=OwlViTImageProcessorPil(size=size, crop_size=size), tokenizer=tokenizer).save_pretrained(
-        detector_dir
-    )
+    OwlViTProcessor(
+        image_processor=OwlViTImageProcessorPil(size=size, crop_size=size), tokenizer=tokenizer
+    ).save_pretrained(detector_dir)
     clip = CLIPModel(CLIPConfig(text_config=text, vision_config=vision, projection_dim=32))
     clip.save_pretrained(classifier_dir)
     CLIPProcessor(

@@ -42,8 +42,12 @@ class WeightSettings:
     uncertain_objects: bool = False
 
 
-def _add_identity(scene: SceneFacts, d: Detection, settings: WeightSettings, categories_of: Mapping[str, frozenset[str]]) -> None:
-    alternatives = {k: v for k, v in d.alternatives.items() if v >= settings.min_likelihood} if settings.class_alternatives else {}
+def _add_identity(
+    scene: SceneFacts, d: Detection, settings: WeightSettings, categories_of: Mapping[str, frozenset[str]]
+) -> None:
+    alternatives = (
+        {k: v for k, v in d.alternatives.items() if v >= settings.min_likelihood} if settings.class_alternatives else {}
+    )
     if not alternatives:
         scene.add_fact("has_attr", d.id, "name", d.label)
         for c in sorted(d.classes):
@@ -99,7 +103,9 @@ def weighted_scene(
         if subject in ids and obj in ids and p >= settings.min_likelihood:
             scene.add_likely("has_rel", (subject, relation, obj), p)
     scene.add_vocabulary(vocabulary)
-    used = set(vocabulary) | ({"name"} if any(settings.class_alternatives and d.alternatives for d in detections) else set())
+    used = set(vocabulary) | (
+        {"name"} if any(settings.class_alternatives and d.alternatives for d in detections) else set()
+    )
     for category in sorted(used & settings.exclusive):
         scene.add_fact("exclusive", category)
     return scene

@@ -67,7 +67,7 @@ def test_no_import_circle():
             if target == node.rpartition(".")[0]:
                 continue
             if state.get(target) == 1:
-                cycle = stack[stack.index(target):] + [target]
+                cycle = stack[stack.index(target) :] + [target]
                 pytest.fail("import circle: " + " -> ".join(cycle))
             if target not in state:
                 visit(target)

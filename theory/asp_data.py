@@ -131,7 +131,9 @@ def parse_data(
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise ProgramSyntaxError(f"{what} is not valid text: character {exc.start + 1} cannot be encoded as UTF-8") from None
+        raise ProgramSyntaxError(
+            f"{what} is not valid text: character {exc.start + 1} cannot be encoded as UTF-8"
+        ) from None
     if "\x00" in text:
         # clingo reads C strings: a NUL would silently end the text there.
         raise ProgramSyntaxError(f"{what} contains a NUL character at {text.index(chr(0)) + 1}")
@@ -156,7 +158,9 @@ def parse_data(
             return
         arity = allowed.get(symbol.name)
         if arity is None:
-            raise UnsafeProgramError(f"unknown predicate {symbol.name}/{len(symbol.arguments)} in {what}", f"line {line}:{column}")
+            raise UnsafeProgramError(
+                f"unknown predicate {symbol.name}/{len(symbol.arguments)} in {what}", f"line {line}:{column}"
+            )
         if arity != len(symbol.arguments):
             raise ProgramSyntaxError(
                 f"{symbol.name} takes {arity} arguments, got {len(symbol.arguments)}: {symbol}", f"line {line}:{column}"
@@ -183,7 +187,12 @@ def parse_data(
                 check(parsed[0], loc.line, loc.column)
                 result.facts.append(Fact(parsed[0], loc.line, loc.column))
                 continue
-            if allow_choices and head.ast_type == ast.ASTType.Aggregate and not head.left_guard and not head.right_guard:
+            if (
+                allow_choices
+                and head.ast_type == ast.ASTType.Aggregate
+                and not head.left_guard
+                and not head.right_guard
+            ):
                 if len(head.elements) == 1 and not head.elements[0].condition:
                     parsed = _atom_symbol(head.elements[0].literal)
                     if parsed is not None and not parsed[1]:

@@ -19,7 +19,9 @@ def cache_dir() -> Path:
     if os.environ.get(CACHE_VARIABLE):
         return Path(os.environ[CACHE_VARIABLE])
     if os.environ.get(DEPRECATED_CACHE_VARIABLE):
-        warnings.warn(f"{DEPRECATED_CACHE_VARIABLE} is deprecated; set {CACHE_VARIABLE}", DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            f"{DEPRECATED_CACHE_VARIABLE} is deprecated; set {CACHE_VARIABLE}", DeprecationWarning, stacklevel=2
+        )
         return Path(os.environ[DEPRECATED_CACHE_VARIABLE])
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "aspvqa"

@@ -95,7 +95,9 @@ def parse_flat(text: str, *, validate: bool = True) -> Program:
     if not steps:
         raise ProgramSyntaxError("question program has no steps")
     if len(set(ends)) != 1:
-        raise ProgramValidationError("question program needs exactly one end(N) fact" if not ends else f"several end facts: {sorted(set(ends))}")
+        raise ProgramValidationError(
+            "question program needs exactly one end(N) fact" if not ends else f"several end facts: {sorted(set(ends))}"
+        )
     program = Program(tuple(steps.values()), answer=ends[0])
     if validate:
         validate_program(program)

@@ -76,8 +76,16 @@ _SPECS = [
         "of two objects, the one that has VALUE while the other has not (polarity=true), or the one that "
         "lacks it while the other has it (polarity=false)",
     ),
-    OperationSpec("query", (_S,), ("category",), _V, "the CATEGORY values of the input objects (name, class, color, hposition ...)"),
-    OperationSpec("verify_attr", (_S,), ("category", "value"), _B, "yes if an input object's CATEGORY is VALUE, else no"),
+    OperationSpec(
+        "query",
+        (_S,),
+        ("category",),
+        _V,
+        "the CATEGORY values of the input objects (name, class, color, hposition ...)",
+    ),
+    OperationSpec(
+        "verify_attr", (_S,), ("category", "value"), _B, "yes if an input object's CATEGORY is VALUE, else no"
+    ),
     OperationSpec(
         "verify_rel",
         (_S,),
@@ -100,12 +108,20 @@ _SPECS = [
         "whichever of the two RELATIONs links the input object with an object of CLASS (position as in relate)",
     ),
     OperationSpec("exist", (_S,), (), _B, "yes if the input is not empty, else no"),
-    OperationSpec("all_same", (_S,), ("category",), _B, "yes if one CATEGORY value is shared by all input objects, else no"),
     OperationSpec(
-        "all_different", (_S,), ("category",), _B, "yes if no two distinct input objects share a CATEGORY value, else no"
+        "all_same", (_S,), ("category",), _B, "yes if one CATEGORY value is shared by all input objects, else no"
+    ),
+    OperationSpec(
+        "all_different",
+        (_S,),
+        ("category",),
+        _B,
+        "yes if no two distinct input objects share a CATEGORY value, else no",
     ),
     OperationSpec("two_same", (_S, _S), ("category",), _B, "yes if the two objects share a CATEGORY value, else no"),
-    OperationSpec("two_different", (_S, _S), ("category",), _B, "yes if the two objects share no CATEGORY value, else no"),
+    OperationSpec(
+        "two_different", (_S, _S), ("category",), _B, "yes if the two objects share no CATEGORY value, else no"
+    ),
     OperationSpec(
         "common",
         (_S, _S),
@@ -123,7 +139,10 @@ OPERATIONS: dict[str, OperationSpec] = {spec.name: spec for spec in _SPECS}
 STRUCTURAL_CATEGORIES = ("class", "name", "hposition", "vposition")
 
 # The values of the position categories: which third of the image an object's centre is in.
-POSITION_VALUES: dict[str, tuple[str, ...]] = {"hposition": ("left", "middle", "right"), "vposition": ("top", "middle", "bottom")}
+POSITION_VALUES: dict[str, tuple[str, ...]] = {
+    "hposition": ("left", "middle", "right"),
+    "vposition": ("top", "middle", "bottom"),
+}
 
 # The attribute category of a value whose category is unknown or unnamed (GQA's bare `choose: a|b`).
 OTHER_CATEGORY = "other"

@@ -49,4 +49,3 @@ def parse_program(text: str, representation: Representation | str, *, clean: boo
 def format_program(program: Program, representation: Representation | str) -> str:
     """`program` written in `representation` (flat keeps its step ids; see `theory.canonical`)."""
     return _PRINTERS[Representation(representation)](program)
-

@@ -132,7 +132,9 @@ class SceneFacts:
         for wc in data.weak_constraints:
             target = scene.weighted.get(wc.atom)
             if target is None:
-                raise UnsafeProgramError(f"weak constraint on {wc.atom}, which is not a choice {{ {wc.atom} }}", f"line {wc.line}")
+                raise UnsafeProgramError(
+                    f"weak constraint on {wc.atom}, which is not a choice {{ {wc.atom} }}", f"line {wc.line}"
+                )
             if wc.negated:
                 target.cost_false += wc.weight
             else:

@@ -121,7 +121,11 @@ def _support_of(symbols: Sequence[clingo.Symbol]) -> Support:
     steps: dict[int, list[str]] = {}
     facts: set[str] = set()
     for sym in symbols:
-        if sym.name in ("state", "value") and len(sym.arguments) == 2 and sym.arguments[0].type == clingo.SymbolType.Number:
+        if (
+            sym.name in ("state", "value")
+            and len(sym.arguments) == 2
+            and sym.arguments[0].type == clingo.SymbolType.Number
+        ):
             steps.setdefault(sym.arguments[0].number, []).append(str(sym.arguments[1]))
         elif sym.name == "support":
             facts.add(str(sym.arguments[1]))

@@ -30,7 +30,9 @@ def validate_program(program: Program) -> Program:
                 raise ProgramValidationError(f"{step.operation}: empty {name}", where)
             allowed = ARGUMENT_CHOICES.get(name)
             if allowed is not None and value not in allowed:
-                raise ProgramValidationError(f"{step.operation}: {name} must be one of {', '.join(allowed)}, got {value!r}", where)
+                raise ProgramValidationError(
+                    f"{step.operation}: {name} must be one of {', '.join(allowed)}, got {value!r}", where
+                )
         for dep, expected in zip(step.dependencies, spec.inputs):
             if dep not in program:
                 raise ProgramValidationError(f"{step.operation} reads step {dep}, which does not exist", where)

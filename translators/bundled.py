@@ -42,7 +42,9 @@ def bundled_bank_path(ontology: Ontology | None = None, per_template: int = PER_
     return cache_dir() / "banks" / f"bundled-{bundled_digest(ontology, per_template)}.jsonl"
 
 
-def build_default_bank(ontology: Ontology | None = None, per_template: int = PER_TEMPLATE, progress=None) -> ExampleBank:  # noqa: ANN001
+def build_default_bank(
+    ontology: Ontology | None = None, per_template: int = PER_TEMPLATE, progress=None
+) -> ExampleBank:  # noqa: ANN001
     """The hand-written examples followed by the generated ones, from the cache when present."""
     ontology = ontology or bundled_ontology()
     path = bundled_bank_path(ontology, per_template)
@@ -55,7 +57,11 @@ def build_default_bank(ontology: Ontology | None = None, per_template: int = PER
             pass  # a damaged or stale cache is rebuilt below
     written = list(legacy_bank())
     seen = {normalise_question(e.question) for e in written}
-    generated = [e for e in generate_examples(ontology, per_template, progress=progress) if normalise_question(e.question) not in seen]
+    generated = [
+        e
+        for e in generate_examples(ontology, per_template, progress=progress)
+        if normalise_question(e.question) not in seen
+    ]
     examples = written + generated
     bank = ExampleBank(examples, path=path)
     try:

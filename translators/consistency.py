@@ -37,8 +37,14 @@ def majority_vote(programs: Sequence[Program | None], scenes: int = 12) -> Vote:
             keys.append(None)
             continue
         text = format_flat(canonical(program))
-        same = next((key for key, other in representatives
-                     if key == text or equivalent(program, other, scenes=scenes).equivalent), None)
+        same = next(
+            (
+                key
+                for key, other in representatives
+                if key == text or equivalent(program, other, scenes=scenes).equivalent
+            ),
+            None,
+        )
         if same is None:
             representatives.append((text, program))
             same = text

@@ -73,7 +73,10 @@ class SentenceEmbedder:
         if len(texts) == 0:
             return np.zeros((0, self.dimension), dtype=np.float32)
         vectors = self._load().encode(
-            list(texts), batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
             show_progress_bar=False,
         )
         return np.ascontiguousarray(vectors, dtype=np.float32)

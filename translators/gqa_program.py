@@ -58,6 +58,7 @@ def gqa_relation_parts(argument: str) -> tuple[str, str, str]:
         raise ValueError(f"position {position!r} is not s or o")
     return cls, relation, GQA_POSITIONS[position]
 
+
 # Comparatives whose base adjective the suffix rules below do not recover.
 _COMPARATIVES = {
     "larger": "large",

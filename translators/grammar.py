@@ -24,8 +24,15 @@ from theory.operations import ARGUMENT_CHOICES, OPERATIONS, POSITION_VALUES, Kin
 from translators.ontology import OTHER_CATEGORY, Ontology
 from translators.vocabulary import Vocabulary
 
-_WORD = '[a-z] [a-z0-9_]{0,40}'
-_ARG_RULES = {"class": "cls", "category": "cat", "value": "val", "relation": "rel", "position": "position", "polarity": "polarity"}
+_WORD = "[a-z] [a-z0-9_]{0,40}"
+_ARG_RULES = {
+    "class": "cls",
+    "category": "cat",
+    "value": "val",
+    "relation": "rel",
+    "position": "position",
+    "polarity": "polarity",
+}
 _KIND_RULES = {Kind.STATE: "state", Kind.VALUE: "valexpr", Kind.BOOL: "boolexpr"}
 
 
@@ -152,7 +159,7 @@ def gqa_grammar(vocabulary: Vocabulary | None = None, ontology: Ontology | None 
     rules = [
         'root ::= line ("\\n" line){0,12}',
         'line ::= op (" [" deps "]")? ": " arg',
-        "op ::= [a-z]+ (\" \" [a-zA-Z]+){0,2}",
+        'op ::= [a-z]+ (" " [a-zA-Z]+){0,2}',
         'deps ::= [0-9]+ ("," [0-9]+)?',
         "arg ::= [^\\n\\[\\]]{0,80}",
     ]

@@ -89,8 +89,12 @@ class Ontology:
 
     def vocabulary(self) -> Vocabulary:
         """The same words as a grounding `Vocabulary`."""
-        return Vocabulary(classes=set(self.classes), categories=set(self.categories),
-                          values={c: set(v) for c, v in self.categories.items()}, relations=set(self.relations))
+        return Vocabulary(
+            classes=set(self.classes),
+            categories=set(self.categories),
+            values={c: set(v) for c, v in self.categories.items()},
+            relations=set(self.relations),
+        )
 
 
 def _constants(words: list[str]) -> list[str]:
@@ -110,7 +114,9 @@ def ontology_from_json(data: dict, source: str = "file") -> Ontology:
     for category, spec in data["attributes"].items():
         name = asp_constant(category)
         categories[name] = _constants(spec["values"])
-        applies[name] = tuple(ANY_GROUP if g == ANY_GROUP else asp_constant(g) for g in spec.get("applies_to", [ANY_GROUP]))
+        applies[name] = tuple(
+            ANY_GROUP if g == ANY_GROUP else asp_constant(g) for g in spec.get("applies_to", [ANY_GROUP])
+        )
     relations = {}
     for entry in data["relations"]:
         name = asp_constant(entry["relation"])
@@ -150,7 +156,9 @@ def load_ontology(folder: str | Path | None = None) -> Ontology:
     if folder is None:
         return bundled_ontology()
     folder = Path(folder)
-    missing = [n for n in ("gqa_all_class.json", "gqa_all_attribute.json", "gqa_relation.json") if not (folder / n).is_file()]
+    missing = [
+        n for n in ("gqa_all_class.json", "gqa_all_attribute.json", "gqa_relation.json") if not (folder / n).is_file()
+    ]
     if missing:
         raise FileNotFoundError(f"ontology folder {folder} lacks {', '.join(missing)}")
     return ontology_from_gqa_metadata(folder)

@@ -68,7 +68,10 @@ def operation_reference() -> str:
 # Direction conventions, stated once with a worked pair (nested form; rendered per representation).
 _DIRECTION_PAIR = (
     ("What is the man holding?", "query(unique(relate_any(select(scene(), man), holding, object)), name)"),
-    ("Who is holding the umbrella?", "query(unique(relate(select(scene(), umbrella), person, holding, subject)), name)"),
+    (
+        "Who is holding the umbrella?",
+        "query(unique(relate(select(scene(), umbrella), person, holding, subject)), name)",
+    ),
 )
 
 
@@ -76,14 +79,18 @@ def conventions(representation: str, ontology: Ontology | None) -> str:
     """The direction rule with its worked pair, and the ontology's categories when there is one."""
     from theory.nested import parse_nested
 
-    lines = ["Direction: subject means the new objects do the relation to the input, object means the input does "
-             "it to them. Select the object the question names and relate from it:"]
+    lines = [
+        "Direction: subject means the new objects do the relation to the input, object means the input does "
+        "it to them. Select the object the question names and relate from it:"
+    ]
     if representation in ("flat", "nested", "code"):
         for question, program in _DIRECTION_PAIR:
             lines.append(f"  {question} -> {render(parse_nested(program), representation)}")
     if ontology is not None:
-        lines.append("Categories: " + ", ".join(c for c in ontology.query_categories) + f"; {OTHER_CATEGORY} for a value "
-                     "of none of them. Ask name for what an object is (kind, type).")
+        lines.append(
+            "Categories: " + ", ".join(c for c in ontology.query_categories) + f"; {OTHER_CATEGORY} for a value "
+            "of none of them. Ask name for what an object is (kind, type)."
+        )
     return "\n".join(lines)
 
 

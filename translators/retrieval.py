@@ -150,7 +150,9 @@ class Retriever:
         if vector is None:
             both = self.embedder.encode([question, self.templater(question)])  # type: ignore[union-attr]
             return np.asarray(both[0], dtype=np.float32), np.asarray(both[1], dtype=np.float32)
-        return np.asarray(vector, dtype=np.float32), np.asarray(self.embedder.encode([self.templater(question)])[0], dtype=np.float32)  # type: ignore[union-attr]
+        return np.asarray(vector, dtype=np.float32), np.asarray(
+            self.embedder.encode([self.templater(question)])[0], dtype=np.float32
+        )  # type: ignore[union-attr]
 
     def embedding_scores(self, question: str, vector: np.ndarray | None = None) -> np.ndarray:
         """Similarity of the question with every example (template-weighted with a templater)."""
@@ -298,8 +300,13 @@ class _LazyScores:
     """Exact similarities computed only for the rows asked for (large banks)."""
 
     def __init__(
-        self, matrix: np.ndarray, vector: np.ndarray, banned: set[int],
-        template_matrix: np.ndarray | None = None, template: np.ndarray | None = None, raw_weight: float = 1.0,
+        self,
+        matrix: np.ndarray,
+        vector: np.ndarray,
+        banned: set[int],
+        template_matrix: np.ndarray | None = None,
+        template: np.ndarray | None = None,
+        raw_weight: float = 1.0,
     ) -> None:
         self.matrix, self.vector, self.banned = matrix, vector, banned
         self.template_matrix, self.template, self.raw_weight = template_matrix, template, raw_weight

@@ -105,13 +105,17 @@ def repair_program(program: Program, ontology: Ontology) -> tuple[Program, list[
             fixes.append(SchemaFix("query category", step.id, args[0], "name"))
             args[0] = "name"
         if op in ("filter", "verify_attr") and args[0] == OTHER_CATEGORY:
-            fixes.append(SchemaFix("uncategorised value", step.id, f"{op}({args[0]}, {args[1]})", f"filter_any({args[1]})"))
+            fixes.append(
+                SchemaFix("uncategorised value", step.id, f"{op}({args[0]}, {args[1]})", f"filter_any({args[1]})")
+            )
             steps.append(Step(len(steps), "filter_any", deps, (args[1],)))
             if op == "verify_attr":
                 steps.append(Step(len(steps), "exist", (len(steps) - 1,)))
             renumber[step.id] = len(steps) - 1
             continue
-        compound = _split_compound(ontology, args[0]) if op in ("select", "relate", "verify_rel", "choose_rel") else None
+        compound = (
+            _split_compound(ontology, args[0]) if op in ("select", "relate", "verify_rel", "choose_rel") else None
+        )
         if compound is not None and op in ("verify_rel", "choose_rel"):
             # The class of a relation check names no set to filter: the modifier only describes it.
             fixes.append(SchemaFix("compound class", step.id, args[0], compound[2]))
@@ -119,7 +123,9 @@ def repair_program(program: Program, ontology: Ontology) -> tuple[Program, list[
             steps.append(Step(len(steps), op, deps, tuple(args)))
         elif compound is not None:
             category, value, cls = compound
-            fixes.append(SchemaFix("compound class", step.id, args[0], f"{cls} filtered by {category or 'any category'} {value}"))
+            fixes.append(
+                SchemaFix("compound class", step.id, args[0], f"{cls} filtered by {category or 'any category'} {value}")
+            )
             args[0] = cls
             inner = Step(len(steps), op, deps, tuple(args))
             steps.append(inner)

@@ -41,10 +41,44 @@ OPPOSITES = (
 # Relations photos show most (people wear and hold things, objects sit on and next to each other):
 # drawn more often so that the everyday phrasings are well covered. Our own judgement, not counts.
 COMMON_RELATIONS = (
-    "on", "in", "wearing", "holding", "to the left of", "to the right of", "near", "behind", "next to",
-    "in front of", "on top of", "sitting on", "standing on", "carrying", "under", "above", "of", "with", "riding",
-    "by", "beside", "sitting in", "standing in", "hanging on", "eating", "looking at", "watching", "covered in",
-    "inside", "at", "lying on", "parked on", "walking on", "playing with", "using", "below", "full of", "covering",
+    "on",
+    "in",
+    "wearing",
+    "holding",
+    "to the left of",
+    "to the right of",
+    "near",
+    "behind",
+    "next to",
+    "in front of",
+    "on top of",
+    "sitting on",
+    "standing on",
+    "carrying",
+    "under",
+    "above",
+    "of",
+    "with",
+    "riding",
+    "by",
+    "beside",
+    "sitting in",
+    "standing in",
+    "hanging on",
+    "eating",
+    "looking at",
+    "watching",
+    "covered in",
+    "inside",
+    "at",
+    "lying on",
+    "parked on",
+    "walking on",
+    "playing with",
+    "using",
+    "below",
+    "full of",
+    "covering",
 )
 COMMON_SHARE = 0.6
 # How a choice between two opposite relations is usually phrased.
@@ -60,10 +94,22 @@ _CHOICE_PHRASES = {
 }
 # Comparative -> (base value, polarity) for compare questions.
 COMPARATIVES = {
-    "bigger": ("big", "true"), "larger": ("large", "true"), "smaller": ("small", "true"), "taller": ("tall", "true"),
-    "shorter": ("short", "true"), "older": ("old", "true"), "younger": ("young", "true"), "longer": ("long", "true"),
-    "thinner": ("thin", "true"), "wider": ("wide", "true"), "heavier": ("heavy", "true"), "cleaner": ("clean", "true"),
-    "dirtier": ("dirty", "true"), "darker": ("dark", "true"), "less tall": ("tall", "false"), "less clean": ("clean", "false"),
+    "bigger": ("big", "true"),
+    "larger": ("large", "true"),
+    "smaller": ("small", "true"),
+    "taller": ("tall", "true"),
+    "shorter": ("short", "true"),
+    "older": ("old", "true"),
+    "younger": ("young", "true"),
+    "longer": ("long", "true"),
+    "thinner": ("thin", "true"),
+    "wider": ("wide", "true"),
+    "heavier": ("heavy", "true"),
+    "cleaner": ("clean", "true"),
+    "dirtier": ("dirty", "true"),
+    "darker": ("dark", "true"),
+    "less tall": ("tall", "false"),
+    "less clean": ("clean", "false"),
 }
 _POSITIONS = {
     "hposition": {"left": "on the left", "right": "on the right"},
@@ -71,10 +117,21 @@ _POSITIONS = {
 }
 # Categories asked about with their own wording; the rest use "What is the {cat} of ...".
 _CATEGORY_QUESTIONS = {
-    "color": ["What color is the {a}?", "Which color is the {a}?", "What is the color of the {a}?", "The {a} is what color?",
-              "What color does the {a} have?", "Of what color is the {a}?"],
-    "material": ["What is the {a} made of?", "What material is the {a} made of?", "What is the material of the {a}?",
-                 "Which material is the {a} made of?", "The {a} is made of what material?"],
+    "color": [
+        "What color is the {a}?",
+        "Which color is the {a}?",
+        "What is the color of the {a}?",
+        "The {a} is what color?",
+        "What color does the {a} have?",
+        "Of what color is the {a}?",
+    ],
+    "material": [
+        "What is the {a} made of?",
+        "What material is the {a} made of?",
+        "What is the material of the {a}?",
+        "Which material is the {a} made of?",
+        "The {a} is made of what material?",
+    ],
     "shape": ["What shape is the {a}?", "What is the shape of the {a}?", "Which shape does the {a} have?"],
     "size": ["How big is the {a}?", "What size is the {a}?", "What is the size of the {a}?"],
     "pose": ["What is the {a} doing?", "What pose is the {a} in?"],
@@ -104,155 +161,481 @@ def _t(family: str, program: str, *phrasings: str) -> Template:
 
 TEMPLATES: tuple[Template, ...] = (
     # --- existence and logic -------------------------------------------------------------------
-    _t("exist", "exist({S})", "Is there a {a} in the picture?", "Are there any {as}?", "Do you see any {as}?",
-       "Is there a {a}?", "Are there {as} in this image?", "Do you see a {a} there?", "Is there any {a} in the photo?"),
-    _t("exist_attr", "exist(filter({S}, {cat}, {v}))", "Is there a {v} {a}?", "Are there {v} {as}?",
-       "Do you see any {v} {as}?", "Is there a {a} that is {v}?", "Are there any {v} {as} in the picture?"),
-    _t("exist_rel", "exist(relate({SB}, {a}, {r}, subject))", "Is there a {a} {r} the {b}?", "Are there {as} {r} the {b}?",
-       "Do you see a {a} {r} the {b}?", "Is there any {a} {r} the {b} in the image?"),
-    _t("exist_rel_attr", "exist(relate(filter({SB}, {cat}, {v}), {a}, {r}, subject))", "Do you see any {as} {r} the {v} {b}?",
-       "Is there a {a} {r} the {v} {b}?", "Are there {as} {r} the {b} that is {v}?"),
-    _t("exist_rel_pos", "exist(relate(filter({SB}, {pcat}, {p}), {a}, {r}, subject))", "Is there a {a} {r} the {b} {pw}?",
-       "Are there {as} {r} the {b} {pw}?"),
-    _t("exist_rel_any", "exist(relate_any({SB}, {r}, subject))", "Is there anything {r} the {b}?",
-       "Is anything {r} the {b}?"),
-    _t("and_exist", "and(exist({S}), exist({SB}))", "Are there both {as} and {bs} in the picture?",
-       "Are there both a {a} and a {b}?", "Do you see both {as} and {bs}?", "Is there a {a} and a {b} in the image?"),
-    _t("or_exist", "or(exist({S}), exist({SB}))", "Are there {as} or {bs}?", "Are there any {as} or {bs}?",
-       "Do you see any {as} or {bs} there?", "Is there a {a} or a {b} in the picture?", "Is there a {a} or a {b}?",
-       "Is there any {a} or {b} in the image?"),
-    _t("or_exist_attr", "or(exist(filter({S}, {cat}, {v})), exist(filter({SB}, {cat}, {v})))",
-       "Are there {v} {as} or {bs}?", "Is there a {v} {a} or {b}?", "Are there any {v} {as} or {bs} in the image?",
-       "Is there either a {v} {a} or {b}?", "Are there either {v} {as} or {bs}?"),
-    _t("and_exist_attr", "and(exist(filter({S}, {cat}, {v})), exist(filter({SB}, {cat}, {v})))",
-       "Are there both {v} {as} and {bs}?", "Are there both a {v} {a} and a {v} {b}?"),
-    _t("and_verify", "and(verify_attr(unique({S}), {cat}, {v}), verify_attr(unique({S}), {cat2}, {w}))",
-       "Is the {a} {v} and {w}?", "Does the {a} look {v} and {w}?", "Is the {a} both {v} and {w}?"),
-    _t("or_verify", "or(verify_attr(unique({S}), {cat}, {v}), verify_attr(unique({S}), {cat2}, {w}))",
-       "Is the {a} {v} or {w}?", "Does the {a} look {v} or {w}?"),
-    _t("both_verify", "and(verify_attr(unique({S}), {cat}, {v}), verify_attr(unique({SB}), {cat}, {v}))",
-       "Are both the {a} and the {b} {v}?", "Are the {a} and the {b} both {v}?"),
-    _t("either_verify", "or(verify_attr(unique({S}), {cat}, {v}), verify_attr(unique({SB}), {cat}, {v}))",
-       "Is either the {a} or the {b} {v}?", "Are either the {a} or the {b} {v}?"),
-    _t("not_exist", "exist(negate(filter({S}, {cat}, {v}), {S}))", "Is there a {a} that is not {v}?",
-       "Are there any {as} that are not {v}?"),
+    _t(
+        "exist",
+        "exist({S})",
+        "Is there a {a} in the picture?",
+        "Are there any {as}?",
+        "Do you see any {as}?",
+        "Is there a {a}?",
+        "Are there {as} in this image?",
+        "Do you see a {a} there?",
+        "Is there any {a} in the photo?",
+    ),
+    _t(
+        "exist_attr",
+        "exist(filter({S}, {cat}, {v}))",
+        "Is there a {v} {a}?",
+        "Are there {v} {as}?",
+        "Do you see any {v} {as}?",
+        "Is there a {a} that is {v}?",
+        "Are there any {v} {as} in the picture?",
+    ),
+    _t(
+        "exist_rel",
+        "exist(relate({SB}, {a}, {r}, subject))",
+        "Is there a {a} {r} the {b}?",
+        "Are there {as} {r} the {b}?",
+        "Do you see a {a} {r} the {b}?",
+        "Is there any {a} {r} the {b} in the image?",
+    ),
+    _t(
+        "exist_rel_attr",
+        "exist(relate(filter({SB}, {cat}, {v}), {a}, {r}, subject))",
+        "Do you see any {as} {r} the {v} {b}?",
+        "Is there a {a} {r} the {v} {b}?",
+        "Are there {as} {r} the {b} that is {v}?",
+    ),
+    _t(
+        "exist_rel_pos",
+        "exist(relate(filter({SB}, {pcat}, {p}), {a}, {r}, subject))",
+        "Is there a {a} {r} the {b} {pw}?",
+        "Are there {as} {r} the {b} {pw}?",
+    ),
+    _t(
+        "exist_rel_any",
+        "exist(relate_any({SB}, {r}, subject))",
+        "Is there anything {r} the {b}?",
+        "Is anything {r} the {b}?",
+    ),
+    _t(
+        "and_exist",
+        "and(exist({S}), exist({SB}))",
+        "Are there both {as} and {bs} in the picture?",
+        "Are there both a {a} and a {b}?",
+        "Do you see both {as} and {bs}?",
+        "Is there a {a} and a {b} in the image?",
+    ),
+    _t(
+        "or_exist",
+        "or(exist({S}), exist({SB}))",
+        "Are there {as} or {bs}?",
+        "Are there any {as} or {bs}?",
+        "Do you see any {as} or {bs} there?",
+        "Is there a {a} or a {b} in the picture?",
+        "Is there a {a} or a {b}?",
+        "Is there any {a} or {b} in the image?",
+    ),
+    _t(
+        "or_exist_attr",
+        "or(exist(filter({S}, {cat}, {v})), exist(filter({SB}, {cat}, {v})))",
+        "Are there {v} {as} or {bs}?",
+        "Is there a {v} {a} or {b}?",
+        "Are there any {v} {as} or {bs} in the image?",
+        "Is there either a {v} {a} or {b}?",
+        "Are there either {v} {as} or {bs}?",
+    ),
+    _t(
+        "and_exist_attr",
+        "and(exist(filter({S}, {cat}, {v})), exist(filter({SB}, {cat}, {v})))",
+        "Are there both {v} {as} and {bs}?",
+        "Are there both a {v} {a} and a {v} {b}?",
+    ),
+    _t(
+        "and_verify",
+        "and(verify_attr(unique({S}), {cat}, {v}), verify_attr(unique({S}), {cat2}, {w}))",
+        "Is the {a} {v} and {w}?",
+        "Does the {a} look {v} and {w}?",
+        "Is the {a} both {v} and {w}?",
+    ),
+    _t(
+        "or_verify",
+        "or(verify_attr(unique({S}), {cat}, {v}), verify_attr(unique({S}), {cat2}, {w}))",
+        "Is the {a} {v} or {w}?",
+        "Does the {a} look {v} or {w}?",
+    ),
+    _t(
+        "both_verify",
+        "and(verify_attr(unique({S}), {cat}, {v}), verify_attr(unique({SB}), {cat}, {v}))",
+        "Are both the {a} and the {b} {v}?",
+        "Are the {a} and the {b} both {v}?",
+    ),
+    _t(
+        "either_verify",
+        "or(verify_attr(unique({S}), {cat}, {v}), verify_attr(unique({SB}), {cat}, {v}))",
+        "Is either the {a} or the {b} {v}?",
+        "Are either the {a} or the {b} {v}?",
+    ),
+    _t(
+        "not_exist",
+        "exist(negate(filter({S}, {cat}, {v}), {S}))",
+        "Is there a {a} that is not {v}?",
+        "Are there any {as} that are not {v}?",
+    ),
     # --- attributes ----------------------------------------------------------------------------
     _t("query_attr", "query(unique({S}), {cat})", "CATEGORY_QUESTIONS"),
-    _t("query_attr_rel_s", "query(unique(relate({SB}, {a}, {r}, subject)), {cat})",
-       "What color is the {a} {r} the {b}?", "What color is the {a} that is {r} the {b}?",
-       "What is the color of the {a} {r} the {b}?", "The {a} {r} the {b} is what color?",
-       "Which color is the {a} {r} the {b}?"),
-    _t("query_attr_rel_o", "query(unique(relate({S}, {b}, {r}, object)), {cat})",
-       "What color is the {b} the {a} is {r}?", "What color is the {b} that the {a} is {r}?",
-       "Of what color is the {b} that the {a} is {r}?", "Which color is the {b} the {a} is {r}?"),
-    _t("query_material_rel_s", "query(unique(relate({SB}, {a}, {r}, subject)), material)",
-       "What is the {a} {r} the {b} made of?", "What material is the {a} that is {r} the {b}?"),
-    _t("query_attr_pos", "query(unique(filter({S}, {pcat}, {p})), {cat})", "What color is the {a} {pw}?",
-       "What color is the {a} that is {pw}?", "Which color is the {a} {pw} of the picture?"),
-    _t("query_attr_filter", "query(unique(filter({S}, {cat2}, {w})), {cat})", "What color is the {w} {a}?",
-       "Which color is the {w} {a}?", "What is the color of the {w} {a}?"),
-    _t("verify_attr", "verify_attr(unique({S}), {cat}, {v})", "Is the {a} {v}?", "Does the {a} look {v}?",
-       "Is that {a} {v}?", "Do you think the {a} is {v}?", "Is the {a} {v} or not?", "Does the {a} appear to be {v}?"),
-    _t("verify_attr_rel", "verify_attr(unique(relate({SB}, {a}, {r}, subject)), {cat}, {v})",
-       "Is the {a} {r} the {b} {v}?", "Is the {a} that is {r} the {b} {v}?", "Does the {a} {r} the {b} look {v}?"),
-    _t("choose_attr", "choose_attr(unique({S}), {cat}, {v1}, {v2})", "Is the {a} {v1} or {v2}?", "Are the {as} {v1} or {v2}?",
-       "Does the {a} look {v1} or {v2}?", "What color is the {a}, {v1} or {v2}?", "Is that {a} {v1} or {v2}?",
-       "Which color is the {a}, {v1} or {v2}?", "Do you think the {a} is {v1} or {v2}?"),
-    _t("choose_attr_filter", "choose_attr(unique(filter({S}, {cat2}, {w})), {cat}, {v1}, {v2})", "Is the {w} {a} {v1} or {v2}?",
-       "Are the {w} {as} {v1} or {v2}?", "Does the {w} {a} look {v1} or {v2}?"),
-    _t("choose_other_filter", "choose_attr(unique(filter({S}, {cat}, {v})), other, {u}, {u2})", "Is the {v} {a} {u} or {u2}?",
-       "Are the {v} {as} {u} or {u2}?"),
-    _t("choose_attr_rel", "choose_attr(unique(relate({SB}, {a}, {r}, subject)), {cat}, {v1}, {v2})",
-       "Is the {a} {r} the {b} {v1} or {v2}?", "What color is the {a} {r} the {b}, {v1} or {v2}?"),
-    _t("choose_name", "choose_attr(unique(select(scene(), {g})), name, {a}, {b})",
-       "Which {g} is this, a {a} or a {b}?", "What {g} is it, a {a} or a {b}?", "Is the {g} a {a} or a {b}?",
-       "Which kind of {g} is this, a {a} or a {b}?"),
-    _t("same_two", "two_same(unique({S}), unique({SB}), {cat})", "Do the {a} and the {b} have the same color?",
-       "Are the {a} and the {b} the same color?", "Is the {a} the same color as the {b}?",
-       "Do the {a} and the {b} have the same {cat_words}?", "Are the {a} and the {b} made of the same material?"),
-    _t("different_two", "two_different(unique({S}), unique({SB}), {cat})",
-       "Do the {a} and the {b} have different colors?", "Are the {a} and the {b} different in color?",
-       "Is the {a} a different color than the {b}?", "Do the {a} and the {b} have a different {cat_words}?"),
-    _t("all_same", "all_same({S}, {cat})", "Are all the {as} the same color?", "Do all the {as} have the same color?",
-       "Are all the {as} the same {cat_words}?", "Do the {as} all have the same {cat_words}?"),
-    _t("all_different", "all_different({S}, {cat})", "Are all the {as} different colors?",
-       "Do all the {as} have different colors?", "Do the {as} have different {cat_words}s?"),
-    _t("common", "common(unique({S}), unique({SB}))", "What do the {a} and the {b} have in common?",
-       "What is common to the {a} and the {b}?", "What do both the {a} and the {b} have in common?"),
-    _t("compare", "query(compare(unique({S}), unique({SB}), {cv}, {pol}), name)", "Which is {cmp}, the {a} or the {b}?",
-       "Which one is {cmp}, the {a} or the {b}?", "Is the {a} or the {b} {cmp}?", "What is {cmp}, the {a} or the {b}?"),
+    _t(
+        "query_attr_rel_s",
+        "query(unique(relate({SB}, {a}, {r}, subject)), {cat})",
+        "What color is the {a} {r} the {b}?",
+        "What color is the {a} that is {r} the {b}?",
+        "What is the color of the {a} {r} the {b}?",
+        "The {a} {r} the {b} is what color?",
+        "Which color is the {a} {r} the {b}?",
+    ),
+    _t(
+        "query_attr_rel_o",
+        "query(unique(relate({S}, {b}, {r}, object)), {cat})",
+        "What color is the {b} the {a} is {r}?",
+        "What color is the {b} that the {a} is {r}?",
+        "Of what color is the {b} that the {a} is {r}?",
+        "Which color is the {b} the {a} is {r}?",
+    ),
+    _t(
+        "query_material_rel_s",
+        "query(unique(relate({SB}, {a}, {r}, subject)), material)",
+        "What is the {a} {r} the {b} made of?",
+        "What material is the {a} that is {r} the {b}?",
+    ),
+    _t(
+        "query_attr_pos",
+        "query(unique(filter({S}, {pcat}, {p})), {cat})",
+        "What color is the {a} {pw}?",
+        "What color is the {a} that is {pw}?",
+        "Which color is the {a} {pw} of the picture?",
+    ),
+    _t(
+        "query_attr_filter",
+        "query(unique(filter({S}, {cat2}, {w})), {cat})",
+        "What color is the {w} {a}?",
+        "Which color is the {w} {a}?",
+        "What is the color of the {w} {a}?",
+    ),
+    _t(
+        "verify_attr",
+        "verify_attr(unique({S}), {cat}, {v})",
+        "Is the {a} {v}?",
+        "Does the {a} look {v}?",
+        "Is that {a} {v}?",
+        "Do you think the {a} is {v}?",
+        "Is the {a} {v} or not?",
+        "Does the {a} appear to be {v}?",
+    ),
+    _t(
+        "verify_attr_rel",
+        "verify_attr(unique(relate({SB}, {a}, {r}, subject)), {cat}, {v})",
+        "Is the {a} {r} the {b} {v}?",
+        "Is the {a} that is {r} the {b} {v}?",
+        "Does the {a} {r} the {b} look {v}?",
+    ),
+    _t(
+        "choose_attr",
+        "choose_attr(unique({S}), {cat}, {v1}, {v2})",
+        "Is the {a} {v1} or {v2}?",
+        "Are the {as} {v1} or {v2}?",
+        "Does the {a} look {v1} or {v2}?",
+        "What color is the {a}, {v1} or {v2}?",
+        "Is that {a} {v1} or {v2}?",
+        "Which color is the {a}, {v1} or {v2}?",
+        "Do you think the {a} is {v1} or {v2}?",
+    ),
+    _t(
+        "choose_attr_filter",
+        "choose_attr(unique(filter({S}, {cat2}, {w})), {cat}, {v1}, {v2})",
+        "Is the {w} {a} {v1} or {v2}?",
+        "Are the {w} {as} {v1} or {v2}?",
+        "Does the {w} {a} look {v1} or {v2}?",
+    ),
+    _t(
+        "choose_other_filter",
+        "choose_attr(unique(filter({S}, {cat}, {v})), other, {u}, {u2})",
+        "Is the {v} {a} {u} or {u2}?",
+        "Are the {v} {as} {u} or {u2}?",
+    ),
+    _t(
+        "choose_attr_rel",
+        "choose_attr(unique(relate({SB}, {a}, {r}, subject)), {cat}, {v1}, {v2})",
+        "Is the {a} {r} the {b} {v1} or {v2}?",
+        "What color is the {a} {r} the {b}, {v1} or {v2}?",
+    ),
+    _t(
+        "choose_name",
+        "choose_attr(unique(select(scene(), {g})), name, {a}, {b})",
+        "Which {g} is this, a {a} or a {b}?",
+        "What {g} is it, a {a} or a {b}?",
+        "Is the {g} a {a} or a {b}?",
+        "Which kind of {g} is this, a {a} or a {b}?",
+    ),
+    _t(
+        "same_two",
+        "two_same(unique({S}), unique({SB}), {cat})",
+        "Do the {a} and the {b} have the same color?",
+        "Are the {a} and the {b} the same color?",
+        "Is the {a} the same color as the {b}?",
+        "Do the {a} and the {b} have the same {cat_words}?",
+        "Are the {a} and the {b} made of the same material?",
+    ),
+    _t(
+        "different_two",
+        "two_different(unique({S}), unique({SB}), {cat})",
+        "Do the {a} and the {b} have different colors?",
+        "Are the {a} and the {b} different in color?",
+        "Is the {a} a different color than the {b}?",
+        "Do the {a} and the {b} have a different {cat_words}?",
+    ),
+    _t(
+        "all_same",
+        "all_same({S}, {cat})",
+        "Are all the {as} the same color?",
+        "Do all the {as} have the same color?",
+        "Are all the {as} the same {cat_words}?",
+        "Do the {as} all have the same {cat_words}?",
+    ),
+    _t(
+        "all_different",
+        "all_different({S}, {cat})",
+        "Are all the {as} different colors?",
+        "Do all the {as} have different colors?",
+        "Do the {as} have different {cat_words}s?",
+    ),
+    _t(
+        "common",
+        "common(unique({S}), unique({SB}))",
+        "What do the {a} and the {b} have in common?",
+        "What is common to the {a} and the {b}?",
+        "What do both the {a} and the {b} have in common?",
+    ),
+    _t(
+        "compare",
+        "query(compare(unique({S}), unique({SB}), {cv}, {pol}), name)",
+        "Which is {cmp}, the {a} or the {b}?",
+        "Which one is {cmp}, the {a} or the {b}?",
+        "Is the {a} or the {b} {cmp}?",
+        "What is {cmp}, the {a} or the {b}?",
+    ),
     # --- categories ----------------------------------------------------------------------------
-    _t("query_group", "query(unique(select(scene(), {g})), name)", "What kind of {g} is it?", "Which kind of {g} is this?",
-       "What {g} is this?", "What kind of {g} is shown in the picture?", "What type of {g} is it?", "Which {g} is it?",
-       "What {gs} are shown?"),
-    _t("query_group_attr", "query(unique(filter(select(scene(), {g}), {cat}, {v})), name)", "What kind of {g} is {v}?",
-       "Which kind of {g} is {v}?", "What {g} is {v}?", "What is the name of the {v} {g}?", "What is the {v} {g} called?",
-       "Which {g} is {v}?", "What type of {g} is {v}?"),
-    _t("query_group_material", "query(unique(filter(select(scene(), {g}), material, {m})), name)",
-       "What kind of {g} is made of {m}?", "Which {g} is made of {m}?", "What type of {g} is made of {m}?"),
-    _t("query_group_not", "query(unique(negate(filter(select(scene(), {g}), {cat}, {v}), select(scene(), {g}))), name)",
-       "Which kind of {g} is not {v}?", "What {g} is not {v}?"),
-    _t("query_same_attr", "query(unique(relate_attr({S}, {g}, {cat})), name)",
-       "Which kind of {g} has the same color as the {a}?", "What {g} is the same color as the {a}?"),
-    _t("query_group_loose", "query(unique(filter_any(select(scene(), {g}), {u})), name)", "What kind of {g} is {u}?",
-       "Which {g} is {u}?", "What is the {u} {g} called?"),
+    _t(
+        "query_group",
+        "query(unique(select(scene(), {g})), name)",
+        "What kind of {g} is it?",
+        "Which kind of {g} is this?",
+        "What {g} is this?",
+        "What kind of {g} is shown in the picture?",
+        "What type of {g} is it?",
+        "Which {g} is it?",
+        "What {gs} are shown?",
+    ),
+    _t(
+        "query_group_attr",
+        "query(unique(filter(select(scene(), {g}), {cat}, {v})), name)",
+        "What kind of {g} is {v}?",
+        "Which kind of {g} is {v}?",
+        "What {g} is {v}?",
+        "What is the name of the {v} {g}?",
+        "What is the {v} {g} called?",
+        "Which {g} is {v}?",
+        "What type of {g} is {v}?",
+    ),
+    _t(
+        "query_group_material",
+        "query(unique(filter(select(scene(), {g}), material, {m})), name)",
+        "What kind of {g} is made of {m}?",
+        "Which {g} is made of {m}?",
+        "What type of {g} is made of {m}?",
+    ),
+    _t(
+        "query_group_not",
+        "query(unique(negate(filter(select(scene(), {g}), {cat}, {v}), select(scene(), {g}))), name)",
+        "Which kind of {g} is not {v}?",
+        "What {g} is not {v}?",
+    ),
+    _t(
+        "query_same_attr",
+        "query(unique(relate_attr({S}, {g}, {cat})), name)",
+        "Which kind of {g} has the same color as the {a}?",
+        "What {g} is the same color as the {a}?",
+    ),
+    _t(
+        "query_group_loose",
+        "query(unique(filter_any(select(scene(), {g}), {u})), name)",
+        "What kind of {g} is {u}?",
+        "Which {g} is {u}?",
+        "What is the {u} {g} called?",
+    ),
     _t("verify_loose", "exist(filter_any(unique({S}), {u}))", "Is the {a} {u}?", "Does the {a} look {u}?"),
     _t("exist_loose", "exist(filter_any({S}, {u}))", "Are there {u} {as}?", "Is there a {u} {a}?"),
-    _t("choose_other", "choose_attr(unique({S}), other, {u}, {u2})", "Is the {a} {u} or {u2}?",
-       "Does the {a} look {u} or {u2}?"),
+    _t(
+        "choose_other",
+        "choose_attr(unique({S}), other, {u}, {u2})",
+        "Is the {a} {u} or {u2}?",
+        "Does the {a} look {u} or {u2}?",
+    ),
     _t("query_who_attr", "query(unique(filter(select(scene(), person), {cat}, {v})), name)", "Who is {v}?"),
     # --- relations -----------------------------------------------------------------------------
-    _t("query_rel_s", "query(unique(relate_any({SB}, {r}, subject)), name)", "What is {r} the {b}?", "What is {r} {bs}?",
-       "What is {r} a {b}?",
-       "What's {r} the {b}?", "Which object is {r} the {b}?", "What is the thing {r} the {b}?"),
-    _t("query_rel_o", "query(unique(relate_any({S}, {r}, object)), name)", "What is the {a} {r}?",
-       "The {a} is {r} what?", "What is that {a} {r}?", "What object is the {a} {r}?"),
-    _t("query_who_s", "query(unique(relate({SB}, person, {r}, subject)), name)", "Who is {r} the {b}?", "Who is {r} {bs}?",
-       "Who is {r} a {b}?",
-       "Who is {r} that {b}?", "Who is the person {r} the {b}?"),
-    _t("query_group_rel_s", "query(unique(relate({SB}, {g}, {r}, subject)), name)", "What kind of {g} is {r} the {b}?",
-       "Which kind of {g} is {r} the {b}?", "What {g} is {r} the {b}?", "What is the {g} {r} the {b}?",
-       "What type of {g} is {r} the {b}?", "The {g} {r} the {b} is what kind of {g}?"),
-    _t("query_group_rel_o", "query(unique(relate({S}, {g}, {r}, object)), name)", "What kind of {g} is the {a} {r}?",
-       "Which kind of {g} is the {a} {r}?", "What {g} is the {a} {r}?", "Which {g} is the {a} {r}?"),
-    _t("query_rel2_o", "query(unique(relate_any(relate({SB}, {a}, {r2}, subject), {r}, object)), name)",
-       "What is the {a} {r2} the {b} {r}?", "What is the {a} that is {r2} the {b} {r}?"),
-    _t("query_rel2_s", "query(unique(relate_any(relate({SB}, {a}, {r2}, subject), {r}, subject)), name)",
-       "What is {r} the {a} {r2} the {b}?", "What is {r} the {a} that is {r2} the {b}?"),
-    _t("query_who_rel2", "query(unique(relate(relate({SB}, {a}, {r2}, subject), person, {r}, subject)), name)",
-       "Who is {r} the {a} {r2} the {b}?", "Who is {r} the {a} that is {r2} the {b}?"),
-    _t("query_rel_attr_o", "query(unique(relate_any(filter({S}, {cat}, {v}), {r}, object)), name)",
-       "What is the {v} {a} {r}?", "What is the {a} that is {v} {r}?"),
-    _t("query_rel_attr_s", "query(unique(relate_any(filter({SB}, {cat}, {v}), {r}, subject)), name)",
-       "What is {r} the {v} {b}?", "What is {r} the {b} that is {v}?"),
-    _t("query_who_attr_s", "query(unique(relate(filter({SB}, {cat}, {v}), person, {r}, subject)), name)",
-       "Who is {r} the {v} {b}?"),
-    _t("query_rel_pos_o", "query(unique(relate_any(filter({S}, {pcat}, {p}), {r}, object)), name)",
-       "What is the {a} {pw} {r}?"),
-    _t("verify_rel", "verify_rel(unique({S}), {b}, {r}, object)", "Is the {a} {r} the {b}?", "Is the {a} {r} a {b}?",
-       "Is that {a} {r} a {b}?", "Do you see the {a} {r} the {b}?"),
-    _t("choose_rel", "choose_rel(unique({SB}), {a}, {r1}, {r2}, subject)", "Is the {a} {r1} or {r2} the {b}?",
-       "Is the {a} {choice} the {b}?", "Is the {a} {choice} that {b}?", "Are the {as} {choice} the {b}?"),
-    _t("choose_rel_rel_o", "choose_rel(unique(relate(select(scene(), {c}), {b}, {r}, object)), {a}, {r1}, {r2}, subject)",
-       "Is the {a} {choice} the {b} the {c} is {r}?", "Is the {a} {choice} the {b} that the {c} is {r}?"),
-    _t("choose_rel_rel", "choose_rel(unique(relate(select(scene(), {c}), {b}, {r}, subject)), {a}, {r1}, {r2}, subject)",
-       "Is the {a} {choice} the {b} that is {r} the {c}?", "Is the {a} {choice} the {b} {r} the {c}?",
-       "Are the {as} {choice} the {b} that is {r} the {c}?"),
-    _t("choose_rel_attr", "choose_rel(unique(filter({SB}, {cat}, {v})), {a}, {r1}, {r2}, subject)",
-       "Is the {a} {choice} the {v} {b}?", "Is the {a} {choice} the {b} that is {v}?", "Is the {v} {a} {choice} the {b}?"),
+    _t(
+        "query_rel_s",
+        "query(unique(relate_any({SB}, {r}, subject)), name)",
+        "What is {r} the {b}?",
+        "What is {r} {bs}?",
+        "What is {r} a {b}?",
+        "What's {r} the {b}?",
+        "Which object is {r} the {b}?",
+        "What is the thing {r} the {b}?",
+    ),
+    _t(
+        "query_rel_o",
+        "query(unique(relate_any({S}, {r}, object)), name)",
+        "What is the {a} {r}?",
+        "The {a} is {r} what?",
+        "What is that {a} {r}?",
+        "What object is the {a} {r}?",
+    ),
+    _t(
+        "query_who_s",
+        "query(unique(relate({SB}, person, {r}, subject)), name)",
+        "Who is {r} the {b}?",
+        "Who is {r} {bs}?",
+        "Who is {r} a {b}?",
+        "Who is {r} that {b}?",
+        "Who is the person {r} the {b}?",
+    ),
+    _t(
+        "query_group_rel_s",
+        "query(unique(relate({SB}, {g}, {r}, subject)), name)",
+        "What kind of {g} is {r} the {b}?",
+        "Which kind of {g} is {r} the {b}?",
+        "What {g} is {r} the {b}?",
+        "What is the {g} {r} the {b}?",
+        "What type of {g} is {r} the {b}?",
+        "The {g} {r} the {b} is what kind of {g}?",
+    ),
+    _t(
+        "query_group_rel_o",
+        "query(unique(relate({S}, {g}, {r}, object)), name)",
+        "What kind of {g} is the {a} {r}?",
+        "Which kind of {g} is the {a} {r}?",
+        "What {g} is the {a} {r}?",
+        "Which {g} is the {a} {r}?",
+    ),
+    _t(
+        "query_rel2_o",
+        "query(unique(relate_any(relate({SB}, {a}, {r2}, subject), {r}, object)), name)",
+        "What is the {a} {r2} the {b} {r}?",
+        "What is the {a} that is {r2} the {b} {r}?",
+    ),
+    _t(
+        "query_rel2_s",
+        "query(unique(relate_any(relate({SB}, {a}, {r2}, subject), {r}, subject)), name)",
+        "What is {r} the {a} {r2} the {b}?",
+        "What is {r} the {a} that is {r2} the {b}?",
+    ),
+    _t(
+        "query_who_rel2",
+        "query(unique(relate(relate({SB}, {a}, {r2}, subject), person, {r}, subject)), name)",
+        "Who is {r} the {a} {r2} the {b}?",
+        "Who is {r} the {a} that is {r2} the {b}?",
+    ),
+    _t(
+        "query_rel_attr_o",
+        "query(unique(relate_any(filter({S}, {cat}, {v}), {r}, object)), name)",
+        "What is the {v} {a} {r}?",
+        "What is the {a} that is {v} {r}?",
+    ),
+    _t(
+        "query_rel_attr_s",
+        "query(unique(relate_any(filter({SB}, {cat}, {v}), {r}, subject)), name)",
+        "What is {r} the {v} {b}?",
+        "What is {r} the {b} that is {v}?",
+    ),
+    _t(
+        "query_who_attr_s",
+        "query(unique(relate(filter({SB}, {cat}, {v}), person, {r}, subject)), name)",
+        "Who is {r} the {v} {b}?",
+    ),
+    _t(
+        "query_rel_pos_o",
+        "query(unique(relate_any(filter({S}, {pcat}, {p}), {r}, object)), name)",
+        "What is the {a} {pw} {r}?",
+    ),
+    _t(
+        "verify_rel",
+        "verify_rel(unique({S}), {b}, {r}, object)",
+        "Is the {a} {r} the {b}?",
+        "Is the {a} {r} a {b}?",
+        "Is that {a} {r} a {b}?",
+        "Do you see the {a} {r} the {b}?",
+    ),
+    _t(
+        "choose_rel",
+        "choose_rel(unique({SB}), {a}, {r1}, {r2}, subject)",
+        "Is the {a} {r1} or {r2} the {b}?",
+        "Is the {a} {choice} the {b}?",
+        "Is the {a} {choice} that {b}?",
+        "Are the {as} {choice} the {b}?",
+    ),
+    _t(
+        "choose_rel_rel_o",
+        "choose_rel(unique(relate(select(scene(), {c}), {b}, {r}, object)), {a}, {r1}, {r2}, subject)",
+        "Is the {a} {choice} the {b} the {c} is {r}?",
+        "Is the {a} {choice} the {b} that the {c} is {r}?",
+    ),
+    _t(
+        "choose_rel_rel",
+        "choose_rel(unique(relate(select(scene(), {c}), {b}, {r}, subject)), {a}, {r1}, {r2}, subject)",
+        "Is the {a} {choice} the {b} that is {r} the {c}?",
+        "Is the {a} {choice} the {b} {r} the {c}?",
+        "Are the {as} {choice} the {b} that is {r} the {c}?",
+    ),
+    _t(
+        "choose_rel_attr",
+        "choose_rel(unique(filter({SB}, {cat}, {v})), {a}, {r1}, {r2}, subject)",
+        "Is the {a} {choice} the {v} {b}?",
+        "Is the {a} {choice} the {b} that is {v}?",
+        "Is the {v} {a} {choice} the {b}?",
+    ),
     # --- positions and the scene ---------------------------------------------------------------
-    _t("query_hposition", "query(unique({S}), hposition)", "On which side is the {a}?",
-       "Which side of the picture is the {a} on?", "On which side of the photo is the {a}?", "Where in the image is the {a}?"),
-    _t("choose_hposition", "choose_attr(unique({S}), hposition, left, right)",
-       "Is the {a} on the left or on the right?", "Which side is the {a} on, the left or the right?",
-       "Is the {a} on the left or right side of the image?", "On which side of the picture is the {a}, the left or the right?"),
-    _t("verify_hposition", "verify_attr(unique({S}), {pcat}, {p})", "Is the {a} {pw}?", "Is the {a} {pw} of the image?"),
-    _t("choose_vposition", "choose_attr(unique({S}), vposition, top, bottom)",
-       "Is the {a} at the top or at the bottom of the picture?", "In which part is the {a}, the top or the bottom?"),
-    _t("query_place", "query(unique(select(scene(), scene)), place)", "What place is it?", "Which place is this?",
-       "What type of place is this?", "Where is this?", "Where was this photo taken?", "What kind of place is it?"),
-    _t("query_weather", "query(unique(select(scene(), scene)), weather)", "How is the weather?",
-       "What is the weather like?", "How is the weather in this picture?"),
+    _t(
+        "query_hposition",
+        "query(unique({S}), hposition)",
+        "On which side is the {a}?",
+        "Which side of the picture is the {a} on?",
+        "On which side of the photo is the {a}?",
+        "Where in the image is the {a}?",
+    ),
+    _t(
+        "choose_hposition",
+        "choose_attr(unique({S}), hposition, left, right)",
+        "Is the {a} on the left or on the right?",
+        "Which side is the {a} on, the left or the right?",
+        "Is the {a} on the left or right side of the image?",
+        "On which side of the picture is the {a}, the left or the right?",
+    ),
+    _t(
+        "verify_hposition", "verify_attr(unique({S}), {pcat}, {p})", "Is the {a} {pw}?", "Is the {a} {pw} of the image?"
+    ),
+    _t(
+        "choose_vposition",
+        "choose_attr(unique({S}), vposition, top, bottom)",
+        "Is the {a} at the top or at the bottom of the picture?",
+        "In which part is the {a}, the top or the bottom?",
+    ),
+    _t(
+        "query_place",
+        "query(unique(select(scene(), scene)), place)",
+        "What place is it?",
+        "Which place is this?",
+        "What type of place is this?",
+        "Where is this?",
+        "Where was this photo taken?",
+        "What kind of place is it?",
+    ),
+    _t(
+        "query_weather",
+        "query(unique(select(scene(), scene)), weather)",
+        "How is the weather?",
+        "What is the weather like?",
+        "How is the weather in this picture?",
+    ),
     _t("query_room", "query(unique(select(scene(), scene)), room)", "Which room is this?", "What room is it?"),
 )
 
@@ -281,8 +664,14 @@ class _Filler:
         self.groups = sorted(g for g, members in ontology.groups.items() if members)
         self.categories = sorted(c for c, values in ontology.categories.items() if len(values) >= 2)
         self.relations = sorted(ontology.relations)
-        self.common = [r for r in (c.replace(" ", "_") for c in COMMON_RELATIONS) if r in ontology.relations] or self.relations
-        self.opposites = [(a, b) for a, b in OPPOSITES if a.replace(" ", "_") in ontology.relations and b.replace(" ", "_") in ontology.relations] or list(OPPOSITES)
+        self.common = [
+            r for r in (c.replace(" ", "_") for c in COMMON_RELATIONS) if r in ontology.relations
+        ] or self.relations
+        self.opposites = [
+            (a, b)
+            for a, b in OPPOSITES
+            if a.replace(" ", "_") in ontology.relations and b.replace(" ", "_") in ontology.relations
+        ] or list(OPPOSITES)
         self.class_groups: dict[str, set[str]] = {}
         for group, members in ontology.groups.items():
             for member in members:
@@ -307,8 +696,11 @@ class _Filler:
             return "color"
         if cls not in self._fitting:
             groups = self.class_groups.get(cls, set()) | {cls}
-            self._fitting[cls] = [c for c in self.categories
-                                  if ANY_GROUP in self.o.applies_to.get(c, (ANY_GROUP,)) or groups & set(self.o.applies_to[c])]
+            self._fitting[cls] = [
+                c
+                for c in self.categories
+                if ANY_GROUP in self.o.applies_to.get(c, (ANY_GROUP,)) or groups & set(self.o.applies_to[c])
+            ]
         return self.rng.choice(self._fitting[cls] or self.categories)
 
     def fill(self, template: Template, phrasing: str) -> dict[str, str]:
@@ -365,14 +757,22 @@ class _Filler:
 
 def _phrasings(template: Template, category: str) -> tuple[str, ...]:
     if template.phrasings == ("CATEGORY_QUESTIONS",):
-        return tuple(_CATEGORY_QUESTIONS.get(category, ["What is the {cat_words} of the {a}?", "Which {cat_words} is the {a}?"]))
+        return tuple(
+            _CATEGORY_QUESTIONS.get(category, ["What is the {cat_words} of the {a}?", "Which {cat_words} is the {a}?"])
+        )
     return template.phrasings
 
 
 def _render(template: Template, phrasing: str, slots: dict[str, str]) -> tuple[str, str]:
     words = {k: _text(v) for k, v in slots.items()}
-    words |= {"as": _plural(words["a"]), "bs": _plural(words["b"]), "gs": _plural(words["g"]), "r2": _text(slots["r2"]),
-              "r1": _text(slots["r1"]), "choice": slots["choice"]}
+    words |= {
+        "as": _plural(words["a"]),
+        "bs": _plural(words["b"]),
+        "gs": _plural(words["g"]),
+        "r2": _text(slots["r2"]),
+        "r1": _text(slots["r1"]),
+        "choice": slots["choice"],
+    }
     # In questions the second relation of a choice is the opposite's text; in programs its constant.
     question_words = dict(words, r2=words["r2"])
     if template.family.startswith("choose_rel"):
@@ -391,7 +791,12 @@ def _consistent(template: Template, phrasing: str, slots: dict[str, str]) -> boo
     if "{cat" in template.program:
         if "color" in phrasing and slots["cat"] != "color":
             return False
-        if "material" in phrasing and "{cat}" in template.program and slots["cat"] != "material" and "{m}" not in phrasing:
+        if (
+            "material" in phrasing
+            and "{cat}" in template.program
+            and slots["cat"] != "material"
+            and "{m}" not in phrasing
+        ):
             return False
     return True
 
@@ -422,8 +827,9 @@ def _iter_examples(ontology: Ontology, per_template: int, seed: int) -> Iterator
             yield template.family, question, program
 
 
-def generate_examples(ontology: Ontology, per_template: int = 400, seed: int = 0,
-                      progress: Callable[[int], None] | None = None) -> list[Example]:
+def generate_examples(
+    ontology: Ontology, per_template: int = 400, seed: int = 0, progress: Callable[[int], None] | None = None
+) -> list[Example]:
     """Deduplicated generated examples (ids ``gen-<family>-<n>``), deterministic for the arguments."""
     examples: list[Example] = []
     seen: set[str] = set()

@@ -195,15 +195,19 @@ class Translator:
         self.grammar = program_grammar(settings.representation, vocabulary, self.ontology) if use_grammar else None
         # Everything in the cache key but the question and the excluded ids, fixed per translator.
         self._key_base = settings.model_dump(mode="json") | {
-            "bank": self.bank.fingerprint(), "grounding": grounder is not None,
+            "bank": self.bank.fingerprint(),
+            "grounding": grounder is not None,
             # Whether (and through which request field) the output was constrained.
             "grammar": getattr(backend, "grammar_field", "local") if self.grammar else None,
-            "ontology": self.ontology.digest() if self.ontology is not None else None}
+            "ontology": self.ontology.digest() if self.ontology is not None else None,
+        }
 
     def _key(self, question: str, exclude_ids: Collection[str]) -> str:
         return cache_key(question, self._key_base | {"exclude": sorted(exclude_ids)})
 
-    def translate(self, question: str, question_id: str | None = None, exclude_ids: Collection[str] = ()) -> Translation:
+    def translate(
+        self, question: str, question_id: str | None = None, exclude_ids: Collection[str] = ()
+    ) -> Translation:
         """Translate one question; never raises for a bad model output (the result says why)."""
         exclude = set(exclude_ids) | ({question_id} if question_id else set())
         key = self._key(question, exclude) if self.cache is not None else ""
@@ -224,7 +228,9 @@ class Translator:
         error: str | None = None
         for sample in range(s.samples):
             # At temperature 0 the candidates differ by the order of the retrieved examples.
-            order = shown[sample % len(shown):] + shown[: sample % len(shown)] if shown and s.temperature == 0 else shown
+            order = (
+                shown[sample % len(shown) :] + shown[: sample % len(shown)] if shown and s.temperature == 0 else shown
+            )
             prompt = build_prompt(
                 question, order, s.representation, s.prompt_version, self.fixed, self.ontology, exclude_ids=exclude
             )
@@ -270,8 +276,15 @@ class Translator:
         error = "no attempt was made"
         for attempt in range(s.max_repairs + 1):
             request = GenerationRequest(
-                prompt=prompt, question=question, max_tokens=s.max_tokens, temperature=s.temperature, seed=s.seed, grammar=self.grammar,
-                attempt=attempt, sample=sample, repair=tuple(repairs),
+                prompt=prompt,
+                question=question,
+                max_tokens=s.max_tokens,
+                temperature=s.temperature,
+                seed=s.seed,
+                grammar=self.grammar,
+                attempt=attempt,
+                sample=sample,
+                repair=tuple(repairs),
             )
             try:
                 generation = self.backend.generate(request)

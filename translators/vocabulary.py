@@ -28,7 +28,6 @@ from theory.scene_facts import asp_constant
 RelatedTerms = Callable[[str], Iterable[str]]
 
 
-
 @dataclass
 class Vocabulary:
     """Known classes, attribute categories (with their values) and relations, as ASP constants."""
@@ -78,7 +77,9 @@ class Vocabulary:
         for members in class_data.values():
             classes |= {asp_constant(m) for m in members}
         values = {asp_constant(cat): {asp_constant(v) for v in vals} for cat, vals in attribute_data.items()}
-        relations = {asp_constant(r) for r in (relation_data if isinstance(relation_data, list) else relation_data.keys())}
+        relations = {
+            asp_constant(r) for r in (relation_data if isinstance(relation_data, list) else relation_data.keys())
+        }
         return cls(classes=classes, categories=set(values), values=values, relations=relations)
 
 

@@ -17,7 +17,6 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
 
-
 class BodySizeLimit:
     """Answer 413 when a request body exceeds `max_bytes`."""
 

@@ -18,7 +18,9 @@ class TranslateRequest(BaseModel):
 
     question: str = Field(..., min_length=1, description="the question in English")
     # The translation options (translators.options), each optional: None keeps the service's setting.
-    representation: ProgramRepresentation | None = Field(None, description="syntax the model writes (default from settings)")
+    representation: ProgramRepresentation | None = Field(
+        None, description="syntax the model writes (default from settings)"
+    )
     examples: Examples | None = None
     sampling: Sampling | None = None
     cover_operators: bool | None = None
@@ -27,7 +29,10 @@ class TranslateRequest(BaseModel):
     def options(self, defaults: TranslationOptions) -> TranslationOptions:
         """The translation options of this request: its own where given, else `defaults`."""
         return defaults.with_overrides(
-            representation=self.representation, examples=self.examples, sampling=self.sampling, cover_operators=self.cover_operators
+            representation=self.representation,
+            examples=self.examples,
+            sampling=self.sampling,
+            cover_operators=self.cover_operators,
         )
 
 

@@ -39,7 +39,9 @@ def answer_command(
     image_id: Annotated[Optional[str], typer.Option("--image-id", help="Which image of the scene graph file.")] = None,
     scene: Annotated[Optional[str], typer.Option("--scene", help="Scene facts file in ASP.")] = None,
     program: Annotated[Optional[str], typer.Option("--program", help="A program file (skips translation).")] = None,
-    representation: Annotated[Optional[str], typer.Option("--repr", help="Syntax of --program: flat, nested or code.")] = None,
+    representation: Annotated[
+        Optional[str], typer.Option("--repr", help="Syntax of --program: flat, nested or code.")
+    ] = None,
     top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=50)] = 5,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:

@@ -21,7 +21,8 @@ def build_command(
     questions: Annotated[Path, typer.Option("--questions", help="GQA questions JSON (dict id -> record, or a list).")],
     out: Annotated[Path, typer.Option("--out", help="Output folder (bank.jsonl and its embedding index).")],
     attributes: Annotated[
-        Optional[Path], typer.Option("--attributes", help="GQA attribute taxonomy (gqa_all_attribute.json) for bare verify/choose.")
+        Optional[Path],
+        typer.Option("--attributes", help="GQA attribute taxonomy (gqa_all_attribute.json) for bare verify/choose."),
     ] = None,
     index: Annotated[bool, typer.Option("--index/--no-index", help="Compute the sentence-embedding index.")] = True,
     limit: Annotated[int, typer.Option("--limit", min=0, help="Use at most this many questions (0: all).")] = 0,
@@ -50,7 +51,14 @@ def build_command(
             skipped += 1
             continue
         examples.append(
-            Example(qid, record["question"], program, tuple(semantic), "gqa", frozenset(map(str, record.get("equivalent", []))))
+            Example(
+                qid,
+                record["question"],
+                program,
+                tuple(semantic),
+                "gqa",
+                frozenset(map(str, record.get("equivalent", []))),
+            )
         )
     if not examples:
         fail("no question could be converted")
@@ -76,9 +84,12 @@ def build_command(
 @bank_app.command("generate")
 def generate_command(
     ontology: Annotated[
-        Optional[Path], typer.Option("--ontology", help="Folder with GQA's taxonomy files; default: the bundled ontology.")
+        Optional[Path],
+        typer.Option("--ontology", help="Folder with GQA's taxonomy files; default: the bundled ontology."),
     ] = None,
-    per_template: Annotated[int, typer.Option("--per-template", min=0, max=100_000, help="Examples drawn per template (0: the default).")] = 0,
+    per_template: Annotated[
+        int, typer.Option("--per-template", min=0, max=100_000, help="Examples drawn per template (0: the default).")
+    ] = 0,
     index: Annotated[bool, typer.Option("--index/--no-index", help="Compute the sentence-embedding index.")] = True,
 ) -> None:
     """Build the default bank (hand-written plus generated examples) and its index in the user cache."""
@@ -99,5 +110,7 @@ def generate_command(
         from translators.templating import Templater
 
         retriever = Retriever(bank, load_embedder(), templater=Templater(chosen))
-        typer.echo(f"embedding index ready ({retriever.matrix.shape[0]} x {retriever.matrix.shape[1]}, "
-                   f"and the templates' {retriever.template_matrix.shape[0]} x {retriever.template_matrix.shape[1]})")
+        typer.echo(
+            f"embedding index ready ({retriever.matrix.shape[0]} x {retriever.matrix.shape[1]}, "
+            f"and the templates' {retriever.template_matrix.shape[0]} x {retriever.template_matrix.shape[1]})"
+        )

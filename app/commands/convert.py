@@ -69,7 +69,9 @@ def convert_command(
             help="GQA questions JSON (for --from gqa), or JSON Lines of {id, program}, or one program ('-': stdin).",
         ),
     ] = "-",
-    clean: Annotated[bool, typer.Option("--clean", help="Clean raw model output (fences, trailing text) first.")] = False,
+    clean: Annotated[
+        bool, typer.Option("--clean", help="Clean raw model output (fences, trailing text) first.")
+    ] = False,
     attributes: Annotated[
         str | None,
         typer.Option("--attributes", help="GQA attribute taxonomy JSON {category: [values]} for bare choose/verify."),

@@ -13,7 +13,9 @@ from app.config import ConfigError, load_settings
 def serve_command(
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535)] = 8000,
-    warm_up: Annotated[bool, typer.Option("--warm-up/--lazy", help="Load the models at start (default) or on first use.")] = True,
+    warm_up: Annotated[
+        bool, typer.Option("--warm-up/--lazy", help="Load the models at start (default) or on first use.")
+    ] = True,
 ) -> None:
     """Serve POST /answer, POST /translate, /health, /ready, the OpenAPI docs (/docs) and the web page (/)."""
     try:

@@ -54,7 +54,9 @@ def solve_command(
     """Answer a question program on a scene; answers ranked by cost, with supporting facts."""
     if program == "-" and scene == "-":
         fail("--program and --scene cannot both read stdin")
-    result = solve(read_input(program, "program"), read_input(scene, "scene"), top_k=top_k, limits=SolveLimits(timeout_s=timeout))
+    result = solve(
+        read_input(program, "program"), read_input(scene, "scene"), top_k=top_k, limits=SolveLimits(timeout_s=timeout)
+    )
     if as_json:
         typer.echo(json.dumps(result_json(result)))
     if result.status in (SolveStatus.INVALID_PROGRAM, SolveStatus.INVALID_SCENE):

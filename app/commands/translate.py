@@ -57,29 +57,60 @@ def translate_command(
     question: Annotated[Optional[str], typer.Option("--question", "-q", help="One question.")] = None,
     questions: Annotated[
         Optional[Path],
-        typer.Option("--questions", help="A GQA questions JSON, or JSON Lines of {questionId, question}; JSON Lines out."),
+        typer.Option(
+            "--questions", help="A GQA questions JSON, or JSON Lines of {questionId, question}; JSON Lines out."
+        ),
     ] = None,
-    representation: Annotated[str, typer.Option("--repr", help=f"Program syntax the model writes: {', '.join(REPRESENTATIONS)}.")] = "nested",
+    representation: Annotated[
+        str, typer.Option("--repr", help=f"Program syntax the model writes: {', '.join(REPRESENTATIONS)}.")
+    ] = "nested",
     examples: Annotated[int, typer.Option("--examples", "-k", min=0, max=64, help="Retrieved examples.")] = 3,
     sampling: Annotated[Sampling, typer.Option("--sampling", help="How examples are chosen.")] = Sampling.BERT,
-    cover_operators: Annotated[bool, typer.Option("--cover-operators", help="Add examples until every operation appears.")] = False,
+    cover_operators: Annotated[
+        bool, typer.Option("--cover-operators", help="Add examples until every operation appears.")
+    ] = False,
     llm: Annotated[
-        str, typer.Option("--llm", help="qwen2.5-coder-1.5b, smollm2-135m, local:FILE.gguf, openai:MODEL@URL[#grammar=KIND] or replay:FILE.")
+        str,
+        typer.Option(
+            "--llm",
+            help="qwen2.5-coder-1.5b, smollm2-135m, local:FILE.gguf, openai:MODEL@URL[#grammar=KIND] or replay:FILE.",
+        ),
     ] = DEFAULT_LOCAL_MODEL,
-    bank: Annotated[Optional[Path], typer.Option("--bank", help="Example bank (JSON Lines); default: the bundled bank.")] = None,
+    bank: Annotated[
+        Optional[Path], typer.Option("--bank", help="Example bank (JSON Lines); default: the bundled bank.")
+    ] = None,
     prompt: Annotated[str, typer.Option("--prompt", help="Prompt version.")] = DEFAULT_PROMPT,
-    constrained: Annotated[bool, typer.Option("--constrained/--unconstrained", help="Grammar-constrained decoding (local models; openai: with a grammar kind).")] = True,
-    samples: Annotated[int, typer.Option("--samples", min=1, max=16, help="Self-consistency samples (use with --temperature).")] = 1,
+    constrained: Annotated[
+        bool,
+        typer.Option(
+            "--constrained/--unconstrained",
+            help="Grammar-constrained decoding (local models; openai: with a grammar kind).",
+        ),
+    ] = True,
+    samples: Annotated[
+        int, typer.Option("--samples", min=1, max=16, help="Self-consistency samples (use with --temperature).")
+    ] = 1,
     temperature: Annotated[float, typer.Option("--temperature", min=0.0, max=2.0)] = 0.0,
     cache: Annotated[Optional[Path], typer.Option("--cache", help="SQLite translation cache file.")] = None,
     vocabulary: Annotated[
         Optional[Path],
-        typer.Option("--vocabulary", help="Folder with gqa_all_class.json, gqa_all_attribute.json, gqa_relation.json: "
-                     "unknown words are mapped to its terms (WordNet, then embeddings) and reported."),
+        typer.Option(
+            "--vocabulary",
+            help="Folder with gqa_all_class.json, gqa_all_attribute.json, gqa_relation.json: "
+            "unknown words are mapped to its terms (WordNet, then embeddings) and reported.",
+        ),
     ] = None,
-    schema: Annotated[bool, typer.Option("--schema/--no-schema", help="Schema-aware decoding: categories, values and relations from the ontology.")] = True,
+    schema: Annotated[
+        bool,
+        typer.Option(
+            "--schema/--no-schema", help="Schema-aware decoding: categories, values and relations from the ontology."
+        ),
+    ] = True,
     ontology: Annotated[
-        Optional[Path], typer.Option("--ontology", help="Folder with GQA's taxonomy files for --schema; default: the bundled ontology.")
+        Optional[Path],
+        typer.Option(
+            "--ontology", help="Folder with GQA's taxonomy files for --schema; default: the bundled ontology."
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON (always JSON Lines with --questions).")] = False,
 ) -> None:
@@ -90,8 +121,16 @@ def translate_command(
         fail(f"questions file not found: {questions}")
     try:
         settings = TranslationSettings(
-            representation=representation, examples=examples, sampling=sampling, cover_operators=cover_operators,
-            llm=llm, prompt_version=prompt, constrained=constrained, samples=samples, temperature=temperature, schema_decoding=schema,
+            representation=representation,
+            examples=examples,
+            sampling=sampling,
+            cover_operators=cover_operators,
+            llm=llm,
+            prompt_version=prompt,
+            constrained=constrained,
+            samples=samples,
+            temperature=temperature,
+            schema_decoding=schema,
         )
     except ValueError as exc:
         fail(str(exc).splitlines()[-1] if "\n" in str(exc) else str(exc))
@@ -99,7 +138,9 @@ def translate_command(
         paths = {"bank_dir": str(bank) if bank else None, "ontology_dir": str(ontology) if ontology else None}
         components = Components(load_settings(llm=llm, **paths))
         grounder = _grounder(vocabulary) if vocabulary is not None else None
-        translator = components.translator(settings, cache=TranslationCache(cache) if cache else None, grounder=grounder)
+        translator = components.translator(
+            settings, cache=TranslationCache(cache) if cache else None, grounder=grounder
+        )
     except ConfigError as exc:
         fail(str(exc))
     except PipelineError as exc:

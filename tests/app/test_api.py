@@ -23,7 +23,9 @@ MUG_COLOR = "scene(0). select(1, 0, mug). unique(2, 1). query(3, 2, color). end(
 
 @pytest.fixture(scope="module")
 def client():
-    settings = Settings(max_request_bytes=64 * 1024, max_image_bytes=48 * 1024, max_image_pixels=2_000_000, solve_timeout_s=5)
+    settings = Settings(
+        max_request_bytes=64 * 1024, max_image_bytes=48 * 1024, max_image_pixels=2_000_000, solve_timeout_s=5
+    )
     with TestClient(create_app(settings, Pipeline(settings))) as test_client:
         yield test_client
 
@@ -67,7 +69,11 @@ def test_answer_on_scene_graph_with_given_program(client):
 def test_answer_program_in_nested_syntax(client):
     response = client.post(
         "/answer",
-        json={"program": "query(unique(relate_any(unique(select(scene(), cat)), on, object)), name)", "representation": "nested", "scene_graph": KITCHEN},
+        json={
+            "program": "query(unique(relate_any(unique(select(scene(), cat)), on, object)), name)",
+            "representation": "nested",
+            "scene_graph": KITCHEN,
+        },
     )
     assert response.status_code == 200, response.text
     assert [a["answer"] for a in response.json()["answers"]] == ["chair"]
@@ -75,7 +81,9 @@ def test_answer_program_in_nested_syntax(client):
 
 def test_answer_on_weighted_scene_facts_ranks_by_cost(client):
     program = "scene(0). select(1, 0, ball). unique(2, 1). query(3, 2, color). end(3)."
-    response = client.post("/answer", json={"program": program, "scene_facts": weighted_ball(0.9, 0.2).to_asp(), "top_k": 2})
+    response = client.post(
+        "/answer", json={"program": program, "scene_facts": weighted_ball(0.9, 0.2).to_asp(), "top_k": 2}
+    )
     body = response.json()
     assert [a["answer"] for a in body["answers"]] == ["red", "blue"]
     assert body["answers"][0]["score"] == 1.0 and 0 < body["answers"][1]["score"] < 0.1
@@ -148,7 +156,9 @@ def _png(width: int, height: int) -> bytes:
 
 
 def test_image_that_is_not_an_image_is_415(client):
-    response = client.post("/answer", data={"program": MUG_COLOR}, files={"image": ("x.png", b"GIF89a nope", "image/png")})
+    response = client.post(
+        "/answer", data={"program": MUG_COLOR}, files={"image": ("x.png", b"GIF89a nope", "image/png")}
+    )
     assert response.status_code == 415
 
 
@@ -160,17 +170,23 @@ def test_image_of_unaccepted_type_is_415(client):
 def test_image_too_many_bytes_is_413(client):
     import os
 
-    response = client.post("/answer", data={"program": MUG_COLOR}, files={"image": ("x.png", os.urandom(60 * 1024), "image/png")})
+    response = client.post(
+        "/answer", data={"program": MUG_COLOR}, files={"image": ("x.png", os.urandom(60 * 1024), "image/png")}
+    )
     assert response.status_code == 413
 
 
 def test_image_too_many_pixels_is_413(client):
-    response = client.post("/answer", data={"program": MUG_COLOR}, files={"image": ("x.png", _png(2000, 1500), "image/png")})
+    response = client.post(
+        "/answer", data={"program": MUG_COLOR}, files={"image": ("x.png", _png(2000, 1500), "image/png")}
+    )
     assert response.status_code == 413
 
 
 def test_image_without_detector_weights_is_503_naming_the_setting(client):
-    response = client.post("/answer", data={"program": MUG_COLOR}, files={"image": ("x.png", _png(64, 64), "image/png")})
+    response = client.post(
+        "/answer", data={"program": MUG_COLOR}, files={"image": ("x.png", _png(64, 64), "image/png")}
+    )
     assert response.status_code == 503
     assert "ASPVQA_DETECTOR_MODEL" in response.json()["detail"]
 
@@ -192,7 +208,13 @@ def test_solve_timeout_is_504():
         for j, color in enumerate(["red", "green", "blue", "pink"]):
             scene.add_likely("has_attr", (oid, "color", color), ((oid * 7 + j * 13) % 97) / 100 + 0.01)
     with TestClient(create_app(settings, Pipeline(settings))) as client:
-        response = client.post("/answer", json={"program": "scene(0). select(1, 0, ball). all_different(2, 1, color). end(2).", "scene_facts": scene.to_asp()})
+        response = client.post(
+            "/answer",
+            json={
+                "program": "scene(0). select(1, 0, ball). all_different(2, 1, color). end(2).",
+                "scene_facts": scene.to_asp(),
+            },
+        )
     assert response.status_code == 504
 
 
@@ -220,18 +242,25 @@ def translating_client():
 
 
 def test_translate_returns_program_in_both_forms(translating_client):
-    response = translating_client.post("/translate", json={"question": "What color is the mug on the table?", "examples": 4, "cover_operators": False})
+    response = translating_client.post(
+        "/translate", json={"question": "What color is the mug on the table?", "examples": 4, "cover_operators": False}
+    )
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["representation"] == "nested"
     assert body["program"] == "query(unique(relate(select(scene(), table), mug, on, subject)), color)"
-    assert body["flat"] == "scene(0). select(1, 0, table). relate(2, 1, mug, on, subject). unique(3, 2). query(4, 3, color). end(4)."
+    assert (
+        body["flat"]
+        == "scene(0). select(1, 0, table). relate(2, 1, mug, on, subject). unique(3, 2). query(4, 3, color). end(4)."
+    )
     assert len(body["examples"]) == 4 and all(e["question"] for e in body["examples"])
     assert body["timings"]["translate"] >= 0
 
 
 def test_answer_translates_the_question(translating_client):
-    response = translating_client.post("/answer", json={"question": "What is the cat sitting on?", "scene_graph": KITCHEN})
+    response = translating_client.post(
+        "/answer", json={"question": "What is the cat sitting on?", "scene_graph": KITCHEN}
+    )
     assert response.status_code == 200, response.text
     body = response.json()
     assert [a["answer"] for a in body["answers"]] == ["chair"]
@@ -247,14 +276,22 @@ def test_untranslatable_question_is_422_with_the_reason(translating_client):
 
 @pytest.mark.parametrize(
     "payload",
-    [{"question": ""}, {"question": "x", "examples": 999}, {"question": "x", "sampling": "psychic"}, {"question": "x", "representation": "latin"}, {}],
+    [
+        {"question": ""},
+        {"question": "x", "examples": 999},
+        {"question": "x", "sampling": "psychic"},
+        {"question": "x", "representation": "latin"},
+        {},
+    ],
 )
 def test_translate_invalid_request_is_422(translating_client, payload):
     assert translating_client.post("/translate", json=payload).status_code == 422
 
 
 def test_translate_unoffered_model_is_422(translating_client):
-    response = translating_client.post("/translate", json={"question": "What is the cat sitting on?", "model": "openai:gpt@http://10.0.0.1"})
+    response = translating_client.post(
+        "/translate", json={"question": "What is the cat sitting on?", "model": "openai:gpt@http://10.0.0.1"}
+    )
     assert response.status_code == 422 and "not offered" in response.json()["detail"]
 
 
@@ -287,7 +324,9 @@ def test_answer_on_uploaded_image(image_client):
 
     width, height = Image.open(io.BytesIO(image)).size
     program = "scene(0). select(1, 0, car). unique(2, 1). query(3, 2, color). end(3)."
-    response = image_client.post("/answer", data={"program": program, "top_k": "3"}, files={"image": ("street.jpg", image, "image/jpeg")})
+    response = image_client.post(
+        "/answer", data={"program": program, "top_k": "3"}, files={"image": ("street.jpg", image, "image/jpeg")}
+    )
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["status"] in ("ok", "no_answer")
@@ -320,6 +359,9 @@ def test_translation_timeout_is_504():
 
 def test_unencodable_text_is_422(client, translating_client):
     broken = '{"question": "Is there a \\ud800 cat?", "scene_graph": {"objects": {}}}'
-    assert translating_client.post("/answer", content=broken, headers={"content-type": "application/json"}).status_code == 422
+    assert (
+        translating_client.post("/answer", content=broken, headers={"content-type": "application/json"}).status_code
+        == 422
+    )
     program = '{"program": "scene(0). select(1, 0, \\"\\ud800\\"). exist(2, 1). end(2).", "scene_facts": "object(1)."}'
     assert client.post("/answer", content=program, headers={"content-type": "application/json"}).status_code == 422

@@ -12,19 +12,31 @@ from translators.bank import load_bank
 runner = CliRunner()
 
 QUESTIONS = {
-    "q1": {"question": "What color is the cup?", "equivalent": ["q1"],
-           "semantic": [{"operation": "select", "argument": "cup (12)", "dependencies": []},
-                        {"operation": "query", "argument": "color", "dependencies": [0]}]},
+    "q1": {
+        "question": "What color is the cup?",
+        "equivalent": ["q1"],
+        "semantic": [
+            {"operation": "select", "argument": "cup (12)", "dependencies": []},
+            {"operation": "query", "argument": "color", "dependencies": [0]},
+        ],
+    },
     "q2": {"question": "Broken", "semantic": [{"operation": "count", "argument": "", "dependencies": []}]},
-    "q3": {"question": "Is there a dog?", "semantic": [{"operation": "select", "argument": "dog (1)", "dependencies": []},
-                                                        {"operation": "exist", "argument": "?", "dependencies": [0]}]},
+    "q3": {
+        "question": "Is there a dog?",
+        "semantic": [
+            {"operation": "select", "argument": "dog (1)", "dependencies": []},
+            {"operation": "exist", "argument": "?", "dependencies": [0]},
+        ],
+    },
 }
 
 
 def test_build_converts_what_it_can_and_counts_the_rest(tmp_path):
     source = tmp_path / "questions.json"
     source.write_text(json.dumps(QUESTIONS))
-    result = runner.invoke(cli, ["bank", "build", "--questions", str(source), "--out", str(tmp_path / "bank"), "--no-index"])
+    result = runner.invoke(
+        cli, ["bank", "build", "--questions", str(source), "--out", str(tmp_path / "bank"), "--no-index"]
+    )
     assert result.exit_code == 0, result.output
     assert "wrote 2 examples" in result.output and "1 skipped" in result.output
     bank = load_bank(tmp_path / "bank" / "bank.jsonl")

@@ -53,7 +53,10 @@ def test_json_lines_between_representations():
     source = "\n".join(
         json.dumps(r)
         for r in [
-            {"id": "a", "program": "var1 = unique(select(scene(), cup))\nand(exist(var1), verify_attr(var1, color, red))"},
+            {
+                "id": "a",
+                "program": "var1 = unique(select(scene(), cup))\nand(exist(var1), verify_attr(var1, color, red))",
+            },
             {"id": "b", "program": "exist(select(scene(), dog)"},
         ]
     )
@@ -68,7 +71,9 @@ def test_json_lines_between_representations():
 
 def test_flat_output_is_canonical():
     result = runner.invoke(
-        cli, ["convert", "--from", "flat", "--to", "flat"], input="scene(4). select(9, 4, dog). select(2,4,cat). exist(5, 9). end(5)."
+        cli,
+        ["convert", "--from", "flat", "--to", "flat"],
+        input="scene(4). select(9, 4, dog). select(2,4,cat). exist(5, 9). end(5).",
     )
     assert result.exit_code == 0, result.output
     assert lines(result.stdout) == [{"id": None, "program": "scene(0). select(1, 0, dog). exist(2, 1). end(2)."}]

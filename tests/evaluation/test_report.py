@@ -52,12 +52,19 @@ def test_accuracy_tables():
     assert (isolated["questions"], isolated["evaluated"], isolated["skipped"], isolated["answerable"]) == (5, 4, 1, 3)
     assert isolated["accuracy"]["strict@1"] == 0.5 and isolated["accuracy"]["generous@1"] == 0.75
     assert isolated["accuracy_answerable"]["strict@1"] == pytest.approx(0.6667)
-    assert isolated["by_type"]["structural"] == {"query": {"n": 2, "accuracy": 0.5}, "verify": {"n": 2, "accuracy": 0.5}}
+    assert isolated["by_type"]["structural"] == {
+        "query": {"n": 2, "accuracy": 0.5},
+        "verify": {"n": 2, "accuracy": 0.5},
+    }
     assert isolated["failures"]["categories"] == {"translation": 1, "dataset": 1}
     assert isolated["failures"]["kinds"] == {"translation:WrongOnTrueScene": 1, "dataset:EmptyQuery": 1}
     assert isolated["seconds_per_question"] == 0.5
     translation = table(summary, "translation")
-    assert translation["translation"] == {"valid": pytest.approx(0.6667), "canonical": pytest.approx(0.3333), "semantic": pytest.approx(0.6667)}
+    assert translation["translation"] == {
+        "valid": pytest.approx(0.6667),
+        "canonical": pytest.approx(0.3333),
+        "semantic": pytest.approx(0.6667),
+    }
     assert "accuracy" not in translation
 
 

@@ -10,8 +10,12 @@ VAL = GQA_DIR / "questions" / "val_balanced_sample.json"
 
 def _record(image: str, group: str | None, ops: list[str], structural: str = "query", semantic: str = "attr") -> dict:
     steps = [{"operation": op, "argument": "x", "dependencies": [i - 1] if i else []} for i, op in enumerate(ops)]
-    return {"imageId": image, "groups": {"global": group}, "types": {"structural": structural, "semantic": semantic},
-            "semantic": steps}
+    return {
+        "imageId": image,
+        "groups": {"global": group},
+        "types": {"structural": structural, "semantic": semantic},
+        "semantic": steps,
+    }
 
 
 def test_skeleton_blanks_arguments_and_keeps_dependencies():
@@ -38,7 +42,10 @@ def test_split_keeps_families_and_images_apart():
 
 
 def test_split_is_deterministic_and_independent_of_order():
-    questions = {f"q{i}": _record(str(i), ["a", "b", "c"][i % 3], ["select", "query"] if i % 2 else ["select", "exist"]) for i in range(30)}
+    questions = {
+        f"q{i}": _record(str(i), ["a", "b", "c"][i % 3], ["select", "query"] if i % 2 else ["select", "exist"])
+        for i in range(30)
+    }
     reordered = dict(reversed(list(questions.items())))
     assert split_questions(questions) == split_questions(reordered)
 

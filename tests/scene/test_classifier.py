@@ -39,8 +39,14 @@ def _detection(id: int, label: str, score: float, categories: frozenset[str] = f
 
 
 def test_candidate_pairs_follow_the_relation_classes() -> None:
-    man, horse, dog = _detection(1, "man", 0.9), _detection(2, "horse", 0.8), _detection(3, "dog", 0.5, frozenset({"animal"}))
-    pairs = candidate_pairs([man, horse, dog], [RelationQuery("man", "riding", "animal"), RelationQuery(None, "near", "man")], 10)
+    man, horse, dog = (
+        _detection(1, "man", 0.9),
+        _detection(2, "horse", 0.8),
+        _detection(3, "dog", 0.5, frozenset({"animal"})),
+    )
+    pairs = candidate_pairs(
+        [man, horse, dog], [RelationQuery("man", "riding", "animal"), RelationQuery(None, "near", "man")], 10
+    )
     assert {(a.id, r, b.id) for a, r, b in pairs} == {(1, "riding", 3), (2, "near", 1), (3, "near", 1)}
     assert [(a.id, b.id) for a, _, b in candidate_pairs([man, horse, dog], [RelationQuery(None, "near", None)], 2)] == [
         (1, 2),
@@ -91,7 +97,9 @@ def test_likelihood_is_the_clip_softmax_of_target_and_neutral(classifier, image)
     detection = _objects(image)[0]
     p = classifier.attribute_likelihoods(image, [detection], {"color": {"red"}}, cache={})[(1, "color", "red")]
     crop = classifier._crop(image, detection.box)
-    inputs = classifier.processor(text=["a photo of a red man", "a photo of a man"], images=[crop], return_tensors="pt", padding=True)
+    inputs = classifier.processor(
+        text=["a photo of a red man", "a photo of a man"], images=[crop], return_tensors="pt", padding=True
+    )
     with torch.inference_mode():
         logits = classifier.model(**inputs).logits_per_image[0]
     expected = torch.softmax(logits, dim=0)[0].item()
@@ -114,7 +122,9 @@ def test_batch_size_does_not_change_results_and_crops_are_cached(classifier, ima
     cache: dict = {}
     big = classifier.attribute_likelihoods(image, detections, attributes, cache)
     assert len(cache["clip.crops"]) == len(detections)
-    single = ClipClassifier(LoadedModel(classifier.processor, classifier.model, "same"), ClassifierSettings(batch_size=1))
+    single = ClipClassifier(
+        LoadedModel(classifier.processor, classifier.model, "same"), ClassifierSettings(batch_size=1)
+    )
     small = single.attribute_likelihoods(image, detections, attributes, cache={})
     assert small.keys() == big.keys()
     assert all(small[k] == pytest.approx(big[k], abs=1e-5) for k in big)

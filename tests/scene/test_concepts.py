@@ -14,15 +14,14 @@ from theory.program import Program, Step
 from tests.support import GQA_DIR, DictTaxonomy
 
 
-
-
-
 TAXONOMY = DictTaxonomy({"furniture": {"sofa", "table", "chair"}, "animal": {"dog", "cat"}})
 COLORS = {"color": ["red", "blue", "dark blue"], "material": ["wood", "metal"]}
 
 
 def test_select_filter_and_query() -> None:
-    program = parse_flat("scene(0). select(1,0,ball). filter(2,1,material,wood). unique(3,2). query(4,3,color). end(4).")
+    program = parse_flat(
+        "scene(0). select(1,0,ball). filter(2,1,material,wood). unique(3,2). query(4,3,color). end(4)."
+    )
     concepts = concepts_from_program(program, attributes=COLORS)
     assert concepts.classes == {"ball"}
     assert concepts.attributes == {"material": frozenset({"wood"}), "color": frozenset({"red", "blue", "dark_blue"})}
@@ -56,7 +55,9 @@ def test_relations_keep_subject_and_object_classes() -> None:
 
 
 def test_relate_any_asks_for_fallback_classes() -> None:
-    program = parse_flat("scene(0). select(1,0,man). relate_any(2,1,wearing,object). unique(3,2). query(4,3,name). end(4).")
+    program = parse_flat(
+        "scene(0). select(1,0,man). relate_any(2,1,wearing,object). unique(3,2). query(4,3,name). end(4)."
+    )
     concepts = concepts_from_program(program, fallback_classes=["shirt", "hat"])
     assert concepts.open_classes
     assert concepts.classes == {"man", "shirt", "hat"}
@@ -93,7 +94,9 @@ def test_a_category_without_vocabulary_is_open() -> None:
 
 
 def test_merge_unions_two_questions() -> None:
-    a = concepts_from_program(parse_flat("scene(0). select(1,0,cup). unique(2,1). query(3,2,color). end(3)."), attributes=COLORS)
+    a = concepts_from_program(
+        parse_flat("scene(0). select(1,0,cup). unique(2,1). query(3,2,color). end(3)."), attributes=COLORS
+    )
     b = concepts_from_program(parse_flat("scene(0). select(1,0,plate). filter(2,1,color,green). exist(3,2). end(3)."))
     merged = a.merge(b)
     assert merged.classes == {"cup", "plate"}

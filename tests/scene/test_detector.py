@@ -13,8 +13,6 @@ from tests.support import GQA_DIR, DictTaxonomy
 IMAGES = sorted((GQA_DIR / "images").glob("*.jpg")) if (GQA_DIR / "images").is_dir() else []
 
 
-
-
 TAXONOMY = DictTaxonomy({"animal": {"dog", "cat"}, "pet": {"dog", "cat"}, "vehicle": {"car"}})
 
 
@@ -29,7 +27,13 @@ def test_box_geometry() -> None:
 def test_thirds() -> None:
     # The one thirds rule (scene.positions): a centre exactly on 2/3 is in the middle, as on 1/3.
     assert [third(x, 90, "hposition") for x in (0, 29.9, 30, 59.9, 60, 60.1, 90)] == [
-        "left", "left", "middle", "middle", "middle", "right", "right"
+        "left",
+        "left",
+        "middle",
+        "middle",
+        "middle",
+        "right",
+        "right",
     ]
 
 
@@ -63,6 +67,7 @@ def test_unrelated_classes_of_one_box_become_alternatives() -> None:
 
 
 # --- OWL-ViT with tiny random weights on real images ------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def detector():  # type: ignore[no-untyped-def]

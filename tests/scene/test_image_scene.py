@@ -36,13 +36,19 @@ class ScriptedDetector:
 class ScriptedClassifier:
     """Fixed likelihoods; counts the objects whose crops it had to embed."""
 
-    def __init__(self, attributes: dict[tuple[int, str, str], float], relations: dict[tuple[int, str, int], float]) -> None:
+    def __init__(
+        self, attributes: dict[tuple[int, str, str], float], relations: dict[tuple[int, str, int], float]
+    ) -> None:
         self.attributes = attributes
         self.relations = relations
         self.embedded = 0
 
     def attribute_likelihoods(
-        self, image: Any, detections: Sequence[Detection], attributes: Mapping[str, Iterable[str]], cache: MutableMapping[str, Any]
+        self,
+        image: Any,
+        detections: Sequence[Detection],
+        attributes: Mapping[str, Iterable[str]],
+        cache: MutableMapping[str, Any],
     ) -> dict[tuple[int, str, str], float]:
         seen = cache.setdefault("crops", set())
         self.embedded += len({d.id for d in detections} - seen)
@@ -52,7 +58,11 @@ class ScriptedClassifier:
         return {k: p for k, p in self.attributes.items() if k[0] in ids and (k[1], k[2]) in wanted}
 
     def relation_likelihoods(
-        self, image: Any, detections: Sequence[Detection], relations: Iterable[RelationQuery], cache: MutableMapping[str, Any]
+        self,
+        image: Any,
+        detections: Sequence[Detection],
+        relations: Iterable[RelationQuery],
+        cache: MutableMapping[str, Any],
     ) -> dict[tuple[int, str, int], float]:
         names = {r.relation for r in relations}
         return {k: p for k, p in self.relations.items() if k[1] in names}
@@ -105,7 +115,9 @@ def test_relation_evidence_can_outweigh_detection_confidence() -> None:
 def test_questions_about_one_image_share_the_cache() -> None:
     builder = _builder()
     image = _image()
-    q1 = concepts_from_program(parse_flat("scene(0). select(1,0,ball). unique(2,1). query(3,2,color). end(3)."), attributes=COLORS)
+    q1 = concepts_from_program(
+        parse_flat("scene(0). select(1,0,ball). unique(2,1). query(3,2,color). end(3)."), attributes=COLORS
+    )
     q2 = concepts_from_program(parse_flat("scene(0). select(1,0,ball). filter(2,1,color,red). exist(3,2). end(3)."))
     first = builder.build(image, q1)
     second = builder.build(image.copy(), q2)
@@ -128,6 +140,7 @@ def test_the_cache_is_bounded() -> None:
 
 
 # --- tiny random OWL-ViT and CLIP, end to end on real images ------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def real_builder():  # type: ignore[no-untyped-def]

@@ -21,9 +21,17 @@ def answers(program: str, scene: SceneFacts) -> list[str]:
 def test_detection_facts() -> None:
     scene = weighted_scene([ball(1, 0.8)], {(1, "color", "red"): 0.7})
     text = scene.to_asp().splitlines()
-    for fact in ("object(1).", f"has_obj_weight(1,{likelihood_weight(0.8)}).", "has_attr(1,name,ball).",
-                 "has_attr(1,class,ball).", "has_attr(1,class,toy).", "has_attr(1,hposition,left).",
-                 "has_attr(1,vposition,top).", "is_attr(color).", "is_attr_value(color,red)."):
+    for fact in (
+        "object(1).",
+        f"has_obj_weight(1,{likelihood_weight(0.8)}).",
+        "has_attr(1,name,ball).",
+        "has_attr(1,class,ball).",
+        "has_attr(1,class,toy).",
+        "has_attr(1,hposition,left).",
+        "has_attr(1,vposition,top).",
+        "is_attr(color).",
+        "is_attr_value(color,red).",
+    ):
         assert fact in text
     assert "{ has_attr(1,color,red) }." in text
     assert f":~ has_attr(1,color,red). [{likelihood_weight(0.7)},has_attr(1,color,red),1]" in text
@@ -43,8 +51,12 @@ def test_the_scene_is_valid_asp_that_reads_back() -> None:
 
 
 def test_low_likelihoods_are_dropped() -> None:
-    scene = weighted_scene([ball(1, 0.9)], {(1, "color", "red"): 0.01, (1, "color", "blue"): 0.5}, {(1, "on", 1): 0.02},
-                           WeightSettings(min_likelihood=0.05))
+    scene = weighted_scene(
+        [ball(1, 0.9)],
+        {(1, "color", "red"): 0.01, (1, "color", "blue"): 0.5},
+        {(1, "on", 1): 0.02},
+        WeightSettings(min_likelihood=0.05),
+    )
     text = scene.to_asp()
     assert "has_attr(1,color,red)" not in text and "has_attr(1,color,blue)" in text and "has_rel" not in text
     # the value stays in the vocabulary even when no object has it
@@ -73,8 +85,9 @@ def test_unsure_between_two_objects_the_likelier_answers_first() -> None:
 
 
 def test_a_box_unsure_between_two_classes_names_the_likelier_first() -> None:
-    thing = Detection(1, Box(0, 0, 10, 10), "dog", 0.6, frozenset({"animal"}), {"cat": 0.3},
-                      {"cat": frozenset({"animal"})})
+    thing = Detection(
+        1, Box(0, 0, 10, 10), "dog", 0.6, frozenset({"animal"}), {"cat": 0.3}, {"cat": frozenset({"animal"})}
+    )
     scene = weighted_scene([thing])
     text = scene.to_asp()
     assert "has_attr(1,class,animal)." in text  # both candidates are animals

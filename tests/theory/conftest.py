@@ -7,7 +7,9 @@ import pytest
 from theory import SceneFacts, solve
 
 
-def build_scene(objects: dict[int, dict[str, list[str] | str]], relations: list[tuple[int, str, int]] = ()) -> SceneFacts:
+def build_scene(
+    objects: dict[int, dict[str, list[str] | str]], relations: list[tuple[int, str, int]] = ()
+) -> SceneFacts:
     """Certain facts: each object's categories -> values (class may list several), plus relations."""
     scene = SceneFacts()
     for oid, attrs in objects.items():
@@ -34,8 +36,16 @@ STREET = build_scene(
         6: {"class": ["car", "vehicle"], "color": "white", "size": "large", "material": "metal"},
         7: {"class": ["leash"], "color": "red", "material": "leather"},
     },
-    [(1, "wearing", 2), (1, "holding", 7), (7, "attached_to", 3), (3, "to_the_left_of", 4), (4, "to_the_right_of", 3),
-     (5, "behind", 1), (6, "behind", 4), (3, "near", 1)],
+    [
+        (1, "wearing", 2),
+        (1, "holding", 7),
+        (7, "attached_to", 3),
+        (3, "to_the_left_of", 4),
+        (4, "to_the_right_of", 3),
+        (5, "behind", 1),
+        (6, "behind", 4),
+        (3, "near", 1),
+    ],
 )
 
 

@@ -14,9 +14,7 @@ from tests.theory.test_representations import programs
 
 def test_renumbers_from_zero_in_post_order():
     program = parse_flat("scene(7). select(3, 7, cup). unique(9, 3). query(1, 9, color). end(1).")
-    assert format_flat(canonical(program)) == (
-        "scene(0). select(1, 0, cup). unique(2, 1). query(3, 2, color). end(3)."
-    )
+    assert format_flat(canonical(program)) == ("scene(0). select(1, 0, cup). unique(2, 1). query(3, 2, color). end(3).")
 
 
 def test_steps_that_do_not_reach_the_answer_are_dropped():
@@ -58,7 +56,9 @@ def test_canonical_is_idempotent_and_ignores_numbering(program):
     random.Random(len(program)).shuffle(shuffled)
     renumber = dict(zip((s.id for s in program.steps), shuffled))
     moved = Program(
-        tuple(Step(renumber[s.id], s.operation, tuple(renumber[d] for d in s.dependencies), s.arguments) for s in program),
+        tuple(
+            Step(renumber[s.id], s.operation, tuple(renumber[d] for d in s.dependencies), s.arguments) for s in program
+        ),
         renumber[program.answer],
     )
     assert canonical(moved) == once

@@ -23,7 +23,10 @@ def check(a: str, b: str):
             "verify_rel(unique(select(scene(), man)), hat, wearing, object)",
             "exist(relate(unique(select(scene(), man)), hat, wearing, object))",
         ),
-        ("and(exist(select(scene(), a)), exist(select(scene(), b)))", "and(exist(select(scene(), b)), exist(select(scene(), a)))"),
+        (
+            "and(exist(select(scene(), a)), exist(select(scene(), b)))",
+            "and(exist(select(scene(), b)), exist(select(scene(), a)))",
+        ),
         (
             "exist(relate(select(scene(), man), hat, wearing, object))",
             "exist(relate(select(scene(), hat), man, wearing, subject))",
@@ -41,8 +44,14 @@ def test_programs_that_mean_the_same_pass(a, b):
     [
         ("exist(filter(select(scene(), cup), color, red))", "verify_attr(unique(select(scene(), cup)), color, red)"),
         ("query(unique(select(scene(), cup)), color)", "query(unique(select(scene(), cup)), material)"),
-        ("exist(relate(select(scene(), man), hat, wearing, object))", "exist(relate(select(scene(), man), hat, wearing, subject))"),
-        ("or(exist(select(scene(), a)), exist(select(scene(), b)))", "and(exist(select(scene(), a)), exist(select(scene(), b)))"),
+        (
+            "exist(relate(select(scene(), man), hat, wearing, object))",
+            "exist(relate(select(scene(), man), hat, wearing, subject))",
+        ),
+        (
+            "or(exist(select(scene(), a)), exist(select(scene(), b)))",
+            "and(exist(select(scene(), a)), exist(select(scene(), b)))",
+        ),
         (
             "exist(negate(filter(select(scene(), cup), color, red), select(scene(), cup)))",
             "exist(select(scene(), cup))",
@@ -66,7 +75,9 @@ def test_identical_canonical_programs_need_no_scenes():
 
 
 def test_scenes_are_deterministic_and_use_the_mentioned_words():
-    concepts = program_words(parse_nested("choose_attr(unique(relate(select(scene(), man), hat, wearing, object)), color, red, blue)"))
+    concepts = program_words(
+        parse_nested("choose_attr(unique(relate(select(scene(), man), hat, wearing, object)), color, red, blue)")
+    )
     assert concepts.classes == {"man", "hat"} and concepts.relations == {"wearing"}
     assert concepts.values["color"] == {"red", "blue"}
     first = [random_scene(concepts, random.Random(3)).to_asp() for _ in range(2)]

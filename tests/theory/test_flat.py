@@ -54,13 +54,17 @@ def test_odd_words_are_quoted_and_come_back():
 @pytest.mark.parametrize(
     ("text", "error", "fragment"),
     [
-        ('#script (python)\nimport os\n#end. scene(0). end(0).', UnsafeProgramError, "#script"),
+        ("#script (python)\nimport os\n#end. scene(0). end(0).", UnsafeProgramError, "#script"),
         ('#include "secret.lp". scene(0).', UnsafeProgramError, "#include"),
         ("#external a. scene(0).", UnsafeProgramError, "#external"),
         ("#const n = 3. scene(0).", UnsafeProgramError, "#const"),
         ("scene(0). ans(X) :- scene(X). end(0).", UnsafeProgramError, "rules are not allowed"),
         ("scene(0). ans(red). end(0).", UnsafeProgramError, "unknown predicate ans/1"),
-        ("scene(0). select(1, 0, ball). exist(2, 1). end(2). :- exist(2,1).", UnsafeProgramError, "rules are not allowed"),
+        (
+            "scene(0). select(1, 0, ball). exist(2, 1). end(2). :- exist(2,1).",
+            UnsafeProgramError,
+            "rules are not allowed",
+        ),
         ("scene(0). select(1, 0, ball, red). end(1).", ProgramSyntaxError, "select takes 3 arguments"),
         ("scene(0). select(1, 0, ball. end(1).", ProgramSyntaxError, "line 1"),
         ("scene(0). select(a, 0, ball). exist(2, a). end(2).", ProgramSyntaxError, "step ids must be integers"),
@@ -72,7 +76,11 @@ def test_odd_words_are_quoted_and_come_back():
         ("scene(0). select(1, 2, ball). select(2, 1, cup). exist(3, 2). end(3).", ProgramValidationError, "cycle"),
         ("scene(0). select(1, 0, ball). exist(2, 1). and(3, 1, 2). end(3).", ProgramValidationError, "needs a bool"),
         ("scene(0). relate(1, 0, ball, on, above). exist(2, 1). end(2).", ProgramValidationError, "subject, object"),
-        ("scene(0). select(1, 0, ball). select(1, 0, cup). exist(2, 1). end(2).", ProgramValidationError, "defined twice"),
+        (
+            "scene(0). select(1, 0, ball). select(1, 0, cup). exist(2, 1). end(2).",
+            ProgramValidationError,
+            "defined twice",
+        ),
         ("", ProgramSyntaxError, "no steps"),
     ],
 )
@@ -101,11 +109,16 @@ def programs(draw) -> Program:
     steps = [Step(0, "scene")]
     kinds = {0: Kind.STATE}
     for sid in range(1, draw(st.integers(1, 12)) + 1):
-        names = [n for n, spec in OPERATIONS.items() if n != "scene" and all(any(k is want for k in kinds.values()) for want in spec.inputs)]
+        names = [
+            n
+            for n, spec in OPERATIONS.items()
+            if n != "scene" and all(any(k is want for k in kinds.values()) for want in spec.inputs)
+        ]
         spec = OPERATIONS[draw(st.sampled_from(sorted(names)))]
         deps = tuple(draw(st.sampled_from([i for i, k in kinds.items() if k is want])) for want in spec.inputs)
         args = tuple(
-            draw(st.sampled_from(ARGUMENT_CHOICES[name])) if name in ARGUMENT_CHOICES else draw(WORDS) for name in spec.arguments
+            draw(st.sampled_from(ARGUMENT_CHOICES[name])) if name in ARGUMENT_CHOICES else draw(WORDS)
+            for name in spec.arguments
         )
         steps.append(Step(sid, spec.name, deps, args))
         kinds[sid] = spec.output
@@ -123,7 +136,9 @@ def test_random_programs_round_trip(program):
     assert parse_flat(format_flat(program, separator="\n")) == program
 
 
-@pytest.mark.parametrize("text", ['scene(0). select(1, 0, "\ud800"). exist(2, 1). end(2).', "scene(0).\x00 exist(1, 0). end(1)."])
+@pytest.mark.parametrize(
+    "text", ['scene(0). select(1, 0, "\ud800"). exist(2, 1). end(2).', "scene(0).\x00 exist(1, 0). end(1)."]
+)
 def test_text_clingo_cannot_read_is_a_syntax_error(text):
     with pytest.raises(ProgramSyntaxError):
         parse_flat(text)

@@ -21,9 +21,7 @@ def test_parses_into_steps_in_post_order():
 
 
 def test_repeated_sub_expressions_become_one_step():
-    program = parse_nested(
-        "two_same(unique(select(scene(), cup)), unique(select(scene(), cup)), color)"
-    )
+    program = parse_nested("two_same(unique(select(scene(), cup)), unique(select(scene(), cup)), color)")
     assert [s.operation for s in program.steps] == ["scene", "select", "unique", "two_same"]
     assert program.step(3).dependencies == (2, 2)
 
@@ -93,7 +91,7 @@ def test_flat_nested_flat_is_exact_on_canonical_programs(program):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(alphabet="exist(select,scene) ab\"%\n", max_size=40))
+@given(st.text(alphabet='exist(select,scene) ab"%\n', max_size=40))
 def test_arbitrary_text_never_crashes(text):
     try:
         parse_nested(text)
@@ -113,7 +111,11 @@ def test_exponential_expansion_is_refused_with_a_hint():
 def test_cyclic_programs_are_refused_before_printing():
     from theory.program import Program, ProgramValidationError, Step
 
-    steps = (Step(0, "scene"), Step(1, "filter", (2,), ("color", "red")), Step(2, "filter", (1,), ("size", "big")),
-             Step(3, "exist", (2,)))
+    steps = (
+        Step(0, "scene"),
+        Step(1, "filter", (2,), ("color", "red")),
+        Step(2, "filter", (1,), ("size", "big")),
+        Step(3, "exist", (2,)),
+    )
     with pytest.raises(ProgramValidationError, match="cycle"):
         format_nested(Program(steps, 3))

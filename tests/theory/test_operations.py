@@ -28,7 +28,9 @@ def test_select_by_class_and_by_category(answers):
 
 
 def test_filter(answers):
-    assert answers(S + "select(1, 0, person). filter(2, 1, pose, walking). unique(3, 2). query(4, 3, name). end(4).") == ["woman"]
+    assert answers(
+        S + "select(1, 0, person). filter(2, 1, pose, walking). unique(3, 2). query(4, 3, name). end(4)."
+    ) == ["woman"]
     assert answers(S + "select(1, 0, person). filter(2, 1, pose, sitting). exist(3, 2). end(3).") == ["no"]
 
 
@@ -39,22 +41,33 @@ def test_filter_any(answers):
 
 def test_relate_subject_and_object(answers):
     # "What is the man wearing?": the new object is the object of wearing.
-    assert answers(S + "select(1, 0, man). relate_any(2, 1, wearing, object). unique(3, 2). query(4, 3, name). end(4).") == ["shirt"]
+    assert answers(
+        S + "select(1, 0, man). relate_any(2, 1, wearing, object). unique(3, 2). query(4, 3, name). end(4)."
+    ) == ["shirt"]
     # "Who is wearing the shirt?": the new object is the subject.
-    assert answers(S + "select(1, 0, shirt). relate(2, 1, person, wearing, subject). unique(3, 2). query(4, 3, name). end(4).") == ["man"]
+    assert answers(
+        S + "select(1, 0, shirt). relate(2, 1, person, wearing, subject). unique(3, 2). query(4, 3, name). end(4)."
+    ) == ["man"]
     # Class restriction: no animal wears the shirt.
     assert answers(S + "select(1, 0, shirt). relate(2, 1, animal, wearing, subject). exist(3, 2). end(3).") == ["no"]
 
 
 def test_relate_any(answers):
-    assert answers(S + "select(1, 0, leash). relate_any(2, 1, attached_to, object). unique(3, 2). query(4, 3, name). end(4).") == ["dog"]
+    assert answers(
+        S + "select(1, 0, leash). relate_any(2, 1, attached_to, object). unique(3, 2). query(4, 3, name). end(4)."
+    ) == ["dog"]
 
 
 def test_relate_attr_same_value_other_object(answers):
     # What else has the same color as the shirt? The leash (red), never the shirt itself.
-    program = S + "select(1, 0, shirt). unique(2, 1). relate_attr(3, 2, leash, color). unique(4, 3). query(5, 4, name). end(5)."
+    program = (
+        S
+        + "select(1, 0, shirt). unique(2, 1). relate_attr(3, 2, leash, color). unique(4, 3). query(5, 4, name). end(5)."
+    )
     assert answers(program) == ["leash"]
-    assert answers(S + "select(1, 0, shirt). unique(2, 1). relate_attr(3, 2, shirt, color). exist(4, 3). end(4).") == ["no"]
+    assert answers(S + "select(1, 0, shirt). unique(2, 1). relate_attr(3, 2, shirt, color). exist(4, 3). end(4).") == [
+        "no"
+    ]
 
 
 def test_unique_empty_gives_no_answer(answers):
@@ -68,12 +81,18 @@ def test_unique_ambiguous_gives_every_reading_tied(answers):
 
 def test_negate_removes_filtered_objects(answers):
     # "the vehicle that is not blue" (filter not(blue)).
-    program = S + "select(1, 0, vehicle). filter(2, 1, color, blue). negate(3, 2, 1). unique(4, 3). query(5, 4, color). end(5)."
+    program = (
+        S
+        + "select(1, 0, vehicle). filter(2, 1, color, blue). negate(3, 2, 1). unique(4, 3). query(5, 4, color). end(5)."
+    )
     assert answers(program) == ["white"]
 
 
 def test_negate_swapped_arguments_are_normalised(answers):
-    program = S + "select(1, 0, vehicle). filter(2, 1, color, blue). negate(3, 1, 2). unique(4, 3). query(5, 4, color). end(5)."
+    program = (
+        S
+        + "select(1, 0, vehicle). filter(2, 1, color, blue). negate(3, 1, 2). unique(4, 3). query(5, 4, color). end(5)."
+    )
     assert answers(program) == ["white"]
 
 
@@ -100,7 +119,9 @@ def test_verify_attr(answers):
 def test_verify_rel(answers):
     assert answers(S + "select(1, 0, man). unique(2, 1). verify_rel(3, 2, shirt, wearing, object). end(3).") == ["yes"]
     assert answers(S + "select(1, 0, shirt). unique(2, 1). verify_rel(3, 2, man, wearing, subject). end(3).") == ["yes"]
-    assert answers(S + "select(1, 0, shirt). unique(2, 1). verify_rel(3, 2, woman, wearing, subject). end(3).") == ["no"]
+    assert answers(S + "select(1, 0, shirt). unique(2, 1). verify_rel(3, 2, woman, wearing, subject). end(3).") == [
+        "no"
+    ]
 
 
 def test_choose_attr(answers):
@@ -109,9 +130,14 @@ def test_choose_attr(answers):
 
 
 def test_choose_rel(answers):
-    program = S + "select(1, 0, woman). unique(2, 1). choose_rel(3, 2, dog, to_the_left_of, to_the_right_of, subject). end(3)."
+    program = (
+        S
+        + "select(1, 0, woman). unique(2, 1). choose_rel(3, 2, dog, to_the_left_of, to_the_right_of, subject). end(3)."
+    )
     assert answers(program) == ["to_the_left_of"]
-    program = S + "select(1, 0, dog). unique(2, 1). choose_rel(3, 2, woman, to_the_left_of, to_the_right_of, object). end(3)."
+    program = (
+        S + "select(1, 0, dog). unique(2, 1). choose_rel(3, 2, woman, to_the_left_of, to_the_right_of, object). end(3)."
+    )
     assert answers(program) == ["to_the_left_of"]
 
 

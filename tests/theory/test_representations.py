@@ -15,7 +15,20 @@ from theory.representations import Representation, format_program, parse_program
 
 # Words as models and GQA write them, including ones that need quoting in ASP.
 WORDS = st.sampled_from(
-    ["ball", "red", "to_the_left_of", "tennis racket", "Red", "not", "x1", "12", "say \"hi\"", "back\\slash", "of", "scene"]
+    [
+        "ball",
+        "red",
+        "to_the_left_of",
+        "tennis racket",
+        "Red",
+        "not",
+        "x1",
+        "12",
+        'say "hi"',
+        "back\\slash",
+        "of",
+        "scene",
+    ]
 )
 _NON_ROOT = sorted(name for name in OPERATIONS if name != "scene")
 
@@ -101,7 +114,11 @@ def test_flat_keeps_the_step_ids_it_was_given():
 
 @pytest.mark.parametrize("representation", ["flat", "nested", "code"])
 def test_errors_are_program_errors_with_a_location(representation):
-    broken = {"flat": "scene(0). select(1, 0, ball. end(1).", "nested": "exist(select(scene(), ball)", "code": "exist(v)"}
+    broken = {
+        "flat": "scene(0). select(1, 0, ball. end(1).",
+        "nested": "exist(select(scene(), ball)",
+        "code": "exist(v)",
+    }
     with pytest.raises(ProgramError) as info:
         parse_program(broken[representation], representation)
     assert "line 1:" in str(info.value)

@@ -51,7 +51,9 @@ def test_weighted_scene_without_exclusivity_still_ranks():
 def test_weighted_scene_from_asp_text_is_equivalent():
     scene = weighted_ball(0.9, 0.2)
     reread = SceneFacts.from_asp(scene.to_asp())
-    assert [a.cost for a in solve(COLOR_OF_BALL, reread).answers] == [a.cost for a in solve(COLOR_OF_BALL, scene).answers]
+    assert [a.cost for a in solve(COLOR_OF_BALL, reread).answers] == [
+        a.cost for a in solve(COLOR_OF_BALL, scene).answers
+    ]
 
 
 def test_uncertain_detection_prefers_confident_object():
@@ -72,7 +74,10 @@ def test_top_k_limits_answers():
 
 
 def test_support_lists_steps_and_facts():
-    result = solve("scene(0). select(1, 0, man). relate_any(2, 1, wearing, object). unique(3, 2). query(4, 3, color). end(4).", STREET)
+    result = solve(
+        "scene(0). select(1, 0, man). relate_any(2, 1, wearing, object). unique(3, 2). query(4, 3, color). end(4).",
+        STREET,
+    )
     top = result.answers[0]
     assert top.answer == "red"
     assert top.support.steps[1] == ["1"] and top.support.steps[4] == ["red"]
@@ -86,10 +91,13 @@ def test_no_answer_status():
 
 def test_invalid_program_and_scene_are_statuses_not_exceptions():
     assert solve("scene(0). foo(1). end(0).", STREET).status is SolveStatus.INVALID_PROGRAM
-    assert solve('#script (python)\nimport os\n#end. scene(0).', STREET).status is SolveStatus.INVALID_PROGRAM
+    assert solve("#script (python)\nimport os\n#end. scene(0).", STREET).status is SolveStatus.INVALID_PROGRAM
     assert solve(COLOR_OF_BALL, "object(1). p(X) :- object(X).").status is SolveStatus.INVALID_SCENE
     assert solve(COLOR_OF_BALL, '#include "/etc/passwd".').status is SolveStatus.INVALID_SCENE
-    assert solve(COLOR_OF_BALL, "object(1). has_attr(1,class,ball).\n:~ has_attr(1,color,red). [5]").status is SolveStatus.INVALID_SCENE
+    assert (
+        solve(COLOR_OF_BALL, "object(1). has_attr(1,class,ball).\n:~ has_attr(1,color,red). [5]").status
+        is SolveStatus.INVALID_SCENE
+    )
 
 
 def test_size_limits():
@@ -109,7 +117,9 @@ def test_timeout_status_keeps_what_was_found():
         scene.add_fact("has_attr", oid, "class", "ball")
         for j, color in enumerate(["red", "green", "blue", "pink", "gray", "black"]):
             scene.add_likely("has_attr", (oid, "color", color), ((oid * 7 + j * 13) % 97) / 100 + 0.01)
-    result = solve("scene(0). select(1, 0, ball). all_different(2, 1, color). end(2).", scene, limits=SolveLimits(timeout_s=0.001))
+    result = solve(
+        "scene(0). select(1, 0, ball). all_different(2, 1, color). end(2).", scene, limits=SolveLimits(timeout_s=0.001)
+    )
     assert result.status is SolveStatus.TIMEOUT
     assert "time limit" in result.message
 

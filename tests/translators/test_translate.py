@@ -30,7 +30,9 @@ class Capturing:
 
 
 def test_translation_returns_program_raw_examples_and_timings(bank):
-    result = Translator(_settings(), bank, ReplayBackend({("Is there a red cup?", None): [GOOD]})).translate("Is there a red cup?", "q1")
+    result = Translator(_settings(), bank, ReplayBackend({("Is there a red cup?", None): [GOOD]})).translate(
+        "Is there a red cup?", "q1"
+    )
     assert result.flat == FLAT and result.raw == GOOD and result.error is None
     assert len(result.examples) == 3 and result.question_id == "q1"
     assert {"retrieval_s", "generation_s", "total_s"} <= set(result.timings)
@@ -99,8 +101,10 @@ def test_gqa_representation_uses_examples_with_gqa_programs(bank):
     from translators.bank import Example, ExampleBank
     from translators.gqa_program import gqa_to_program
 
-    semantic = ({"operation": "select", "argument": "cat (1)", "dependencies": []},
-                {"operation": "exist", "argument": "?", "dependencies": [0]})
+    semantic = (
+        {"operation": "select", "argument": "cat (1)", "dependencies": []},
+        {"operation": "exist", "argument": "?", "dependencies": [0]},
+    )
     gqa_example = Example("g1", "Is there a cat?", gqa_to_program(list(semantic)), semantic, "gqa")
     backend = Capturing(["select: cup\nfilter color [0]: red\nexist [1]: ?"])
     mixed = ExampleBank([*bank.examples[:5], gqa_example])

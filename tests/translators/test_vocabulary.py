@@ -5,8 +5,11 @@ from translators.vocabulary import Grounder, Vocabulary
 
 from .conftest import gqa_dir
 
-VOCAB = Vocabulary(classes={"car", "person", "cup"}, values={"color": {"red", "blue"}, "health": set(), "material": {"wood"}},
-                   relations={"on", "holding"})
+VOCAB = Vocabulary(
+    classes={"car", "person", "cup"},
+    values={"color": {"red", "blue"}, "health": set(), "material": {"wood"}},
+    relations={"on", "holding"},
+)
 
 
 def test_known_words_stay_and_nothing_is_reported():
@@ -16,11 +19,16 @@ def test_known_words_stay_and_nothing_is_reported():
 
 
 def test_related_terms_map_unknown_words_first():
-    program = parse_flat("scene(0). select(1, 0, automobile). relate_any(2, 1, carrying, subject). exist(3, 2). end(3).")
+    program = parse_flat(
+        "scene(0). select(1, 0, automobile). relate_any(2, 1, carrying, subject). exist(3, 2). end(3)."
+    )
     related = {"automobile": ["motor_vehicle", "car"], "carrying": ["holding"]}
     grounding = Grounder(VOCAB, related_terms=lambda w: related.get(w, [])).ground(program)
     assert [s.arguments for s in grounding.program.steps if s.arguments] == [("car",), ("holding", "subject")]
-    assert [(m.word, m.term, m.method) for m in grounding.mappings] == [("automobile", "car", "related"), ("carrying", "holding", "related")]
+    assert [(m.word, m.term, m.method) for m in grounding.mappings] == [
+        ("automobile", "car", "related"),
+        ("carrying", "holding", "related"),
+    ]
 
 
 def test_values_are_checked_within_their_category():
@@ -32,7 +40,10 @@ def test_values_are_checked_within_their_category():
 def test_embeddings_map_what_related_terms_do_not_know(embedder):
     program = parse_flat("scene(0). select(1, 0, mug). unique(2, 1). verify_attr(3, 2, colour, red). end(3).")
     grounding = Grounder(VOCAB, embedder=embedder).ground(program)
-    assert [(m.word, m.term, m.method) for m in grounding.mappings] == [("mug", "cup", "embedding"), ("colour", "color", "embedding")]
+    assert [(m.word, m.term, m.method) for m in grounding.mappings] == [
+        ("mug", "cup", "embedding"),
+        ("colour", "color", "embedding"),
+    ]
     assert all(m.score >= 0.55 for m in grounding.mappings)
 
 

@@ -52,7 +52,9 @@ class LlamaCppBackend:
         self.n_ctx = n_ctx
         self.n_threads = n_threads or _threads()
         self.prompt_lookup = prompt_lookup
-        self.chat = LOCAL_MODELS[model].chat if chat is None and model in LOCAL_MODELS else (chat if chat is not None else True)
+        self.chat = (
+            LOCAL_MODELS[model].chat if chat is None and model in LOCAL_MODELS else (chat if chat is not None else True)
+        )
         self._llama = None
         self._grammars: dict[str, object] = {}
         self._lock = threading.Lock()  # one llama context serves one request at a time
@@ -63,12 +65,19 @@ class LlamaCppBackend:
                 from llama_cpp import Llama
                 from llama_cpp.llama_speculative import LlamaPromptLookupDecoding
             except ImportError as exc:
-                raise BackendError("llama-cpp-python is not installed: run `make install` (scripts/install_llm.sh)") from exc
+                raise BackendError(
+                    "llama-cpp-python is not installed: run `make install` (scripts/install_llm.sh)"
+                ) from exc
             path = model_path(self.model)
             draft = LlamaPromptLookupDecoding(num_pred_tokens=8) if self.prompt_lookup else None
             self._llama = Llama(
-                model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, n_threads_batch=self.n_threads,
-                draft_model=draft, verbose=False, seed=0,
+                model_path=str(path),
+                n_ctx=self.n_ctx,
+                n_threads=self.n_threads,
+                n_threads_batch=self.n_threads,
+                draft_model=draft,
+                verbose=False,
+                seed=0,
             )
             # Free the model before interpreter shutdown tears down llama_cpp's module globals,
             # which otherwise makes Llama.__del__ print an ignored TypeError at exit.
@@ -94,8 +103,11 @@ class LlamaCppBackend:
             llama = self._load()
             grammar = self._grammar(request.grammar) if request.grammar else None
             options = dict(
-                max_tokens=request.max_tokens, temperature=request.temperature, seed=request.seed + request.sample,
-                stop=list(request.stop) or None, grammar=grammar,
+                max_tokens=request.max_tokens,
+                temperature=request.temperature,
+                seed=request.seed + request.sample,
+                stop=list(request.stop) or None,
+                grammar=grammar,
             )
             if request.temperature == 0.0:
                 options["top_k"] = 1

