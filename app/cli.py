@@ -6,15 +6,15 @@ import os
 
 import typer
 
-from app.commands.convert import convert_command
 from app.commands.answer import answer_command
+from app.commands.bank import bank_app
+from app.commands.convert import convert_command
 from app.commands.demo import demo_command
 from app.commands.evaluate import evaluate_command
 from app.commands.interpret import interpret_command
 from app.commands.serve import serve_command
 from app.commands.solve import solve_command
 from app.commands.translate import translate_command
-from app.commands.bank import bank_app
 
 cli = typer.Typer(
     name="aspvqa",

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import os
 import tomllib
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from pydantic import Field, ValidationError, field_validator

@@ -42,10 +42,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from evaluation.splits import split_questions  # noqa: E402
+from theory.cache import cache_dir  # noqa: E402
 from theory.equivalence import equivalent  # noqa: E402
 from theory.flat import format_flat, parse_flat  # noqa: E402
 from theory.program import ProgramError  # noqa: E402
-from theory.cache import cache_dir  # noqa: E402
 from translators.backends.registry import get_backend  # noqa: E402
 from translators.bank import Example, ExampleBank, legacy_bank, load_bank, save_bank  # noqa: E402
 from translators.bundled import default_bank  # noqa: E402

@@ -14,8 +14,9 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
 
 from tqdm import tqdm
 

@@ -31,8 +31,9 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from scene.scene_graph import GraphObject, default_attributes, graph_objects
 from scene.taxonomy import AttributeCategories, Taxonomy, WordNetTaxonomy, default_taxonomy

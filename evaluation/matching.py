@@ -18,9 +18,10 @@ Example:
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from evaluation.interpreter import sanitise_answer
 from scene.wordnet import lemma_key, load_wordnet

@@ -6,7 +6,8 @@ Lives in `evaluation` (not `scene`) because it needs the GQA converter from `tra
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from scene.concepts import Concepts, Taxonomy, concepts_from_program
 from translators.gqa_program import gqa_to_program

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from evaluation.interpreter import sanitise_answer
 from evaluation.records import KS, ResultRecord

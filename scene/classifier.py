@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, MutableMapping, Protocol, Sequence
+from typing import Any, Protocol
 
 from scene.concepts import RelationQuery
 from scene.detector import Box, Detection, pooled_output

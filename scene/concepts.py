@@ -14,8 +14,8 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
 
 from scene.taxonomy import Taxonomy
 from theory.operations import OTHER_CATEGORY, STRUCTURAL_CATEGORIES
@@ -51,7 +51,7 @@ class Concepts:
         """Add values to an attribute category."""
         self.attributes[category] = frozenset(self.attributes.get(category, frozenset()) | set(values))
 
-    def merge(self, other: "Concepts") -> "Concepts":
+    def merge(self, other: Concepts) -> Concepts:
         """The union of two concept sets (several questions about one image)."""
         out = Concepts(
             set(self.classes | other.classes), {}, dict(self.attributes), set(self.relations | other.relations)

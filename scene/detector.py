@@ -13,12 +13,13 @@ Example:
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable, MutableMapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, MutableMapping, Protocol, Sequence
+from typing import Any, Protocol
 
-from scene.taxonomy import Taxonomy
 from scene.models import LoadedModel
 from scene.positions import third
+from scene.taxonomy import Taxonomy
 from theory.scene_facts import asp_constant
 
 
@@ -39,7 +40,7 @@ class Box:
     def center(self) -> tuple[float, float]:
         return ((self.x0 + self.x1) / 2, (self.y0 + self.y1) / 2)
 
-    def iou(self, other: "Box") -> float:
+    def iou(self, other: Box) -> float:
         """Intersection over union."""
         w = min(self.x1, other.x1) - max(self.x0, other.x0)
         h = min(self.y1, other.y1) - max(self.y0, other.y0)
@@ -47,7 +48,7 @@ class Box:
         union = self.area + other.area - inter
         return inter / union if union > 0 else 0.0
 
-    def union(self, other: "Box") -> "Box":
+    def union(self, other: Box) -> Box:
         """The smallest box holding both."""
         return Box(min(self.x0, other.x0), min(self.y0, other.y0), max(self.x1, other.x1), max(self.y1, other.y1))
 

@@ -20,9 +20,10 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from scene.positions import third
 from scene.taxonomy import (

@@ -181,7 +181,7 @@ class CuratedTaxonomy:
         self._attribute_index = _invert(self.attributes)
 
     @classmethod
-    def from_dir(cls, path: str | Path) -> "CuratedTaxonomy":
+    def from_dir(cls, path: str | Path) -> CuratedTaxonomy:
         """Read ``gqa_all_class.json`` (required) and ``gqa_all_attribute.json`` (optional) from `path`."""
         folder = Path(path)
         class_file = folder / CLASS_FILE
@@ -191,7 +191,7 @@ class CuratedTaxonomy:
         return cls.from_files(class_file, attribute_file if attribute_file.is_file() else None)
 
     @classmethod
-    def from_files(cls, class_file: str | Path, attribute_file: str | Path | None = None) -> "CuratedTaxonomy":
+    def from_files(cls, class_file: str | Path, attribute_file: str | Path | None = None) -> CuratedTaxonomy:
         """Read a category -> classes file and optionally an attribute-type -> values file."""
         classes = _read_mapping(Path(class_file))
         attributes = _read_mapping(Path(attribute_file)) if attribute_file is not None else {}
@@ -214,7 +214,7 @@ class CuratedTaxonomy:
         name, category = _words(name), _words(category)
         return name == category or category in self._category_index.get(name, frozenset())
 
-    def attribute_categories(self) -> "CuratedAttributes | None":
+    def attribute_categories(self) -> CuratedAttributes | None:
         """The attribute-type mapping of the attribute file, or None when there was none."""
         return CuratedAttributes(self._attribute_index) if self.attributes else None
 
@@ -346,6 +346,6 @@ def default_taxonomy() -> WordNetTaxonomy:
     return WordNetTaxonomy()
 
 
-def load_taxonomy(taxonomy_dir: str | Path | None = None) -> "CuratedTaxonomy | WordNetTaxonomy":
+def load_taxonomy(taxonomy_dir: str | Path | None = None) -> CuratedTaxonomy | WordNetTaxonomy:
     """The curated taxonomy in `taxonomy_dir` (GQA's class/attribute files), else the shared WordNet one."""
     return CuratedTaxonomy.from_dir(taxonomy_dir) if taxonomy_dir else default_taxonomy()

@@ -15,8 +15,8 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 from scene.classifier import AttributeKey, RelationKey
 from scene.detector import Detection

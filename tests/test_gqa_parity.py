@@ -20,10 +20,10 @@ from evaluation.interpreter import (
 from scene.scene_graph import program_constants, scene_graph_facts
 from scene.taxonomy import CuratedTaxonomy, HeuristicAttributes, WordNetTaxonomy
 from scene.wordnet import wordnet_available
+from tests.support import GQA_DIR
 from theory import SolveStatus, format_flat, parse_flat, solve
 from theory.scene_facts import asp_constant
 from translators.gqa_program import gqa_to_program
-from tests.support import GQA_DIR
 
 GRAPHS = GQA_DIR / "scene_graphs" / "val_sceneGraphs_sample.json"
 QUESTIONS = json.loads((Path(__file__).parent / "data" / "gqa_questions.json").read_text())

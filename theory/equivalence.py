@@ -110,7 +110,7 @@ class Outcome:
     answers: tuple[str, ...]
 
     @classmethod
-    def of(cls, result: SolveResult) -> "Outcome":
+    def of(cls, result: SolveResult) -> Outcome:
         return cls(result.status.value, tuple(sorted(a.answer for a in result.answers)))
 
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from theory.flat import format_argument
 from theory.operations import ARGUMENT_CHOICES, OPERATIONS, Kind
@@ -67,7 +67,7 @@ class Call:
     """``operation(item, ...)`` as written."""
 
     operation: str
-    items: tuple["Call | Atom", ...]
+    items: tuple[Call | Atom, ...]
     offset: int
     close_offset: int
 

@@ -17,7 +17,6 @@ from theory.nested import format_nested, parse_nested
 from theory.postprocess import clean_model_output
 from theory.program import Program
 
-
 # The textual syntaxes, declared once; the enum below and every model field take them from here.
 TextRepresentation = Literal["flat", "nested", "code"]
 TEXT_REPRESENTATIONS: tuple[str, ...] = get_args(TextRepresentation)

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import math
 import re
-from functools import lru_cache
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from functools import lru_cache
 
 import clingo
 
@@ -123,7 +123,7 @@ class SceneFacts:
         return "\n".join(lines)
 
     @classmethod
-    def from_asp(cls, text: str) -> "SceneFacts":
+    def from_asp(cls, text: str) -> SceneFacts:
         """Read a scene written as ASP; anything but scene facts, choices and weak constraints is refused."""
         data = parse_data(text, what="scene", allow_choices=True, allowed=SCENE_PREDICATES)
         scene = cls(facts=[f.symbol for f in data.facts])

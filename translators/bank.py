@@ -103,16 +103,16 @@ class ExampleBank:
         return self._fingerprint
 
     @cached_property
-    def with_semantic(self) -> "ExampleBank":
+    def with_semantic(self) -> ExampleBank:
         """The examples that carry a GQA semantic program (the only ones the GQA form can show)."""
         return ExampleBank([e for e in self.examples if e.semantic])
 
-    def merged(self, other: "ExampleBank") -> "ExampleBank":
+    def merged(self, other: ExampleBank) -> ExampleBank:
         """This bank followed by the examples of `other` whose ids are new."""
         extra = [e for e in other.examples if e.id not in self._by_id]
         return ExampleBank([*self.examples, *extra])
 
-    def without(self, ids: Iterable[str]) -> "ExampleBank":
+    def without(self, ids: Iterable[str]) -> ExampleBank:
         """A copy without the examples whose ids are given."""
         drop = set(ids)
         return ExampleBank([e for e in self.examples if e.id not in drop])

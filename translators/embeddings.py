@@ -10,9 +10,10 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 

@@ -37,7 +37,6 @@ from theory.operations import OPERATIONS, OTHER_CATEGORY, Kind
 from theory.program import Program, ProgramError, ProgramValidationError, Step
 from theory.scene_facts import asp_constant
 
-
 # GQA's spelling: object ids after arguments ("snow (823324)"), negated values ("not(red)"),
 # relation positions ("s"/"o") and category aliases; the interpreter and the prompts read them too.
 GQA_OBJECT_IDS = re.compile(r"\s*\((?:-|[0-9][0-9,\s]*)\)\s*$")

@@ -25,7 +25,6 @@ from translators.gqa_program import GQA_OBJECT_IDS
 from translators.ontology import OTHER_CATEGORY, Ontology
 from translators.options import REPRESENTATIONS
 
-
 _SYNTAX = {
     "flat": (
         "Write the program in flat ASP: one fact per step, op(ID, INPUT_IDS..., ARGUMENTS...). "

@@ -132,7 +132,7 @@ class Translation:
         return record
 
     @classmethod
-    def from_json(cls, record: dict[str, Any]) -> "Translation":
+    def from_json(cls, record: dict[str, Any]) -> Translation:
         """Rebuild a cached translation."""
         from theory.flat import parse_flat
 

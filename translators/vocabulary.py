@@ -67,7 +67,7 @@ class Vocabulary:
         return word in self.terms(role, category)
 
     @classmethod
-    def from_gqa_metadata(cls, folder: str | Path) -> "Vocabulary":
+    def from_gqa_metadata(cls, folder: str | Path) -> Vocabulary:
         """Read GQA's taxonomy files (gqa_all_class.json, gqa_all_attribute.json, gqa_relation.json)."""
         folder = Path(folder)
         class_data = json.loads((folder / "gqa_all_class.json").read_text(encoding="utf-8"))

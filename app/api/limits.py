@@ -7,7 +7,8 @@ Content-Length, which Starlette's request objects only see after buffering every
 from __future__ import annotations
 
 import json
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from starlette.exceptions import HTTPException
 

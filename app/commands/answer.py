@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -33,14 +33,14 @@ def load_scene_graph(path: str, image_id: str | None) -> dict:
 
 
 def answer_command(
-    question: Annotated[Optional[str], typer.Option("--question", "-q", help="The question in English.")] = None,
-    image: Annotated[Optional[Path], typer.Option("--image", help="An image file (JPEG, PNG, WebP).")] = None,
-    scene_graph: Annotated[Optional[str], typer.Option("--scene-graph", help="GQA scene graph JSON file.")] = None,
-    image_id: Annotated[Optional[str], typer.Option("--image-id", help="Which image of the scene graph file.")] = None,
-    scene: Annotated[Optional[str], typer.Option("--scene", help="Scene facts file in ASP.")] = None,
-    program: Annotated[Optional[str], typer.Option("--program", help="A program file (skips translation).")] = None,
+    question: Annotated[str | None, typer.Option("--question", "-q", help="The question in English.")] = None,
+    image: Annotated[Path | None, typer.Option("--image", help="An image file (JPEG, PNG, WebP).")] = None,
+    scene_graph: Annotated[str | None, typer.Option("--scene-graph", help="GQA scene graph JSON file.")] = None,
+    image_id: Annotated[str | None, typer.Option("--image-id", help="Which image of the scene graph file.")] = None,
+    scene: Annotated[str | None, typer.Option("--scene", help="Scene facts file in ASP.")] = None,
+    program: Annotated[str | None, typer.Option("--program", help="A program file (skips translation).")] = None,
     representation: Annotated[
-        Optional[str], typer.Option("--repr", help="Syntax of --program: flat, nested or code.")
+        str | None, typer.Option("--repr", help="Syntax of --program: flat, nested or code.")
     ] = None,
     top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=50)] = 5,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,

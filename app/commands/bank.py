@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from tqdm import tqdm
@@ -21,7 +21,7 @@ def build_command(
     questions: Annotated[Path, typer.Option("--questions", help="GQA questions JSON (dict id -> record, or a list).")],
     out: Annotated[Path, typer.Option("--out", help="Output folder (bank.jsonl and its embedding index).")],
     attributes: Annotated[
-        Optional[Path],
+        Path | None,
         typer.Option("--attributes", help="GQA attribute taxonomy (gqa_all_attribute.json) for bare verify/choose."),
     ] = None,
     index: Annotated[bool, typer.Option("--index/--no-index", help="Compute the sentence-embedding index.")] = True,
@@ -84,7 +84,7 @@ def build_command(
 @bank_app.command("generate")
 def generate_command(
     ontology: Annotated[
-        Optional[Path],
+        Path | None,
         typer.Option("--ontology", help="Folder with GQA's taxonomy files; default: the bundled ontology."),
     ] = None,
     per_template: Annotated[
@@ -106,7 +106,6 @@ def generate_command(
     if index:
         from translators.embeddings import load_embedder
         from translators.retrieval import Retriever
-
         from translators.templating import Templater
 
         retriever = Retriever(bank, load_embedder(), templater=Templater(chosen))

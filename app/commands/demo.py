@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from importlib import resources
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -16,9 +16,7 @@ from app.pipeline import Pipeline, PipelineError
 
 def demo_command(
     top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=20, help="Answers per question.")] = 3,
-    llm: Annotated[
-        Optional[str], typer.Option("--llm", help="Language model (default: the bundled local model).")
-    ] = None,
+    llm: Annotated[str | None, typer.Option("--llm", help="Language model (default: the bundled local model).")] = None,
 ) -> None:
     """Translate the demo questions, answer them on the demo scenes, print answers and programs."""
     folder = resources.files("app") / "data" / "demo"

@@ -8,9 +8,10 @@ in each worker process.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Optional, Sequence
+from typing import Annotated, Any
 
 import typer
 
@@ -22,11 +23,11 @@ from evaluation.job import (
     NEEDS_IMAGE,
     SETTINGS,
     TRANSLATED,
-    RunParts,
     Evaluator,
     EvaluatorConfig,
     JobError,
     Run,
+    RunParts,
     load_questions,
     run_job,
     run_name,
@@ -99,35 +100,33 @@ def evaluate_command(
     questions: Annotated[str, typer.Option("--questions", "-q", help="GQA questions JSON file.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder: results.jsonl, job.json, the report.")],
     settings: Annotated[
-        Optional[str], typer.Option("--settings", "-s", help=f"Comma-separated settings: {', '.join(SETTINGS)}.")
+        str | None, typer.Option("--settings", "-s", help=f"Comma-separated settings: {', '.join(SETTINGS)}.")
     ] = None,
     scene_graphs: Annotated[
-        Optional[str], typer.Option("--scene-graphs", "-g", help="GQA scene graphs JSON file.")
+        str | None, typer.Option("--scene-graphs", "-g", help="GQA scene graphs JSON file.")
     ] = None,
-    images: Annotated[Optional[str], typer.Option("--images", help="Folder of images named <imageId>.jpg.")] = None,
+    images: Annotated[str | None, typer.Option("--images", help="Folder of images named <imageId>.jpg.")] = None,
     taxonomy: Annotated[
-        Optional[str], typer.Option("--taxonomy", "-t", help="Folder with gqa_all_class.json / gqa_all_attribute.json.")
+        str | None, typer.Option("--taxonomy", "-t", help="Folder with gqa_all_class.json / gqa_all_attribute.json.")
     ] = None,
     grid: Annotated[
-        Optional[str], typer.Option("--grid", help="Experiment grid file (TOML or JSON) or a bundled grid name.")
+        str | None, typer.Option("--grid", help="Experiment grid file (TOML or JSON) or a bundled grid name.")
     ] = None,
     executor: Annotated[str, typer.Option("--executor", help="local (process pool) or ray.")] = "local",
     workers: Annotated[
-        Optional[int], typer.Option("--workers", "-w", min=1, help="Worker processes (default: all cores).")
+        int | None, typer.Option("--workers", "-w", min=1, help="Worker processes (default: all cores).")
     ] = None,
     ray_address: Annotated[
-        Optional[str], typer.Option("--ray-address", help="Ray cluster address (default: start a local one).")
+        str | None, typer.Option("--ray-address", help="Ray cluster address (default: start a local one).")
     ] = None,
-    llm: Annotated[Optional[str], typer.Option("--llm", help="Language model (see ASPVQA_LLM).")] = None,
-    limit: Annotated[Optional[int], typer.Option("--limit", min=0, help="Only the first N questions.")] = None,
+    llm: Annotated[str | None, typer.Option("--llm", help="Language model (see ASPVQA_LLM).")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=0, help="Only the first N questions.")] = None,
     levels: Annotated[
         int, typer.Option("--levels", min=0, help="Hypernym levels of generous+ matching.")
     ] = DEFAULT_HYPERNYM_LEVELS,
-    choices: Annotated[
-        Optional[str], typer.Option("--choices", help="GQA choices file (validity, plausibility).")
-    ] = None,
+    choices: Annotated[str | None, typer.Option("--choices", help="GQA choices file (validity, plausibility).")] = None,
     record: Annotated[
-        Optional[str], typer.Option("--record", help="Save the model outputs to a replay file (one worker).")
+        str | None, typer.Option("--record", help="Save the model outputs to a replay file (one worker).")
     ] = None,
     report: Annotated[bool, typer.Option("--report/--no-report", help="Write the report when the job ends.")] = True,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar on stderr.")] = True,

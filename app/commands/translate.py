@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -54,9 +54,9 @@ def _grounder(folder: Path):  # noqa: ANN202 - translators.vocabulary.Grounder
 
 
 def translate_command(
-    question: Annotated[Optional[str], typer.Option("--question", "-q", help="One question.")] = None,
+    question: Annotated[str | None, typer.Option("--question", "-q", help="One question.")] = None,
     questions: Annotated[
-        Optional[Path],
+        Path | None,
         typer.Option(
             "--questions", help="A GQA questions JSON, or JSON Lines of {questionId, question}; JSON Lines out."
         ),
@@ -77,7 +77,7 @@ def translate_command(
         ),
     ] = DEFAULT_LOCAL_MODEL,
     bank: Annotated[
-        Optional[Path], typer.Option("--bank", help="Example bank (JSON Lines); default: the bundled bank.")
+        Path | None, typer.Option("--bank", help="Example bank (JSON Lines); default: the bundled bank.")
     ] = None,
     prompt: Annotated[str, typer.Option("--prompt", help="Prompt version.")] = DEFAULT_PROMPT,
     constrained: Annotated[
@@ -91,9 +91,9 @@ def translate_command(
         int, typer.Option("--samples", min=1, max=16, help="Self-consistency samples (use with --temperature).")
     ] = 1,
     temperature: Annotated[float, typer.Option("--temperature", min=0.0, max=2.0)] = 0.0,
-    cache: Annotated[Optional[Path], typer.Option("--cache", help="SQLite translation cache file.")] = None,
+    cache: Annotated[Path | None, typer.Option("--cache", help="SQLite translation cache file.")] = None,
     vocabulary: Annotated[
-        Optional[Path],
+        Path | None,
         typer.Option(
             "--vocabulary",
             help="Folder with gqa_all_class.json, gqa_all_attribute.json, gqa_relation.json: "
@@ -107,7 +107,7 @@ def translate_command(
         ),
     ] = True,
     ontology: Annotated[
-        Optional[Path],
+        Path | None,
         typer.Option(
             "--ontology", help="Folder with GQA's taxonomy files for --schema; default: the bundled ontology."
         ),

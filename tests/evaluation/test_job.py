@@ -13,11 +13,11 @@ import pytest
 from evaluation.executors import LocalExecutor
 from evaluation.job import (
     RESULTS_FILE,
-    RunParts,
     Evaluator,
     EvaluatorConfig,
     JobError,
     Run,
+    RunParts,
     Task,
     load_questions,
     plan,

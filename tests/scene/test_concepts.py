@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from theory.operations import OTHER_CATEGORY
 from scene.concepts import Concepts, RelationQuery, concepts_from_program
-from theory.flat import parse_flat
-from theory.program import Program, Step
 from tests.support import GQA_DIR, DictTaxonomy
-
+from theory.flat import parse_flat
+from theory.operations import OTHER_CATEGORY
+from theory.program import Program, Step
 
 TAXONOMY = DictTaxonomy({"furniture": {"sofa", "table", "chair"}, "animal": {"dog", "cat"}})
 COLORS = {"color": ["red", "blue", "dark blue"], "material": ["wood", "metal"]}

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from scene.positions import third
 from scene.detector import Box, DetectorSettings, make_detection, merge_queries, nms
+from scene.positions import third
 from tests.support import GQA_DIR, DictTaxonomy
 
 IMAGES = sorted((GQA_DIR / "images").glob("*.jpg")) if (GQA_DIR / "images").is_dir() else []
@@ -72,10 +72,10 @@ def test_unrelated_classes_of_one_box_become_alternatives() -> None:
 @pytest.fixture(scope="module")
 def detector():  # type: ignore[no-untyped-def]
     pytest.importorskip("transformers")
+    import tempfile
+
     from scene.detector import OwlViTDetector
     from scene.models import load_detector, write_tiny_models
-
-    import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
         detector_dir, _ = write_tiny_models(tmp)

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Mapping, MutableMapping, Sequence
+from typing import Any
 
 import pytest
 
 from scene.concepts import RelationQuery, concepts_from_program
 from scene.detector import Box, Detection
 from scene.image_scene import ImageSceneBuilder
+from tests.support import GQA_DIR
 from theory import SceneFacts, SolveStatus, solve
 from theory.flat import parse_flat
-from tests.support import GQA_DIR
 
 IMAGES = sorted((GQA_DIR / "images").glob("*.jpg")) if (GQA_DIR / "images").is_dir() else []
 COLORS = {"color": ["red", "blue", "green"]}

@@ -12,8 +12,8 @@ from scene.positions import third
 from scene.scene_graph import SceneGraphError, graph_objects, program_constants, scene_graph_facts
 from scene.taxonomy import CuratedAttributes, CuratedTaxonomy
 from scene.wordnet import wordnet_available
-from theory import SceneFacts, parse_flat, solve
 from tests.support import GQA_DIR
+from theory import SceneFacts, parse_flat, solve
 
 GRAPHS = GQA_DIR / "scene_graphs" / "val_sceneGraphs_sample.json"
 needs_gqa = pytest.mark.skipif(not GRAPHS.is_file(), reason=f"GQA scene graphs not in {GRAPHS.parent}")

@@ -6,10 +6,10 @@ import random
 
 from hypothesis import given, settings
 
+from tests.theory.test_representations import programs
 from theory.canonical import canonical, same_program
 from theory.flat import format_flat, parse_flat
 from theory.program import Program, Step
-from tests.theory.test_representations import programs
 
 
 def test_renumbers_from_zero_in_post_order():

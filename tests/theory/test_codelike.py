@@ -6,12 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.theory.test_representations import programs
 from theory.canonical import canonical
 from theory.codelike import format_code, parse_code
 from theory.flat import parse_flat
 from theory.nested import parse_nested
 from theory.program import ProgramSyntaxError
-from tests.theory.test_representations import programs
 
 
 def test_no_variables_without_sharing():

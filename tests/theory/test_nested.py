@@ -6,11 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.theory.test_representations import programs
 from theory.canonical import canonical
 from theory.flat import format_flat, parse_flat
 from theory.nested import MAX_DEPTH, format_nested, parse_nested
 from theory.program import ProgramSyntaxError
-from tests.theory.test_representations import programs
 
 
 def test_parses_into_steps_in_post_order():

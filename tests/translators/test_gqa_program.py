@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from tests.support import GQA_DIR
 from theory.canonical import canonical
 from theory.codelike import format_code, parse_code
 from theory.flat import format_flat, parse_flat
@@ -21,7 +22,6 @@ from translators.gqa_program import (
     gqa_to_program,
     load_attribute_categories,
 )
-from tests.support import GQA_DIR
 
 needs_gqa = pytest.mark.skipif(not GQA_DIR.is_dir(), reason=f"GQA sample data not found at {GQA_DIR}")
 

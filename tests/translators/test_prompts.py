@@ -2,6 +2,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from theory.program import ProgramSyntaxError
 from theory.representations import parse_program
 from translators.prompts import (
     PROMPTS,
@@ -11,7 +12,6 @@ from translators.prompts import (
     parse_gqa,
     render_program,
 )
-from theory.program import ProgramSyntaxError
 
 _WORDS = st.text(alphabet="abcdefghij ,_", min_size=1, max_size=12).map(str.strip).filter(bool)
 

@@ -32,7 +32,7 @@ class ReplayBackend:
         self._calls: dict[tuple[str, str | None], int] = defaultdict(int)
 
     @classmethod
-    def from_file(cls, path: str | Path) -> "ReplayBackend":
+    def from_file(cls, path: str | Path) -> ReplayBackend:
         """Load a JSON Lines recording."""
         recordings: dict[tuple[str, str | None], list[str]] = {}
         for line in Path(path).read_text(encoding="utf-8").splitlines():

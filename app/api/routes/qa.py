@@ -57,7 +57,7 @@ async def _within(seconds: float, what: str, fn: Any, *args: Any, **kwargs: Any)
     # The work runs in a worker thread so the event loop keeps serving other requests.
     try:
         return await asyncio.wait_for(run_in_threadpool(fn, *args, **kwargs), timeout=seconds)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         raise PipelineError("timeout", f"{what} took longer than {seconds:g} s") from None
 
 
