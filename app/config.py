@@ -51,7 +51,8 @@ class Settings(BaseSettings, TranslationOptions):
     )
     ontology_dir: str | None = Field(
         None,
-        description="folder with gqa_all_class.json, gqa_all_attribute.json, gqa_relation.json; default: the bundled ontology",
+        description="folder with gqa_all_class.json, gqa_all_attribute.json, gqa_relation.json; "
+        "default: the bundled ontology",
     )
 
     # Scene from an image.

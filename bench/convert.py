@@ -61,11 +61,16 @@ def main() -> None:
     rows.append(("canonical", timed(programs, canonical)))
     for representation in Representation:
         texts = [format_program(p, representation) for p in programs]
-        rows.append((f"format {representation.value}", timed(programs, lambda p: format_program(p, representation))))
-        rows.append((f"parse {representation.value}", timed(texts, lambda t: parse_program(t, representation))))
+        rows.append(
+            (f"format {representation.value}", timed(programs, lambda p, r=representation: format_program(p, r)))
+        )
+        rows.append((f"parse {representation.value}", timed(texts, lambda t, r=representation: parse_program(t, r))))
         raw = [f"```\n{t}\n```\nQuestion: Is there a cat?\n{t}" for t in texts]
         rows.append(
-            (f"clean {representation.value} output", timed(raw, lambda r: clean_model_output(r, representation)))
+            (
+                f"clean {representation.value} output",
+                timed(raw, lambda text, r=representation: clean_model_output(text, r)),
+            )
         )
     print(f"{len(programs)} programs ({source}), best of {REPEATS}")
     print(f"{'stage':24} {'programs/s':>12} {'us/program':>11}")

@@ -12,7 +12,7 @@ from typing import Any
 from evaluation.interpreter import Interpreter, InterpreterFailure, Scene, sanitise_answer
 from evaluation.matching import DEFAULT_HYPERNYM_LEVELS, Matcher
 from evaluation.questions import JobError, Question
-from evaluation.records import KS, Failure, FailureCategory, Outcome
+from evaluation.records import KS, Failure, FailureCategory, SettingOutcome
 from evaluation.runs import RunParts
 from scene.scene_graph import SceneGraphError, default_attributes, program_constants, scene_graph_facts
 from scene.taxonomy import AttributeCategories, load_taxonomy
@@ -142,7 +142,7 @@ class Context:
 
     def answer(
         self, question: Question, program: Program, scene: SceneFacts, wrong: Callable[[], Failure | None]
-    ) -> Outcome:
+    ) -> SettingOutcome:
         """Solve `program` on `scene` and score the answers; `wrong()` says why a wrong answer is wrong."""
         result = solve(program, scene, top_k=self.config.top_k, limits=self.limits)
         answers = [sanitise_answer(a.answer) for a in result.answers]
@@ -150,13 +150,13 @@ class Context:
         if result.status not in (SolveStatus.OK, SolveStatus.NO_ANSWER):
             category: FailureCategory = "formulation" if result.status is SolveStatus.INVALID_PROGRAM else "solver"
             failure = Failure(category, result.status.value, result.message)
-            return Outcome(
+            return SettingOutcome(
                 "failed", answers, self.scores([], question.answer), False, failure, program=flat, solver=solver
             )
         scores = self.scores(answers, question.answer)
         correct = bool(scores and scores["strict@1"])
         wrong_answer = None if correct or question.answer is None else wrong()
-        return Outcome(
+        return SettingOutcome(
             "answered" if answers else "no_answer", answers, scores, correct, wrong_answer, program=flat, solver=solver
         )
 

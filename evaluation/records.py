@@ -48,7 +48,7 @@ class Failure:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class SettingOutcome:
     """What a setting computes for one question (the record without the question's fields)."""
 
     status: Status

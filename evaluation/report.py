@@ -186,6 +186,10 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+def _cell(entry: Mapping[str, Any]) -> str:
+    return f"{_fmt(entry['accuracy'])} ({entry['n']})"
+
+
 def _table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(_fmt(c) for c in row) + " |" for row in rows]
@@ -253,7 +257,7 @@ def markdown(summary: Mapping[str, Any], title: str = "Evaluation report") -> st
             ["run", "setting", *kinds],
             [
                 [t["run"], t["setting"], *(
-                    f"{_fmt(t['by_type'][field][k]['accuracy'])} ({t['by_type'][field][k]['n']})" if k in t["by_type"][field] else "–"
+                    _cell(t["by_type"][field][k]) if k in t["by_type"][field] else "–"
                     for k in kinds)]
                 for t in tables
             ],

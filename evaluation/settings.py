@@ -1,4 +1,4 @@
-"""The evaluation settings: a registry of name -> one function from a `Case` to an `Outcome`.
+"""The evaluation settings: a registry of name -> one function from a `Case` to an `SettingOutcome`.
 
 - ``oracle``: the GQA interpreter on the question's GQA program and scene graph (the answerability
   filter: a question counts as answerable when the interpreter reproduces the gold answer);
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from evaluation.context import Case, OracleVerdict
 from evaluation.oracle import concepts_from_gqa
-from evaluation.records import Failure, FailureCategory, Outcome
+from evaluation.records import Failure, FailureCategory, SettingOutcome
 from evaluation.runs import REFERENCE_RUN, Run
 from scene.concepts import concepts_from_program
 from scene.scene_graph import SceneGraphError
@@ -36,7 +36,7 @@ from theory.solver import solve
 class Setting:
     """One way of answering a question, and what it needs."""
 
-    compute: Callable[[Case], Outcome]
+    compute: Callable[[Case], SettingOutcome]
     translated: bool = False  # reads the run's translation (so one result per run, not per job)
     needs_graph: bool = False
     needs_image: bool = False
@@ -45,17 +45,17 @@ class Setting:
 # -- shared steps ----------------------------------------------------------------------------
 
 
-def skipped(kind: str, message: str) -> Outcome:
+def skipped(kind: str, message: str) -> SettingOutcome:
     """A question the setting cannot try: its scene graph or image is missing."""
-    return Outcome("skipped", failure=Failure("input", kind, message))
+    return SettingOutcome("skipped", failure=Failure("input", kind, message))
 
 
 def failed(
     case: Case, category: FailureCategory, kind: str, message: str | None, program: str | None = None
-) -> Outcome:
+) -> SettingOutcome:
     """A question that got no answer."""
     scores = case.context.scores([], case.question.answer)
-    return Outcome("failed", scores=scores, failure=Failure(category, kind, message), program=program)
+    return SettingOutcome("failed", scores=scores, failure=Failure(category, kind, message), program=program)
 
 
 def dataset_failure(verdict: OracleVerdict) -> Failure | None:
@@ -65,11 +65,11 @@ def dataset_failure(verdict: OracleVerdict) -> Failure | None:
     return None
 
 
-def no_graph(case: Case) -> Outcome:
+def no_graph(case: Case) -> SettingOutcome:
     return skipped("MissingSceneGraph", f"no scene graph for image {case.question.image_id}")
 
 
-def on_true_scene(case: Case, program: Program, failure: Failure) -> Outcome:
+def on_true_scene(case: Case, program: Program, failure: Failure) -> SettingOutcome:
     """Solve on the perfect-information scene; a wrong answer is a dataset error or `failure`."""
     try:
         scene = case.context.true_scene(case.question, program)
@@ -86,7 +86,7 @@ WRONG_ON_TRUE_SCENE = Failure(
 # -- the settings ----------------------------------------------------------------------------
 
 
-def oracle(case: Case) -> Outcome:
+def oracle(case: Case) -> SettingOutcome:
     verdict, gold = case.verdict, case.question.answer
     if verdict.answerable is None and verdict.answer is None:
         return skipped(verdict.failure or "MissingSceneGraph", verdict.message or "")
@@ -94,10 +94,10 @@ def oracle(case: Case) -> Outcome:
     scores = case.context.scores(answers, gold)
     correct = bool(scores and scores["strict@1"])
     failure = None if correct or gold is None else dataset_failure(verdict)
-    return Outcome("answered" if answers else "failed", answers, scores, correct, failure)
+    return SettingOutcome("answered" if answers else "failed", answers, scores, correct, failure)
 
 
-def asp_oracle(case: Case) -> Outcome:
+def asp_oracle(case: Case) -> SettingOutcome:
     if case.context.graph(case.question) is None:
         return no_graph(case)
     try:
@@ -108,7 +108,7 @@ def asp_oracle(case: Case) -> Outcome:
     return on_true_scene(case, program, failure)
 
 
-def isolated(case: Case) -> Outcome:
+def isolated(case: Case) -> SettingOutcome:
     if case.context.graph(case.question) is None:
         return no_graph(case)
     if case.program is None:
@@ -116,7 +116,7 @@ def isolated(case: Case) -> Outcome:
     return on_true_scene(case, case.program, WRONG_ON_TRUE_SCENE)
 
 
-def _on_image(case: Case, blind: bool) -> Outcome:
+def _on_image(case: Case, blind: bool) -> SettingOutcome:
     q, context = case.question, case.context
     image = context.image_path(q)
     if image is None:
@@ -156,37 +156,39 @@ def _on_image(case: Case, blind: bool) -> Outcome:
     return context.answer(q, program, scene, wrong)
 
 
-def pipeline(case: Case) -> Outcome:
+def pipeline(case: Case) -> SettingOutcome:
     return _on_image(case, blind=False)
 
 
-def pipeline_blind(case: Case) -> Outcome:
+def pipeline_blind(case: Case) -> SettingOutcome:
     return _on_image(case, blind=True)
 
 
-def translation(case: Case) -> Outcome:
+def translation(case: Case) -> SettingOutcome:
     try:
         reference = case.context.reference(case.question)
     except ProgramError as exc:
-        return Outcome("failed", failure=Failure("dataset", type(exc).__name__, str(exc)))
+        return SettingOutcome("failed", failure=Failure("dataset", type(exc).__name__, str(exc)))
     if case.program is None:
         failure = Failure("formulation", "NoProgram", case.translation_error)
         scores = {"canonical": False, "semantic": False}
-        return Outcome("failed", scores=scores, failure=failure, reference=format_flat(reference))
+        return SettingOutcome("failed", scores=scores, failure=failure, reference=format_flat(reference))
     # `equivalent` compares canonical forms first and says so.
     verdict = equivalent(case.program, reference, scenes=case.context.config.equivalence_scenes)
     mismatch = None if verdict.equivalent else Failure("translation", "NotEquivalent", verdict.message)
     scores = {"canonical": verdict.same_canonical, "semantic": verdict.equivalent}
     program, shown_reference = format_flat(case.program), format_flat(reference)
-    return Outcome("translated", [], scores, verdict.equivalent, mismatch, program=program, reference=shown_reference)
+    return SettingOutcome(
+        "translated", [], scores, verdict.equivalent, mismatch, program=program, reference=shown_reference
+    )
 
 
-def always_yes(case: Case) -> Outcome:
+def always_yes(case: Case) -> SettingOutcome:
     """A floor for the tables: "yes" to every yes/no question, no answer otherwise (reads no scene)."""
     answers = ["yes"] if case.question.types.get("structural") in ("verify", "logical") else []
     scores = case.context.scores(answers, case.question.answer)
     correct = bool(scores and scores["strict@1"])
-    return Outcome("answered" if answers else "no_answer", answers, scores, correct)
+    return SettingOutcome("answered" if answers else "no_answer", answers, scores, correct)
 
 
 SETTINGS: dict[str, Setting] = {

@@ -5,9 +5,10 @@ encoding and the classifier's crop embeddings, so a second question about the sa
 for its new class queries and prompts.
 
 Example:
-    >>> builder = ImageSceneBuilder(OwlViTDetector(load_detector()), ClipClassifier(load_classifier()))  # doctest: +SKIP
-    >>> result = builder.build("images/2375429.jpg", concepts)                                         # doctest: +SKIP
-    >>> solve(program, result.scene)                                                                    # doctest: +SKIP
+    >>> detector, classifier = OwlViTDetector(load_detector()), ClipClassifier(load_classifier())  # doctest: +SKIP
+    >>> builder = ImageSceneBuilder(detector, classifier)                                         # doctest: +SKIP
+    >>> result = builder.build("images/2375429.jpg", concepts)                                    # doctest: +SKIP
+    >>> solve(program, result.scene)                                                               # doctest: +SKIP
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Code-like programs: nested ASP plus variables for results that are used more than once.
 
 Lines ``NAME = expression`` name a step; the last line is the answer expression. On output,
-variables are introduced only for steps read more than once (``scene()`` is always written out) and are called ``var1..varN`` in
-the order they are defined; on input any identifier works, assignments may come in any order,
-and a name may be used before its line (a cycle is an error).
+variables are introduced only for steps read more than once (``scene()`` is always written out)
+and are called ``var1..varN`` in the order they are defined; on input any identifier works,
+assignments may come in any order, and a name may be used before its line (a cycle is an error).
 
 Example:
     >>> text = "v = unique(select(scene(), cup))\\nand(verify_attr(v, color, red), verify_attr(v, size, small))"

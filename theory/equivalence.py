@@ -146,6 +146,11 @@ def equivalent(a: Program, b: Program, scenes: int = 40, seed: int = 0, top_k: i
                 tried,
                 scene=scene,
                 outcomes=(first, second),
-                message=f"answers differ: {list(first.answers) or first.status} vs {list(second.answers) or second.status}",
+                message=f"answers differ: {_shown(first)} vs {_shown(second)}",
             )
     return EquivalenceResult(True, scenes, message=f"no difference on {scenes} scenes")
+
+
+def _shown(result: Outcome) -> object:
+    """The answers of a result, else its status (for messages)."""
+    return list(result.answers) or result.status

@@ -202,7 +202,8 @@ def solve(
             # A Model must not outlive the callback: keep copies of what we need.
             # Without weak constraints every model costs nothing and is optimal.
             cost = tuple(model.cost) or (0,)
-            round_models.append((cost, model.symbols(shown=True), model.optimality_proven or not model.cost))
+            # Called only while this round solves, so the round's list is the right one.
+            round_models.append((cost, model.symbols(shown=True), model.optimality_proven or not model.cost))  # noqa: B023
 
         remaining = deadline - time.perf_counter()
         if remaining <= 0:

@@ -120,7 +120,9 @@ def ontology_from_json(data: dict, source: str = "file") -> Ontology:
     relations = {}
     for entry in data["relations"]:
         name = asp_constant(entry["relation"])
-        side = lambda key: tuple(ANY_GROUP if g == ANY_GROUP else asp_constant(g) for g in entry.get(key, [ANY_GROUP]))  # noqa: E731
+        side = lambda key, entry=entry: tuple(  # noqa: E731
+            ANY_GROUP if g == ANY_GROUP else asp_constant(g) for g in entry.get(key, [ANY_GROUP])
+        )
         relations[name] = Relation(name, side("subject"), side("object"))
     return Ontology(groups, categories, applies, relations, source, _constants(data.get("uncategorised", [])))
 

@@ -151,8 +151,9 @@ class Retriever:
             both = self.embedder.encode([question, self.templater(question)])  # type: ignore[union-attr]
             return np.asarray(both[0], dtype=np.float32), np.asarray(both[1], dtype=np.float32)
         return np.asarray(vector, dtype=np.float32), np.asarray(
-            self.embedder.encode([self.templater(question)])[0], dtype=np.float32
-        )  # type: ignore[union-attr]
+            self.embedder.encode([self.templater(question)])[0],  # type: ignore[union-attr]
+            dtype=np.float32,
+        )
 
     def embedding_scores(self, question: str, vector: np.ndarray | None = None) -> np.ndarray:
         """Similarity of the question with every example (template-weighted with a templater)."""

@@ -101,8 +101,8 @@ def test_isolated_with_recorded_translations_and_resume_by_limit(tmp_path):
 @needs_gqa
 @needs_wordnet
 def test_a_killed_run_resumes_with_the_same_results_and_no_duplicates(tmp_path):
-    command = [sys.executable, "-m", "app", "evaluate", "-q", str(QUESTIONS), "-g", str(GRAPHS), "-s", "oracle,asp-oracle",
-               "-w", "1", "--no-progress", "--no-report", "-o"]  # fmt: skip
+    command = [sys.executable, "-m", "app", "evaluate", "-q", str(QUESTIONS), "-g", str(GRAPHS),
+               "-s", "oracle,asp-oracle", "-w", "1", "--no-progress", "--no-report", "-o"]  # fmt: skip
     killed = tmp_path / "killed"
     process = subprocess.Popen(command + [str(killed)], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     path = killed / "results.jsonl"

@@ -258,7 +258,8 @@ def test_settings_independent_of_the_run_are_planned_once():
     runs = [Run("a", {"examples": 1}), Run("b", {"examples": 2})]
     tasks = plan(REPLAYED[:2], runs, ("oracle", "isolated"), set())
     assert [(t.run.name, t.settings) for t in tasks] == [
-        ("a", ("oracle", "isolated")), ("a", ("oracle", "isolated")), ("b", ("isolated",)), ("b", ("isolated",))]  # fmt: skip
+        ("a", ("oracle", "isolated")), ("a", ("oracle", "isolated")),
+        ("b", ("isolated",)), ("b", ("isolated",))]  # fmt: skip
     done = {("reference", "oracle", REPLAYED[0].id), ("a", "isolated", REPLAYED[0].id)}
     assert plan(REPLAYED[:1], runs[:1], ("oracle", "isolated"), done) == []
 

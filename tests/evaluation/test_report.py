@@ -14,9 +14,11 @@ def answer_row(qid, correct, *, run="r", setting="isolated", answerable=True, ge
     generous = correct if generous is None else generous
     scores = {k: (correct if k.startswith("strict") else generous) for k in SCORE_KEYS}
     return {
-        "run": run, "setting": setting, "questionId": qid, "gold": "yes", "answers": answers or (["yes"] if correct else ["no"]),
+        "run": run, "setting": setting, "questionId": qid, "gold": "yes",
+        "answers": answers or (["yes"] if correct else ["no"]),
         "scores": scores, "correct": correct, "answerable": answerable, "status": status,
-        "failure": None if correct else (failure or {"category": "translation", "kind": "WrongOnTrueScene", "message": ""}),
+        "failure": None if correct
+        else (failure or {"category": "translation", "kind": "WrongOnTrueScene", "message": ""}),
         "types": types or {"structural": "verify", "semantic": "attr"}, "entailed": list(entailed), "seconds": 0.5,
     }  # fmt: skip
 
@@ -25,7 +27,8 @@ def translation_row(qid, canonical, semantic, run="r", program="scene(0). end(0)
     return {
         "run": run, "setting": "translation", "questionId": qid, "gold": "yes", "answers": [], "status": "translated",
         "scores": {"canonical": canonical, "semantic": semantic}, "correct": semantic, "answerable": None,
-        "program": program, "failure": None if semantic else {"category": "translation", "kind": "NotEquivalent", "message": ""},
+        "program": program,
+        "failure": None if semantic else {"category": "translation", "kind": "NotEquivalent", "message": ""},
         "types": {"structural": "query"}, "entailed": [], "seconds": 2.0,
     }  # fmt: skip
 

@@ -70,7 +70,10 @@ words = st.sampled_from(
 @settings(max_examples=60, deadline=None)
 @given(cls=words, category=words, value=words)
 def test_repair_always_gives_a_valid_canonical_program(cls, category, value):
-    text = f"and(exist(filter(select(scene(), {cls}), {category}, {value})), verify_attr(unique(select(scene(), {cls})), {category}, {value}))"
+    text = (
+        f"and(exist(filter(select(scene(), {cls}), {category}, {value})), "
+        f"verify_attr(unique(select(scene(), {cls})), {category}, {value}))"
+    )
     program, _ = repair_program(parse_nested(text), ONTOLOGY)
     assert canonical(program) == program
     again, fixes = repair_program(program, ONTOLOGY)

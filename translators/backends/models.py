@@ -51,7 +51,8 @@ def _qwen_parts() -> list[Path]:
         part = folder / "data" / f"part{index:02d}.bin" if folder else None
         if part is None or not part.exists():
             raise BackendError(
-                f"model qwen2.5-coder-1.5b: part {index} is not installed; {LOCAL_MODELS['qwen2.5-coder-1.5b'].install_hint}"
+                f"model qwen2.5-coder-1.5b: part {index} is not installed; "
+                f"{LOCAL_MODELS['qwen2.5-coder-1.5b'].install_hint}"
             )
         parts.append(part)
     return parts
