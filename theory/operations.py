@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import Literal, get_args
 
 
 class Kind(str, Enum):
@@ -143,6 +144,10 @@ POSITION_VALUES: dict[str, tuple[str, ...]] = {
     "hposition": ("left", "middle", "right"),
     "vposition": ("top", "middle", "bottom"),
 }
+
+# The textual syntaxes of a question program, declared once (theory.representations parses and prints them).
+TextRepresentation = Literal["flat", "nested", "code"]
+TEXT_REPRESENTATIONS: tuple[str, ...] = get_args(TextRepresentation)
 
 # The attribute category of a value whose category is unknown or unnamed (GQA's bare `choose: a|b`).
 OTHER_CATEGORY = "other"

@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from enum import Enum
 
+from theory.operations import TEXT_REPRESENTATIONS
+
 _FENCE = re.compile(r"```[^\n`]*\n?(.*?)(?:```|\Z)", re.DOTALL)
 _LABEL = re.compile(r"^[ \t]*(?:[#*>]+[ \t]*)?[A-Za-z][\w \-]{0,40}:(?!-)[ \t]*")
 _PROGRAM_START = re.compile(r"(?:[A-Za-z_]\w*[ \t]*=(?!=)[ \t]*)?[a-z_]\w*[ \t]*\(")
@@ -34,8 +36,8 @@ _SPACE = re.compile(r"\s*")
 def clean_model_output(raw: str, representation: Enum | str) -> str:
     """The program part of raw model output written in `representation` (flat, nested or code)."""
     kind = str(getattr(representation, "value", representation))
-    if kind not in ("flat", "nested", "code"):
-        raise ValueError(f"unknown representation {kind!r} (flat, nested or code)")
+    if kind not in TEXT_REPRESENTATIONS:
+        raise ValueError(f"unknown representation {kind!r} ({', '.join(TEXT_REPRESENTATIONS)})")
     text = _from_program_start(strip_fences(raw))
     if kind == "flat":
         end = _FLAT_END.search(text)

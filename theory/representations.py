@@ -9,17 +9,14 @@ Example:
 from __future__ import annotations
 
 from enum import Enum
-from typing import Literal, get_args
 
 from theory.codelike import format_code, parse_code
 from theory.flat import format_flat, parse_flat
 from theory.nested import format_nested, parse_nested
+from theory.operations import TEXT_REPRESENTATIONS as TEXT_REPRESENTATIONS
+from theory.operations import TextRepresentation as TextRepresentation
 from theory.postprocess import clean_model_output
 from theory.program import Program
-
-# The textual syntaxes, declared once; the enum below and every model field take them from here.
-TextRepresentation = Literal["flat", "nested", "code"]
-TEXT_REPRESENTATIONS: tuple[str, ...] = get_args(TextRepresentation)
 
 
 class Representation(str, Enum):

@@ -17,7 +17,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from theory.operations import OPERATIONS
+from theory.operations import OPERATIONS, TEXT_REPRESENTATIONS
 from theory.program import Program, ProgramSyntaxError
 from theory.representations import Representation, format_program
 from translators.bank import Example, normalise_question
@@ -82,7 +82,7 @@ def conventions(representation: str, ontology: Ontology | None) -> str:
         "Direction: subject means the new objects do the relation to the input, object means the input does "
         "it to them. Select the object the question names and relate from it:"
     ]
-    if representation in ("flat", "nested", "code"):
+    if representation in TEXT_REPRESENTATIONS:
         for question, program in _DIRECTION_PAIR:
             lines.append(f"  {question} -> {render(parse_nested(program), representation)}")
     if ontology is not None:

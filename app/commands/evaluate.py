@@ -62,6 +62,11 @@ class SettingsParts:
             self._built["components"] = Components(Settings(**self.settings))
         return self._built["components"]
 
+    def translation_parameters(self) -> dict[str, Any]:
+        """The translation parameters the settings give (what a grid run overrides)."""
+        options = self.components().translation_settings()
+        return options.model_dump(mode="json", include={*OPTION_NAMES, "llm"})
+
     def __call__(self, run: Run, settings: Sequence[str]) -> RunParts:
         components = self.components()
         parts = RunParts()
@@ -76,12 +81,6 @@ class SettingsParts:
 
             parts.image_scene = image_scene
         return parts
-
-
-def translation_parameters(config: Settings) -> dict[str, Any]:
-    """The translation parameters the settings give (what a grid run overrides)."""
-    options = Components(config).translation_settings()
-    return options.model_dump(mode="json", include={*OPTION_NAMES, "llm"})
 
 
 def _existing_file(path: str | None, what: str) -> str | None:
@@ -147,6 +146,7 @@ def evaluate_command(
         config = load_settings(llm=llm, taxonomy_dir=taxonomy)
     except ConfigError as exc:
         fail(str(exc))
+    factory = SettingsParts(config.model_dump(mode="json"), record)
     try:
         data = json.loads(read_input(questions, "questions"))
     except json.JSONDecodeError as exc:
@@ -155,7 +155,7 @@ def evaluate_command(
         chosen = load_grid(grid) if grid else None
         runs_settings = settings.split(",") if settings else (chosen.settings if chosen else [])
         chosen_settings = validate_settings(runs_settings)
-        base = translation_parameters(config)
+        base = factory.translation_parameters()
         if chosen is not None:
             runs = chosen.expand(base)
         else:
@@ -166,10 +166,9 @@ def evaluate_command(
     if limit is not None:
         records = records[:limit]
     if NEEDS_IMAGE & set(chosen_settings) and images is None:
-        fail("settings pipeline and pipeline-blind need --images")
+        fail(f"settings {', '.join(s for s in chosen_settings if s in NEEDS_IMAGE)} need --images")
     if NEEDS_GRAPH & set(chosen_settings) and scene_graphs is None:
         fail(f"settings {', '.join(s for s in chosen_settings if s in NEEDS_GRAPH)} need --scene-graphs")
-    factory = SettingsParts(config.model_dump(mode="json"), record)
     if TRANSLATED & set(chosen_settings) or NEEDS_IMAGE & set(chosen_settings):
         # Build the parts once here so a missing model fails now, in one line, not in every worker.
         try:
