@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evaluation.matching import Matcher, MatchMode
@@ -88,11 +88,14 @@ def test_negative_levels_are_refused():
         Matcher(hypernym_levels=-1)
 
 
+# WordNet lookups take variable time on a loaded machine: no per-example deadline.
+@settings(deadline=None)
 @given(st.text(max_size=20), st.sampled_from(list(MatchMode)))
 def test_an_answer_always_matches_itself(text, mode):
     assert Matcher().matches(text, text, mode)
 
 
+@settings(deadline=None)
 @given(st.text(alphabet="abcdefghij ", max_size=12), st.text(alphabet="abcdefghij ", max_size=12))
 def test_modes_are_nested(predicted, gold):
     matcher = Matcher()
