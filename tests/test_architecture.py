@@ -92,3 +92,14 @@ def test_dependencies_point_downwards():
 def test_evaluation_modules_are_small():
     sizes = {p.name: len(p.read_text(encoding="utf-8").splitlines()) for p in (ROOT / "evaluation").glob("*.py")}
     assert max(sizes.values()) <= 500, sizes
+
+
+def test_one_meaning_per_name():
+    # A public class or function is defined in one module only (re-exports are imports, not definitions).
+    places: dict[str, list[str]] = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            for node in ast.parse(path.read_text(encoding="utf-8")).body:
+                if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and not node.name.startswith("_"):
+                    places.setdefault(node.name, []).append(module_name(path))
+    assert {name: where for name, where in places.items() if len(where) > 1} == {}

@@ -1,6 +1,6 @@
 """Turning raw model output into a validated program, and errors into repair feedback.
 
-`interpret` cleans the output (theory.postprocess), parses it in its representation (GQA text
+`interpret_output` cleans the output (theory.postprocess), parses it in its representation (GQA text
 through the GQA converter) and returns the program, or the one-line error that the next attempt
 shows the model.
 """
@@ -39,7 +39,7 @@ def _clean_gqa(raw: str) -> str:
     return "\n".join(lines)
 
 
-def interpret(raw: str, representation: str) -> Interpretation:
+def interpret_output(raw: str, representation: str) -> Interpretation:
     """Clean, parse and validate one output; the program comes back in canonical form."""
     try:
         if representation == "gqa":

@@ -35,7 +35,7 @@ from translators.grammar import program_grammar
 from translators.ontology import Ontology, bundled_ontology
 from translators.options import TranslationOptions
 from translators.prompts import DEFAULT_PROMPT, PROMPTS, build_prompt, covering_examples
-from translators.repair import MAX_REPAIRS, interpret
+from translators.repair import MAX_REPAIRS, interpret_output
 from translators.retrieval import Retriever, Sampling
 from translators.schema import repair_program
 from translators.templating import Templater
@@ -292,7 +292,7 @@ class Translator:
                 error = str(exc)
                 attempts.append(Attempt("", error, 0.0))
                 return None, error
-            outcome = interpret(generation.text, s.representation)
+            outcome = interpret_output(generation.text, s.representation)
             attempts.append(Attempt(generation.text, outcome.error, generation.seconds))
             if outcome.program is not None:
                 return outcome.program, ""

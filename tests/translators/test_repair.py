@@ -1,7 +1,7 @@
 import pytest
 
 from theory.flat import format_flat
-from translators.repair import interpret
+from translators.repair import interpret_output
 
 
 @pytest.mark.parametrize(
@@ -14,7 +14,7 @@ from translators.repair import interpret
     ],
 )
 def test_interpret_cleans_and_parses_each_representation(raw, representation):
-    result = interpret(raw, representation)
+    result = interpret_output(raw, representation)
     assert result.error is None
     assert format_flat(result.program) == "scene(0). select(1, 0, cat). exist(2, 1). end(2)."
 
@@ -29,6 +29,6 @@ def test_interpret_cleans_and_parses_each_representation(raw, representation):
     ],
 )
 def test_interpret_reports_a_one_line_error(raw, representation, message):
-    result = interpret(raw, representation)
+    result = interpret_output(raw, representation)
     assert result.program is None
     assert message in result.error and "\n" not in result.error
