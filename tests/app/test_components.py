@@ -1,0 +1,52 @@
+"""The composition root: each part built once from Settings, shared, and reporting why it cannot load."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.components import Components
+from app.config import Settings
+from app.errors import PipelineError
+from translators.bank import default_bank_path
+from translators.options import TranslationOptions
+
+REPLAY = Path(__file__).parents[1] / "data" / "replay_demo.jsonl"
+QUESTION = "What is the cat sitting on?"
+
+
+@pytest.fixture()
+def components(tmp_path: Path) -> Components:
+    replay = tmp_path / "replay.jsonl"
+    replay.write_text(REPLAY.read_text())  # a private copy: replay backends count calls per file
+    return Components(Settings(llm=f"replay:{replay}", bank_dir=str(default_bank_path()), sampling="jaccard"))
+
+
+def test_translators_are_built_once_and_share_the_heavy_parts(components):
+    options = components.translation_settings()
+    assert components.translator(options) is components.translator(options)
+    other = components.translator(components.translation_settings({"examples": 1}))
+    assert other is not components.translator(options)
+    assert (
+        other.bank is components.translator(options).bank
+        and other.retriever is components.translator(options).retriever
+    )
+
+
+def test_the_service_translator_uses_the_request_options(components):
+    assert components.status()["translator"] == "not loaded"
+    outcome = components.question_translator(QUESTION, options=TranslationOptions(sampling="jaccard", examples=2))
+    assert "relate_any" in {step.operation for step in outcome.program.steps}
+    assert outcome.details["model"].startswith("replay:") and len(outcome.examples) == 2
+    assert components.status()["translator"] == "ready"
+    with pytest.raises(PipelineError, match="not offered here"):
+        components.question_translator(QUESTION, options=TranslationOptions(sampling="jaccard"), model="smollm2-135m")
+
+
+def test_a_missing_bank_names_its_setting(tmp_path):
+    components = Components(Settings(bank_dir=str(tmp_path / "nowhere.jsonl"), llm="replay:x"))
+    with pytest.raises(PipelineError, match="ASPVQA_BANK_DIR") as info:
+        components.question_translator  # noqa: B018
+    assert info.value.kind == "model_unavailable"
+    assert "ASPVQA_BANK_DIR" in components.status()["translator"]
