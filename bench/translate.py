@@ -22,12 +22,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from translators.backends.base import BackendError  # noqa: E402
+from app.components import Components  # noqa: E402
+from app.config import Settings  # noqa: E402
+from app.errors import PipelineError  # noqa: E402
 from translators.backends.models import available_models  # noqa: E402
-from translators.backends.registry import get_backend  # noqa: E402
 from translators.bundled import default_bank  # noqa: E402
-from translators.embeddings import load_embedder  # noqa: E402
-from translators.translate import TranslationSettings, Translator  # noqa: E402
+from translators.translate import TranslationSettings  # noqa: E402
 
 
 def questions(count: int) -> list[str]:
@@ -50,22 +50,22 @@ def main() -> int:
     parser.add_argument("--prompt", default="v2-fixed")
     parser.add_argument("--repr", default="nested")
     args = parser.parse_args()
-    bank, embedder = default_bank(), load_embedder()
+    components = Components(Settings())
     todo = questions(args.questions + 1)
     rows = []
     for model in [m for m in args.models.split(",") if m]:
         try:
-            backend = get_backend(model)
+            backend = components.backend(model)
             load_start = time.perf_counter()
-            backend._load()
+            backend._load()  # timed apart from the first question
             load_s = time.perf_counter() - load_start
-        except BackendError as exc:
+        except PipelineError as exc:
             print(f"{model}: skipped ({exc})")
             continue
         settings = TranslationSettings(
             llm=model, representation=args.repr, examples=args.examples, prompt_version=args.prompt, constrained=True
         )
-        translator = Translator(settings, bank, backend, embedder=embedder)
+        translator = components.translator(settings)
         first = translator.translate(todo[0])
         seconds, parsed, tokens = [], 0, []
         for question in todo[1:]:
