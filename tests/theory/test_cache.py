@@ -1,0 +1,22 @@
+"""One cache folder setting: ASPVQA_CACHE_DIR, with the older ASPVQA_CACHE read when it is unset."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from theory.cache import cache_dir
+
+
+def test_the_cache_folder_setting_and_its_deprecated_alias(monkeypatch, tmp_path):
+    monkeypatch.delenv("ASPVQA_CACHE_DIR", raising=False)
+    monkeypatch.setenv("ASPVQA_CACHE", str(tmp_path / "old"))
+    with pytest.warns(DeprecationWarning, match="ASPVQA_CACHE_DIR"):
+        assert cache_dir() == tmp_path / "old"
+    monkeypatch.setenv("ASPVQA_CACHE_DIR", str(tmp_path / "new"))
+    assert cache_dir() == tmp_path / "new"
+    monkeypatch.delenv("ASPVQA_CACHE_DIR")
+    monkeypatch.delenv("ASPVQA_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_dir() == Path(tmp_path / "xdg" / "aspvqa")
