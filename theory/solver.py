@@ -30,6 +30,7 @@ from theory.program import Program, ProgramError
 from theory.relevance import Theory
 from theory.scene_facts import SceneFacts
 from theory.validate import normalise_negate, validate_program
+from theory.watchdog import WATCHDOG
 
 
 class SolveStatus(str, Enum):
@@ -124,14 +125,21 @@ def _add_scene(ctl: clingo.Control, scene: SceneFacts | SceneText) -> None:
                 backend.add_minimize(0, [(-atom, weighted.cost_false)])
 
 
-def _support_of(symbols: list[clingo.Symbol]) -> Support:
+def _support_of(texts: list[str]) -> Support:
+    """The support of a model, from its shown atoms printed by clingo."""
     steps: dict[int, list[str]] = {}
     facts: set[str] = set()
-    for sym in symbols:
-        if sym.name in ("state", "value") and len(sym.arguments) == 2 and sym.arguments[0].type == clingo.SymbolType.Number:
-            steps.setdefault(sym.arguments[0].number, []).append(str(sym.arguments[1]))
-        elif sym.name == "support":
-            facts.add(str(sym.arguments[1]))
+    # Read from clingo's printed atoms rather than through Symbol attributes: each attribute is a
+    # foreign call, and a model shows hundreds of atoms. The theory shows state/2, value/2 and
+    # support/2 with a step number first, so the first comma ends the first argument.
+    for text in texts:
+        name, _, rest = text.partition("(")
+        if name in ("state", "value", "support"):
+            first, _, second = rest[:-1].partition(",")
+            if name == "support":
+                facts.add(second)
+            elif first.lstrip("-").isdigit():
+                steps.setdefault(int(first), []).append(second)
     return Support({k: sorted(v, key=_natural) for k, v in sorted(steps.items())}, sorted(facts, key=_natural))
 
 
@@ -216,11 +224,10 @@ def solve(
         if remaining <= 0:
             optimal = False
             return done(SolveStatus.TIMEOUT, "time limit reached")
-        with ctl.solve(on_model=on_model, async_=True) as handle:
-            timed_out = not handle.wait(remaining)
-            if timed_out:
-                handle.cancel()
-            result = handle.get()
+        # Solved in this thread: a thread per solve (async_=True) costs more than the solve itself.
+        with WATCHDOG.watch(ctl, deadline):
+            result = ctl.solve(on_model=on_model)
+        timed_out = result.interrupted
         proven = [m for m in round_models if m[2]]
         if timed_out and not proven:
             optimal = False
@@ -231,8 +238,9 @@ def solve(
         candidates = proven or [min(round_models, key=lambda m: m[0])]
         optimal = optimal and bool(proven)
         for cost, symbols, _ in candidates:
-            new = [sym for sym in symbols if sym.name == "ans" and sym not in found and sym not in best]
-            support = _support_of(symbols) if new else None
+            texts = [str(sym) for sym in symbols]
+            new = [sym for sym, text in zip(symbols, texts) if text.startswith("ans(") and sym not in found and sym not in best]
+            support = _support_of(texts) if new else None
             for sym in new:
                 best[sym] = Answer(argument_value(sym.arguments[0]), cost, support)
         for sym in sorted(best, key=lambda s: best[s].answer):
