@@ -5,7 +5,9 @@ three or four operations. A rule needs every predicate of its positive body lite
 predicate is available when the scene or the program may give it facts, or when a kept rule
 derives it. Rules that need an unavailable predicate derive nothing in any answer set, so
 leaving them out changes no answer and no cost. Everything else (directives, ``#external``,
-``#show``, constraints without a positive body, conditions and aggregates) is kept.
+``#show``, constraints without a positive body, conditions and aggregates) is kept, except
+comments and the ``#defined`` of predicates no kept statement mentions (both only tell clingo
+what not to warn about).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Iterable, Sequence
 from clingo import ast
 
 Signature = tuple[str, int]
+_COMMENT = getattr(ast.ASTType, "Comment", None)  # clingo >= 5.8 reports comments as statements
 _CACHE_LIMIT = 4096  # distinct operation sets seen; questions use a few hundred at most
 
 
@@ -27,8 +30,8 @@ def _function_signatures(term: ast.AST) -> set[Signature]:
     return set()
 
 
-class _Heads(ast.Transformer):
-    """Every predicate a head mentions (choice elements and their conditions: an over-estimate)."""
+class _Atoms(ast.Transformer):
+    """Every predicate the visited part mentions (in a head, choice conditions too: an over-estimate)."""
 
     def __init__(self) -> None:
         self.found: set[Signature] = set()
@@ -40,7 +43,7 @@ class _Heads(ast.Transformer):
 
 def _needs_and_gives(statement: ast.AST) -> tuple[frozenset[Signature], frozenset[Signature]]:
     """(positive body predicates, predicates it may make true) of one statement."""
-    heads = _Heads()
+    heads = _Atoms()
     if statement.ast_type == ast.ASTType.External:
         heads(statement.atom)  # an external atom may be switched on from Python
         return frozenset(), frozenset(heads.found)
@@ -61,12 +64,19 @@ def _needs_and_gives(statement: ast.AST) -> tuple[frozenset[Signature], frozense
     return frozenset(needs), frozenset(heads.found)
 
 
+def _mentions(statement: ast.AST) -> frozenset[Signature]:
+    atoms = _Atoms()
+    atoms(statement)
+    return frozenset(atoms.found)
+
+
 class Theory:
     """Parsed theory statements, and the subset each set of given predicates can use (cached)."""
 
     def __init__(self, statements: Sequence[ast.AST]) -> None:
-        self.statements = tuple(statements)
+        self.statements = tuple(s for s in statements if s.ast_type != _COMMENT)
         self._rules = [_needs_and_gives(s) for s in self.statements]
+        self._mentions = [_mentions(s) for s in self.statements]
         self._cache: dict[frozenset[Signature], tuple[ast.AST, ...]] = {}
 
     def relevant(self, given: Iterable[Signature]) -> tuple[ast.AST, ...]:
@@ -89,4 +99,12 @@ class Theory:
                 if not keep[i] and needs <= available:
                     keep[i] = changed = True
                     available |= gives
-        return tuple(s for s, k in zip(self.statements, keep) if k)
+        mentioned: set[Signature] = set()
+        for statement, kept, mentions in zip(self.statements, keep, self._mentions):
+            if kept and statement.ast_type != ast.ASTType.Defined:
+                mentioned |= mentions
+        return tuple(
+            s
+            for s, k in zip(self.statements, keep)
+            if k and (s.ast_type != ast.ASTType.Defined or (s.name, s.arity) in mentioned)
+        )
