@@ -116,13 +116,11 @@ def _add_scene(ctl: clingo.Control, scene: SceneFacts | SceneText) -> None:
     with ctl.backend() as backend:
         for fact in scene.facts:
             backend.add_rule([backend.add_atom(fact)])
-        for weighted in scene.weighted.values():
-            atom = backend.add_atom(weighted.atom)
-            backend.add_rule([atom], choice=True)
-            if weighted.cost_true:
-                backend.add_minimize(0, [(atom, weighted.cost_true)])
-            if weighted.cost_false:
-                backend.add_minimize(0, [(-atom, weighted.cost_false)])
+    if scene.weighted:
+        # Uncertain atoms as program text, not through the backend: the grounder may leave out
+        # rule instances over non-fact atoms the backend added before grounding (it did for
+        # all_different on a weighted scene once the theory had no choice over state/2).
+        ctl.add("base", [], SceneFacts(weighted=scene.weighted).to_asp())
 
 
 def _support_of(texts: list[str]) -> Support:
