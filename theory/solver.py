@@ -108,15 +108,19 @@ def _program_facts(program: Program) -> list[clingo.Symbol]:
 
 
 def _add_scene(ctl: clingo.Control, scene: SceneFacts | SceneText) -> None:
-    """Hand the scene to clingo: plain text as it is (clingo parses it in C), objects through the
-    backend (no printing and re-parsing of many facts)."""
+    """Hand the scene to clingo: certain facts through the backend (read from plain text by one
+    term-parser call), plain text with weighted atoms as it is (clingo parses it in C)."""
     if isinstance(scene, SceneText):
-        ctl.add("base", [], scene.text)
-        return
+        facts = scene.fact_symbols()
+        if facts is None:
+            ctl.add("base", [], scene.text)
+            return
+    else:
+        facts = scene.facts
     with ctl.backend() as backend:
-        for fact in scene.facts:
+        for fact in facts:
             backend.add_rule([backend.add_atom(fact)])
-    if scene.weighted:
+    if isinstance(scene, SceneFacts) and scene.weighted:
         # Uncertain atoms as program text, not through the backend: the grounder may leave out
         # rule instances over non-fact atoms the backend added before grounding (it did for
         # all_different on a weighted scene once the theory had no choice over state/2).
