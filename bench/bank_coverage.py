@@ -1,7 +1,7 @@
 """How well the default bank covers real questions, without a language model: for each question of
 one part of the split (evaluation.splits), whether the k examples retrieval shows include one with
-the gold program's skeleton (operations and structure, words blanked), and retrieval time (the
-index search, and the question's embedding apart).
+the gold program's skeleton (operations and structure, words blanked), and retrieval time end to
+end (question and template embedded in one call, then the search) with the embedding apart.
 
 Cheap enough to run on every change of the templates; `--part tuning` is for tuning, the test part
 is reported once. Writes bench/results/bank_coverage.json with --write.
@@ -30,7 +30,9 @@ from theory.program import Program, ProgramError  # noqa: E402
 from translators.bundled import default_bank  # noqa: E402
 from translators.embeddings import load_embedder  # noqa: E402
 from translators.gqa_program import gqa_to_program  # noqa: E402
+from translators.ontology import bundled_ontology  # noqa: E402
 from translators.retrieval import Retriever  # noqa: E402
+from translators.templating import Templater  # noqa: E402
 
 
 def shape(program: Program) -> str:
@@ -62,7 +64,9 @@ def main() -> int:
     ids = getattr(split_questions(data), args.part)
     bank = default_bank()
     embedder = load_embedder()
-    retriever = Retriever(bank, embedder)
+    # Template retrieval as the translator does it by default.
+    templater = Templater(bundled_ontology())
+    retriever = Retriever(bank, embedder, templater=templater)
     retriever.retrieve("warm up", args.k)
     covered, seconds, embed_seconds, misses = [], [], [], []
     by_type: dict[str, list[bool]] = defaultdict(list)
@@ -72,11 +76,12 @@ def main() -> int:
             gold = shape(gqa_to_program(record["semantic"]))
         except ProgramError:
             continue
+        # The translator's path: one encoder call for the question and its template, then the search.
         start = time.perf_counter()
-        vector = embedder.encode([record["question"]])[0]
+        embedder.encode([record["question"], templater(record["question"])])
         embed_seconds.append(time.perf_counter() - start)
         start = time.perf_counter()
-        shown = retriever.retrieve(record["question"], args.k, vector=vector)
+        shown = retriever.retrieve(record["question"], args.k)
         seconds.append(time.perf_counter() - start)
         hit = any(shape(r.example.program) == gold for r in shown)
         covered.append(hit)
@@ -92,9 +97,10 @@ def main() -> int:
         "questions": len(covered),
         "skeleton_in_top_k": sum(covered) / len(covered),
         "by_structural_type": {t: {"n": len(v), "covered": sum(v) / len(v)} for t, v in sorted(by_type.items())},
-        "retrieval_ms_p50": 1000 * statistics.median(seconds),
-        "retrieval_ms_p99": 1000 * seconds[int(0.99 * (len(seconds) - 1))],
-        "question_embedding_ms_p50": 1000 * statistics.median(embed_seconds),
+        "retrieval_end_to_end_ms_p50": 1000 * statistics.median(seconds),
+        "retrieval_end_to_end_ms_p99": 1000 * seconds[int(0.99 * (len(seconds) - 1))],
+        "embedding_ms_p50": 1000 * statistics.median(embed_seconds),
+        "search_ms_p50": 1000 * (statistics.median(seconds) - statistics.median(embed_seconds)),
     }
     print(json.dumps(result, indent=2))
     for question, gold, nearest in misses[: args.misses]:

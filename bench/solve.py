@@ -1,12 +1,27 @@
-"""Solve latency: perfect-information scenes (20-50 objects, ~100 relations) and a weighted scene.
+"""Solve latency on the paths users take: scenes given as objects (SceneFacts) and as text.
 
-Targets (2-core machine): p50 <= 10 ms and p99 <= 100 ms on perfect information, p50 <= 50 ms
-on a weighted scene with ~500 weak constraints. Prints a table, writes bench/results/solve.json.
+Cases:
+- GQA perfect information: the project's 54 questions on the 4 real GQA val scene graphs
+  (../shared/data/gqa or $ASPVQA_GQA_DIR), each question's GQA program converted by
+  `gqa_to_program` and its scene built by `scene_graph_facts` as the asp-oracle evaluation does
+  (restricted to the program's concepts), and once more from the whole scene graph;
+- weighted: a generated scene the size of a vision-language model's (about 470 weak constraints,
+  no real one is available here), with random question programs;
+- synthetic perfect information (20-50 objects, 100 relations), as before.
+Each solve is timed on both paths, interleaved, at top-1 and at top-5; both paths must give the
+same answers with the same costs and support.
+
+Targets (issue 16): text scenes at most half of GS-VQA's published theory on the same cases.
+GS-VQA's theory is not available here, so the issue's measured reference numbers are used:
+perfect information p50 5.2 ms and p99 9.1 ms (targets 2.6 and 4.55 ms), weighted p50 37.7 ms
+(target 18.85 ms; no p99 reference was measured). Earlier targets: p50 <= 10 ms and p99 <= 100 ms
+on synthetic perfect information. Prints a table, writes bench/results/solve.json.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import platform
 import random
 import statistics
@@ -16,7 +31,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from theory import SceneFacts, SolveStatus, solve  # noqa: E402
+from theory import SceneFacts, SolveStatus, format_flat, solve  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+GQA_DIR = Path(os.environ.get("ASPVQA_GQA_DIR", ROOT / "../shared/data/gqa"))
+QUESTIONS = ROOT / "tests" / "data" / "gqa_questions.json"
+REFERENCE = {"perfect": {"p50": 5.2, "p99": 9.1}, "weighted": {"p50": 37.7, "p99": None}}  # GS-VQA, issue 16
 
 CLASSES = {
     "man": "person",
@@ -133,54 +153,133 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
 
 
-def measure(name: str, scenes: list[SceneFacts], rng: random.Random, n: int) -> dict:
-    latencies, statuses = [], {}
-    for i in range(n):
-        scene = scenes[i % len(scenes)]
-        program = random_program(rng)
-        started = time.perf_counter()
-        result = solve(program, scene, top_k=5)
-        latencies.append((time.perf_counter() - started) * 1000)
-        statuses[result.status.value] = statuses.get(result.status.value, 0) + 1
-        assert result.status in (SolveStatus.OK, SolveStatus.NO_ANSWER), (program, result.message)
-    return {
+Case = tuple[str, SceneFacts, str]  # program text, scene objects, scene text
+
+
+def gqa_cases(whole_graph: bool) -> tuple[list[Case], list[str | None]]:
+    """The project's GQA questions on the real scene graphs, as the asp-oracle setting builds them."""
+    from evaluation.job import Evaluator, EvaluatorConfig, load_questions
+    from scene.scene_graph import scene_graph_facts
+
+    evaluator = Evaluator(EvaluatorConfig(scene_graphs=str(GQA_DIR / "scene_graphs" / "val_sceneGraphs_sample.json")))
+    evaluator.load()
+    cases, golds = [], []
+    for question in load_questions(json.loads(QUESTIONS.read_text())):
+        program = evaluator.reference(question)
+        if whole_graph:
+            scene = scene_graph_facts(
+                evaluator.graph(question) or {}, taxonomy=evaluator.taxonomy, attributes=evaluator.attributes
+            )
+        else:
+            scene = evaluator.true_scene(question, program)
+        cases.append((format_flat(program), scene, scene.to_asp()))
+        golds.append(question.answer)
+    cases_matcher.append(evaluator.matcher)
+    return cases, golds
+
+
+cases_matcher: list = []  # the evaluator's answer matcher, kept from the first GQA load
+
+
+def random_cases(scenes: list[SceneFacts], rng: random.Random, n: int) -> list[Case]:
+    return [(random_program(rng), scene, scene.to_asp()) for scene in (scenes[i % len(scenes)] for i in range(n))]
+
+
+def measure(name: str, kind: str, cases: list[Case], repeats: int, golds: list[str | None] | None = None) -> dict:
+    """Each case solved on both paths at top-1 and top-5, interleaved; latencies in ms."""
+    times: dict[str, list[float]] = {f"{path}_top{k}": [] for path in ("objects", "text") for k in (1, 5)}
+    statuses: dict[str, int] = {}
+    correct = 0
+    for _ in range(repeats):
+        for index, (program, scene, text) in enumerate(cases):
+            outcomes = {}
+            for k in (1, 5):
+                for path, given in (("objects", scene), ("text", text)):
+                    started = time.perf_counter()
+                    result = solve(program, given, top_k=k)
+                    times[f"{path}_top{k}"].append((time.perf_counter() - started) * 1000)
+                    assert result.status in (SolveStatus.OK, SolveStatus.NO_ANSWER), (program, result.message)
+                    outcomes[path, k] = [(a.answer, a.cost, a.support) for a in result.answers]
+            assert outcomes["objects", 1] == outcomes["text", 1] and outcomes["objects", 5] == outcomes["text", 5], (
+                program
+            )
+            statuses[result.status.value] = statuses.get(result.status.value, 0) + 1
+            if golds is not None and outcomes["text", 1] and golds[index] is not None:
+                correct += cases_matcher[0].matches(outcomes["text", 1][0][0], golds[index])
+    row: dict = {
         "case": name,
-        "solves": n,
-        "scene_facts": round(statistics.mean(len(s) for s in scenes)),
-        "weak_constraints": round(statistics.mean(s.weak_constraint_count for s in scenes)),
-        "p50_ms": round(percentile(latencies, 50), 2),
-        "p90_ms": round(percentile(latencies, 90), 2),
-        "p99_ms": round(percentile(latencies, 99), 2),
-        "max_ms": round(max(latencies), 2),
+        "kind": kind,
+        "solves_per_column": len(cases) * repeats,
+        "scene_facts": round(statistics.mean(len(c[1]) for c in cases)),
+        "weak_constraints": round(statistics.mean(c[1].weak_constraint_count for c in cases)),
         "statuses": statuses,
+        "same_answers_both_paths": True,
     }
+    if golds is not None:
+        row["top1_correct"] = f"{correct // repeats}/{sum(g is not None for g in golds)}"
+    for column, values in times.items():
+        row[f"{column}_p50_ms"] = round(percentile(values, 50), 2)
+        row[f"{column}_p99_ms"] = round(percentile(values, 99), 2)
+    return row
+
+
+def targets(kind: str) -> dict[str, float | None]:
+    """Half of the reference (GS-VQA) on GQA-like cases; the earlier targets on synthetic ones."""
+    if kind == "synthetic":
+        return {"p50": 10.0, "p99": 100.0}
+    reference = REFERENCE[kind]
+    return {q: (None if v is None else round(v / 2, 2)) for q, v in reference.items()}
 
 
 def main() -> None:
     rng = random.Random(7)
+    solve(random_program(rng), perfect_scene(rng, 20, 40))  # warm-up: imports, theory, patterns
+    rows = []
+    if (GQA_DIR / "scene_graphs" / "val_sceneGraphs_sample.json").is_file():
+        cases, golds = gqa_cases(whole_graph=False)
+        rows.append(measure("GQA pairs, asp-oracle scenes", "perfect", cases, 5, golds))
+        cases, golds = gqa_cases(whole_graph=True)
+        rows.append(measure("GQA pairs, whole scene graphs", "perfect", cases, 3, golds))
+    else:
+        print(f"GQA scene graphs not found in {GQA_DIR}: GQA rows left out (set ASPVQA_GQA_DIR)")
+    weighted = [weighted_scene(rng, 30, 468) for _ in range(5)]
+    rows.append(measure("weighted (~470 weak constraints)", "weighted", random_cases(weighted, rng, 60), 2))
     perfect = [perfect_scene(rng, rng.randint(20, 50), 100) for _ in range(20)]
-    weighted = [weighted_scene(rng, 30, 500) for _ in range(5)]
-    solve(random_program(rng), perfect[0])  # warm-up: imports, theory text
-    rows = [
-        measure("perfect information", perfect, rng, 400),
-        measure("weighted (~500 weak constraints)", weighted, rng, 200),
-    ]
-    targets = {"perfect information": (10, 100), "weighted (~500 weak constraints)": (50, None)}
-    print(f"{'case':34} {'facts':>6} {'weak':>5} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'max ms':>8}  target")
+    rows.append(measure("synthetic perfect information", "synthetic", random_cases(perfect, rng, 100), 2))
+
+    print("GS-VQA's theory is not available here: targets are half of the issue's measured reference numbers.")
+    print(
+        f"{'case':34} {'facts':>5} {'weak':>4}  {'path':7} {'top-1 p50':>9} {'p99':>7} {'top-5 p50':>9} {'p99':>7}  target (text, top-1 and top-5)"
+    )
     for row in rows:
-        p50_target, p99_target = targets[row["case"]]
-        target = f"p50<={p50_target}" + (f", p99<={p99_target}" if p99_target else "")
-        ok = row["p50_ms"] <= p50_target and (p99_target is None or row["p99_ms"] <= p99_target)
-        row["target"], row["met"] = target, ok
-        print(
-            f"{row['case']:34} {row['scene_facts']:>6} {row['weak_constraints']:>5} {row['p50_ms']:>8} {row['p90_ms']:>8} "
-            f"{row['p99_ms']:>8} {row['max_ms']:>8}  {target} {'met' if ok else 'MISSED'}"
+        goal = targets(row["kind"])
+        row["target_p50_ms"], row["target_p99_ms"] = goal["p50"], goal["p99"]
+        met = all(
+            row[f"text_top{k}_p50_ms"] <= goal["p50"]
+            and (goal["p99"] is None or row[f"text_top{k}_p99_ms"] <= goal["p99"])
+            for k in (1, 5)
         )
+        row["met"] = met
+        for path in ("text", "objects"):
+            label = f"p50<={goal['p50']}" + (
+                f", p99<={goal['p99']}" if goal["p99"] is not None else ", p99 no reference"
+            )
+            verdict = f"{label} {'met' if met else 'MISSED'}" if path == "text" else ""
+            print(
+                f"{row['case'] if path == 'text' else '':34} {row['scene_facts'] if path == 'text' else '':>5} "
+                f"{row['weak_constraints'] if path == 'text' else '':>4}  {path:7} "
+                f"{row[f'{path}_top1_p50_ms']:>9} {row[f'{path}_top1_p99_ms']:>7} {row[f'{path}_top5_p50_ms']:>9} {row[f'{path}_top5_p99_ms']:>7}  {verdict}"
+            )
+        if "top1_correct" in row:
+            print(f"{'':34} top-1 correct {row['top1_correct']}; same answers, costs and support on both paths")
+    load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    print(f"load average {load}; {os.cpu_count()} cores (timings on a busy machine run long)")
     out = Path(__file__).parent / "results" / "solve.json"
     out.parent.mkdir(exist_ok=True)
-    out.write_text(
-        json.dumps({"machine": platform.machine(), "python": platform.python_version(), "rows": rows}, indent=2)
-    )
+    out.write_text(json.dumps({
+        "machine": platform.machine(), "python": platform.python_version(), "cores": os.cpu_count(), "load_average": load,
+        "reference": {"source": "issue 16 (GS-VQA theory, clingo, not available here)", **REFERENCE}, "rows": rows,
+    }, indent=2) + "\n")  # fmt: skip
     print(f"wrote {out}")
 
 

@@ -7,6 +7,8 @@ answer group and program skeleton) and then by image into a tuning part and a te
 number this script reports is on the test part; nothing here looks at the tuning part. Runs:
 
   default  - the service's defaults (bundled bank, template retrieval, nested, bert, k=3, prompt v3, schema on)
+  before   - the same settings over the first bundled bank (records kept from before the bank's digest
+             was part of the run key; nothing new is translated for it once complete)
   legacy   - the hand-written 251-question bank alone, prompt v2-fixed, no schema, plain similarity
              retrieval (the translator before; k as the default)
   schema   - legacy plus schema-aware decoding (prompt v3 with the direction rule, grammar, repair)
@@ -48,9 +50,10 @@ from theory.flat import format_flat, parse_flat  # noqa: E402
 from theory.program import ProgramError  # noqa: E402
 from translators.backends.registry import get_backend  # noqa: E402
 from translators.bank import Example, ExampleBank, legacy_bank, load_bank, save_bank  # noqa: E402
-from translators.bundled import default_bank  # noqa: E402
+from translators.bundled import bundled_digest, default_bank  # noqa: E402
 from translators.embeddings import load_embedder  # noqa: E402
 from translators.gqa_program import GQAProgramError, gqa_to_program  # noqa: E402
+from translators.ontology import bundled_ontology  # noqa: E402
 from translators.translate import TranslationSettings, Translator  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
@@ -71,6 +74,10 @@ class Run:
     settings: TranslationSettings
     bank: str  # "bundled", "legacy" or "loo"
     size: int
+    # Records of the bundled bank are tied to its digest; `versioned=False` reads those made before
+    # the digest was part of the key (the first bundled bank), shown under `label`.
+    versioned: bool = True
+    label: str = ""
 
     @property
     def key(self) -> str:
@@ -79,6 +86,7 @@ class Run:
             f"{self.name}|{self.bank}|{s.representation}|{s.sampling.value}|{s.examples}|{int(s.cover_operators)}|"
             f"{s.prompt_version}|schema={int(s.schema_decoding)}|n={s.samples}|{s.llm}"
             + ("|tmpl=1" if s.template_retrieval and self.bank != "legacy" else "")
+            + (f"|bank={bundled_digest(bundled_ontology())}" if self.bank == "bundled" and self.versioned else "")
         )
 
 
@@ -132,6 +140,8 @@ def runs_for(names: list[str], llm: str, size: int, grid_size: int) -> list[Run]
     for name in names:
         if name == "default":
             runs.append(Run("default", default, "bundled", size))
+        elif name == "before":
+            runs.append(Run("default", default, "bundled", size, versioned=False, label="default, first bundled bank"))
         elif name == "legacy":
             legacy = {"schema_decoding": False, "prompt_version": "v2-fixed", "template_retrieval": False}
             runs.append(Run("legacy", default.model_copy(update=legacy), "legacy", size))
@@ -203,7 +213,7 @@ def summarise(done: dict, runs: list[Run]) -> dict[str, dict]:
         row = _rates(records) | {
             "shared_n": len(common),
             "shared_semantic": sum(r["semantic"] for r in common) / len(common) if common else None,
-            "run": run.name,
+            "run": run.label or run.name,
             "bank": run.bank,
             "complete": len(records) >= run.size,
             "settings": run.settings.model_dump(mode="json"),
@@ -295,7 +305,7 @@ def main() -> int:
     parser.add_argument(
         "--runs",
         default="default",
-        help="comma-separated: default, legacy, schema, noschema, candidates, loo, grid, flat, code, gqa",
+        help="comma-separated: default, before, legacy, schema, noschema, candidates, loo, grid, flat, code, gqa",
     )
     parser.add_argument("--budget-s", type=float, default=300.0)
     parser.add_argument("--limit", type=int, default=0, help="questions per run (0: the whole test part)")

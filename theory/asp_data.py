@@ -1,9 +1,11 @@
 """Reading untrusted ASP text as data: facts only (plus, for scenes, weighted choices).
 
 Question programs and scene encodings come from language models and users, so clingo must never
-ground them as code. The text is first scanned for directives (``#include`` would make clingo's
-parser open files), then parsed with clingo's own AST parser, and every statement is checked to
-be a ground fact (or, where allowed, a choice of one scene atom or a weak constraint on one).
+ground them as code. Text in the plain form (`theory.data_text`: what the project itself prints)
+is admitted by a regular grammar and its atoms read by clingo's term parser. Any other text is
+first scanned for directives (``#include`` would make clingo's parser open files), then parsed
+with clingo's own AST parser, and every statement is checked to be a ground fact (or, where
+allowed, a choice of one scene atom or a weak constraint on one).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 import clingo
 from clingo import ast
 
+from theory.data_text import PlainStatement, scan, symbols_of
 from theory.program import ProgramSyntaxError, UnsafeProgramError
 
 
@@ -117,6 +120,19 @@ def _atom_symbol(literal: ast.AST) -> tuple[clingo.Symbol, bool] | None:
     return symbol, literal.sign == ast.Sign.Negation
 
 
+def _plain_statements(plain: list[PlainStatement]) -> DataStatements:
+    """The statements the plain grammar admitted, as the AST reader would give them."""
+    result = DataStatements([], [], [])
+    for statement, symbol in zip(plain, symbols_of([s.atom for s in plain])):
+        if statement.kind == "fact":
+            result.facts.append(Fact(symbol, statement.line, statement.column))
+        elif statement.kind == "choice":
+            result.choices.append(Fact(symbol, statement.line, statement.column))
+        else:
+            result.weak_constraints.append(WeakConstraint(symbol, statement.negated, statement.weight, statement.line))
+    return result
+
+
 def parse_data(
     text: str,
     *,
@@ -137,6 +153,10 @@ def parse_data(
     if "\x00" in text:
         # clingo reads C strings: a NUL would silently end the text there.
         raise ProgramSyntaxError(f"{what} contains a NUL character at {text.index(chr(0)) + 1}")
+    if allowed is not None:
+        plain = scan(text, allowed, allow_choices=allow_choices)
+        if plain is not None:
+            return _plain_statements(plain)
     found = _directive_position(text)
     if found is not None:
         line, col, word = found

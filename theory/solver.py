@@ -24,10 +24,14 @@ from importlib import resources
 import clingo
 from clingo import ast
 
+from theory.data_text import SceneText, plain_scene
 from theory.flat import argument_value, parse_flat, step_symbol
+from theory.operations import SCENE_PREDICATES
 from theory.program import Program, ProgramError
+from theory.relevance import Theory
 from theory.scene_facts import SceneFacts
 from theory.validate import normalise_negate, validate_program
+from theory.watchdog import WATCHDOG
 
 
 class SolveStatus(str, Enum):
@@ -95,7 +99,8 @@ def _theory_statements() -> list[ast.AST]:
     return statements
 
 
-_THEORY_AST = _theory_statements()
+_THEORY = Theory(_theory_statements())
+_SCENE_SIGNATURES = frozenset(SCENE_PREDICATES.items())
 
 
 def _program_facts(program: Program) -> list[clingo.Symbol]:
@@ -103,32 +108,41 @@ def _program_facts(program: Program) -> list[clingo.Symbol]:
     return [step_symbol(step) for step in program.steps] + [clingo.Function("end", [clingo.Number(program.answer)])]
 
 
-def _add_scene(ctl: clingo.Control, scene: SceneFacts) -> None:
-    """Hand the scene to clingo through its backend: no printing and re-parsing of many facts."""
+def _add_scene(ctl: clingo.Control, scene: SceneFacts | SceneText) -> None:
+    """Hand the scene to clingo: certain facts through the backend (read from plain text by one
+    term-parser call), plain text with weighted atoms as it is (clingo parses it in C)."""
+    if isinstance(scene, SceneText):
+        facts = scene.fact_symbols()
+        if facts is None:
+            ctl.add("base", [], scene.text)
+            return
+    else:
+        facts = scene.facts
     with ctl.backend() as backend:
-        for fact in scene.facts:
+        for fact in facts:
             backend.add_rule([backend.add_atom(fact)])
-        for weighted in scene.weighted.values():
-            atom = backend.add_atom(weighted.atom)
-            backend.add_rule([atom], choice=True)
-            if weighted.cost_true:
-                backend.add_minimize(0, [(atom, weighted.cost_true)])
-            if weighted.cost_false:
-                backend.add_minimize(0, [(-atom, weighted.cost_false)])
+    if isinstance(scene, SceneFacts) and scene.weighted:
+        # Uncertain atoms as program text, not through the backend: the grounder may leave out
+        # rule instances over non-fact atoms the backend added before grounding (it did for
+        # all_different on a weighted scene once the theory had no choice over state/2).
+        ctl.add("base", [], SceneFacts(weighted=scene.weighted).to_asp())
 
 
-def _support_of(symbols: Sequence[clingo.Symbol]) -> Support:
+def _support_of(texts: list[str]) -> Support:
+    """The support of a model, from its shown atoms printed by clingo."""
     steps: dict[int, list[str]] = {}
     facts: set[str] = set()
-    for sym in symbols:
-        if (
-            sym.name in ("state", "value")
-            and len(sym.arguments) == 2
-            and sym.arguments[0].type == clingo.SymbolType.Number
-        ):
-            steps.setdefault(sym.arguments[0].number, []).append(str(sym.arguments[1]))
-        elif sym.name == "support":
-            facts.add(str(sym.arguments[1]))
+    # Read from clingo's printed atoms rather than through Symbol attributes: each attribute is a
+    # foreign call, and a model shows hundreds of atoms. The theory shows state/2, value/2 and
+    # support/2 with a step number first, so the first comma ends the first argument.
+    for text in texts:
+        name, _, rest = text.partition("(")
+        if name in ("state", "value", "support"):
+            first, _, second = rest[:-1].partition(",")
+            if name == "support":
+                facts.add(second)
+            elif first.lstrip("-").isdigit():
+                steps.setdefault(int(first), []).append(second)
     return Support({k: sorted(v, key=_natural) for k, v in sorted(steps.items())}, sorted(facts, key=_natural))
 
 
@@ -138,7 +152,7 @@ def _natural(text: str) -> tuple[int, int | str]:
 
 def solve(
     program: Program | str,
-    scene: SceneFacts | str,
+    scene: SceneFacts | SceneText | str,
     top_k: int = 5,
     limits: SolveLimits | None = None,
 ) -> SolveResult:
@@ -160,7 +174,10 @@ def solve(
     except ProgramError as exc:
         return done(SolveStatus.INVALID_PROGRAM, str(exc))
     try:
-        scene = SceneFacts.from_asp(scene) if isinstance(scene, str) else scene
+        # Plain text goes to clingo as it is; other text through the AST reader, which explains errors.
+        if isinstance(scene, str):
+            plain = plain_scene(scene, SCENE_PREDICATES)
+            scene = plain if plain is not None else SceneFacts.from_asp(scene)
     except ProgramError as exc:
         return done(SolveStatus.INVALID_SCENE, str(exc))
     if len(program) > limits.max_program_steps:
@@ -176,13 +193,15 @@ def solve(
         logger=lambda _code, msg: messages.append(msg.strip()),
         message_limit=20,
     )
+    facts = _program_facts(program)
     try:
         with ast.ProgramBuilder(ctl) as builder:
-            for statement in _THEORY_AST:
+            # Only the rules this program's operations can use: grounding the rest costs ~4 ms.
+            for statement in _THEORY.relevant(_SCENE_SIGNATURES | {(f.name, len(f.arguments)) for f in facts}):
                 builder.add(statement)
         _add_scene(ctl, scene)
         with ctl.backend() as backend:
-            for fact in _program_facts(program):
+            for fact in facts:
                 backend.add_rule([backend.add_atom(fact)])
         ctl.ground([("base", [])])
     except RuntimeError as exc:
@@ -209,11 +228,10 @@ def solve(
         if remaining <= 0:
             optimal = False
             return done(SolveStatus.TIMEOUT, "time limit reached")
-        with ctl.solve(on_model=on_model, async_=True) as handle:
-            timed_out = not handle.wait(remaining)
-            if timed_out:
-                handle.cancel()
-            result = handle.get()
+        # Solved in this thread: a thread per solve (async_=True) costs more than the solve itself.
+        with WATCHDOG.watch(ctl, deadline):
+            result = ctl.solve(on_model=on_model)
+        timed_out = result.interrupted
         proven = [m for m in round_models if m[2]]
         if timed_out and not proven:
             optimal = False
@@ -224,10 +242,15 @@ def solve(
         candidates = proven or [min(round_models, key=lambda m: m[0])]
         optimal = optimal and bool(proven)
         for cost, symbols, _ in candidates:
-            new = [sym for sym in symbols if sym.name == "ans" and sym not in found and sym not in best]
+            texts = [str(sym) for sym in symbols]
+            new = [
+                sym
+                for sym, text in zip(symbols, texts)
+                if text.startswith("ans(") and sym not in found and sym not in best
+            ]
             if not new:
                 continue
-            support = _support_of(symbols)
+            support = _support_of(texts)
             for sym in new:
                 best[sym] = Answer(argument_value(sym.arguments[0]), cost, support)
         for sym in sorted(best, key=lambda s: best[s].answer):

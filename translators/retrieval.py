@@ -2,8 +2,9 @@
 
 `Retriever.retrieve` returns up to `k` examples, most similar first. With `cover_operators`, it
 then adds, for every operation none of them uses, the most similar example that uses it. The
-target question itself (by id, by the ids the caller excludes, by exact text, and any example that
-lists an excluded id among its `equivalent` paraphrases) is never shown.
+target question itself (by id, by the ids the caller excludes, by exact text unless the example is a
+generated one, and any example that lists an excluded id among its `equivalent` paraphrases) is
+never shown.
 
 With a `templater` (translators.templating), embedding similarity is mostly that of the questions'
 templates (ontology words replaced by their roles: "is there a thing that is color"), plus
@@ -85,7 +86,9 @@ class Retriever:
         postings: dict[str, list[int]] = defaultdict(list)
         sizes = np.zeros(n, dtype=np.float32)
         for row, example in enumerate(bank):
-            self._duplicates[normalise_question(example.question)].append(row)
+            # A generated example with the target's very words is the template doing its job, not a leak.
+            if example.source != "generated":
+                self._duplicates[normalise_question(example.question)].append(row)
             for other in example.equivalent:
                 self._paraphrases[other].append(row)
             for op in example.operations:

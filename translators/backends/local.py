@@ -11,6 +11,9 @@ than the drafted tokens save (measured with Qwen2.5-Coder-1.5B on 2 threads).
 from __future__ import annotations
 
 import atexit
+import contextlib
+import ctypes
+import logging
 import os
 import threading
 import time
@@ -18,6 +21,44 @@ from pathlib import Path
 
 from translators.backends.base import BackendError, Generation, GenerationRequest
 from translators.backends.models import LOCAL_MODELS, model_path
+
+_LOG = logging.getLogger("aspvqa.llama_cpp")
+_quiet_lock = threading.Lock()
+_log_callback = None  # kept referenced: llama.cpp holds only a C pointer to it
+
+
+class _NoRedirect(contextlib.nullcontext):
+    """Stands in for llama-cpp-python's `suppress_stdout_stderr` (same signature, does nothing)."""
+
+    def __init__(self, disable: bool = True) -> None:
+        super().__init__()
+
+
+def quiet_llama_cpp() -> None:
+    """Silence llama.cpp through its log callback, never through the process's file descriptors.
+
+    llama-cpp-python's `verbose=False` dup2()s descriptors 1 and 2 to /dev/null and back while a
+    model loads. From a worker thread that races with anything else that redirects them (pytest's
+    capture, a second load) and can leave the whole process writing to /dev/null. Here the
+    redirect is replaced by nothing and llama.cpp's messages go to the `aspvqa.llama_cpp` logger
+    (errors at ERROR, the rest at DEBUG).
+    """
+    global _log_callback
+    with _quiet_lock:
+        if _log_callback is not None:
+            return
+        import llama_cpp
+        import llama_cpp._internals as internals
+        import llama_cpp.llama as llama_module
+
+        @llama_cpp.llama_log_callback
+        def forward(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
+            _LOG.log(logging.ERROR if level == 3 else logging.DEBUG, text.decode("utf-8", "replace").rstrip())
+
+        llama_cpp.llama_log_set(forward, ctypes.c_void_p(0))
+        llama_module.suppress_stdout_stderr = _NoRedirect  # type: ignore[misc, assignment]  # replaced on purpose
+        internals.suppress_stdout_stderr = _NoRedirect  # type: ignore[misc, assignment]
+        _log_callback = forward
 
 
 def _threads() -> int:
@@ -68,6 +109,7 @@ class LlamaCppBackend:
                 raise BackendError(
                     "llama-cpp-python is not installed: run `make install` (scripts/install_llm.sh)"
                 ) from exc
+            quiet_llama_cpp()
             path = model_path(self.model)
             draft = LlamaPromptLookupDecoding(num_pred_tokens=8) if self.prompt_lookup else None
             self._llama = Llama(

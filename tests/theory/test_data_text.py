@@ -1,0 +1,200 @@
+"""The plain-text reader: it admits only data, and what it admits means what the AST reader says."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import theory.asp_data as asp_data
+from theory import SceneFacts, solve
+from theory.data_text import plain_scene, scan
+from theory.flat import FLAT_PREDICATES
+from theory.operations import SCENE_PREDICATES
+from theory.program import ProgramError
+
+
+def slow_parse(text: str, **options: object) -> asp_data.DataStatements:
+    """`parse_data` through the AST reader only."""
+    saved = asp_data.scan
+    asp_data.scan = lambda *_args, **_kwargs: None  # type: ignore[assignment]
+    try:
+        return asp_data.parse_data(text, **options)  # type: ignore[arg-type]
+    finally:
+        asp_data.scan = saved
+
+
+def outcome(parse, text: str, **options: object) -> object:
+    try:
+        return parse(text, **options)
+    except ProgramError as exc:
+        return (type(exc).__name__, str(exc))
+
+
+def weighted_scene(seed: int) -> SceneFacts:
+    rng = random.Random(seed)
+    scene = SceneFacts()
+    for oid in range(1, 6):
+        scene.add_fact("object", oid)
+        scene.add_fact("has_attr", oid, "class", rng.choice(["ball", "cup", "tennis racket"]))
+        scene.add_fact("has_obj_weight", oid, rng.randint(0, 900))
+        for color in ("red", "blue", "green"):
+            scene.add_likely("has_attr", (oid, "color", color), rng.uniform(0.01, 0.99))
+    scene.add_fact("exclusive", "color")
+    scene.add_likely("has_rel", (1, "on", 2), 0.7)
+    return scene
+
+
+def test_printed_scenes_are_admitted_and_read_as_by_the_ast_reader():
+    scene = weighted_scene(1)
+    text = scene.to_asp()
+    assert scan(text, SCENE_PREDICATES, allow_choices=True) is not None
+    options = {"what": "scene", "allow_choices": True, "allowed": SCENE_PREDICATES}
+    assert asp_data.parse_data(text, **options) == slow_parse(text, **options)
+    plain = plain_scene(text, SCENE_PREDICATES)
+    assert plain is not None
+    assert (len(plain), plain.weak_constraint_count) == (len(scene), scene.weak_constraint_count)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize(
+    "program",
+    [
+        "scene(0). select(1, 0, ball). unique(2, 1). query(3, 2, color). end(3).",
+        "scene(0). select(1, 0, ball). filter(2, 1, color, red). exist(3, 2). end(3).",
+        "scene(0). select(1, 0, ball). relate(2, 1, ball, on, object). exist(3, 2). end(3).",
+        "scene(0). select(1, 0, ball). all_different(2, 1, color). end(2).",
+    ],
+)
+def test_scene_text_given_to_clingo_ranks_as_the_scene_objects(seed, program):
+    scene = weighted_scene(seed)
+    by_text = solve(program, scene.to_asp(), top_k=5)
+    by_objects = solve(program, scene, top_k=5)
+    assert by_text.status == by_objects.status
+    assert [(a.answer, a.cost, a.support) for a in by_text.answers] == [
+        (a.answer, a.cost, a.support) for a in by_objects.answers
+    ]
+    assert by_text.stats == by_objects.stats
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '#include "x.lp".',
+        "#script (python)\nimport os\n#end.",
+        "object(1). #const n = 1.",
+        "object(X).",
+        "object(_).",
+        "object(1) :- object(2).",
+        ":- object(1).",
+        "object(1).%* block *%",
+        "object(not).",
+        "object(01).",
+        "object(-0).",
+        "object(1234567890).",
+        "object(1+1).",
+        "object(f(1)).",
+        "object((1,2)).",
+        "object(_a).",
+        "object (1).",
+        "object(1). % \x00 object(2).",
+        'object("a\\tb").',
+        'object("a\nb").',
+        "object(1)..",
+        "unknown(1).",
+        "object(1, 2).",
+        "-object(1).",
+        "object(1;2).",
+        "object(1..3).",
+        "{ object(1) } = 1.",
+        "{ object(1) : object(2) }.",
+        ":~ object(1). [5@1,object(1),1]",
+        ":~ object(1). [5,object(1),0]",
+        ":~ not object(1). [5,object(1),1]",
+        ":~ object(1). [5,object(2),1]",
+        ":~ object(1). [5]",
+        ":~ object( 1). [5,object( 1),1]",
+        "object(1).\x0cobject(2).",
+    ],
+)
+def test_anything_but_plain_data_is_left_to_the_ast_reader(text):
+    assert scan(text, SCENE_PREDICATES, allow_choices=True) is None
+
+
+def test_scene_text_clingo_would_read_differently_is_not_given_to_it():
+    choice = "{ has_attr(1,color,red) }.\n"
+    weak = ":~ has_attr(1,color,red). [5,has_attr(1,color,red),1]\n"
+    assert plain_scene(choice + weak, SCENE_PREDICATES) is not None
+    # SceneFacts adds up repeated weak constraints; clingo would count one.
+    assert plain_scene(choice + weak + weak, SCENE_PREDICATES) is None
+    # A weak constraint on an atom that is no choice is an error the AST reader explains.
+    assert plain_scene(weak, SCENE_PREDICATES) is None
+    assert plain_scene("% " + choice + weak, SCENE_PREDICATES) is None
+    assert plain_scene('has_attr(1,name,"{ has_attr(1,color,red) }.").\n' + weak, SCENE_PREDICATES) is None
+    assert plain_scene("\ud800", SCENE_PREDICATES) is None
+    assert plain_scene("object(1).\x00", SCENE_PREDICATES) is None
+
+
+def test_columns_count_bytes_like_clingo():
+    text = 'has_attr(1,name,"\u00e9t\u00e9"). object(1).\n  object(2).'
+    fast = asp_data.parse_data(text, allowed=SCENE_PREDICATES)
+    assert [(f.line, f.column) for f in fast.facts] == [(1, 1), (1, 27), (2, 3)]
+    assert fast == slow_parse(text, allowed=SCENE_PREDICATES)
+
+
+# --- property: on random mixtures of data and non-data, both readers agree exactly ---
+
+FRAGMENTS = [
+    "object(1).",
+    "object( 7 ) .",
+    "has_attr(1,color,red).",
+    'has_attr(1, name, "tennis racket").',
+    'has_attr(2,name,"a\\"b\\\\c\\n").',
+    "has_rel(1,on,2).",
+    "has_obj_weight(1,-5).",
+    "is_attr(color).",
+    "is_attr_value(color,red).",
+    "exclusive(color).",
+    "has_attr(1,class,x').",
+    "{ has_attr(1,color,red) }.",
+    "{ has_attr(1,color,blue) }.",
+    ":~ has_attr(1,color,red). [105,has_attr(1,color,red),1]",
+    ":~ not has_attr(1,color,red). [2302,has_attr(1,color,red),0]",
+    ":~ has_attr(1,color,blue). [7,has_attr(1,color,blue),1]",
+    ":~ has_attr(1,color,red). [5]",
+    "% a comment",
+    "%* block *%",
+    "\n",
+    "  ",
+    "\t",
+    "object(X).",
+    "p(1).",
+    "object(1,2).",
+    "object(1) :- has_rel(1,on,2).",
+    "#const n = 2.",
+    "object(not).",
+    "object(01).",
+    "object(f(x)).",
+    'has_attr(1,color,"é").',
+    "object(-3).",
+    "object(2147483647).",
+    "object(1)",
+    ".",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(FRAGMENTS), max_size=12), st.sampled_from(["", " ", "\n"]))
+def test_fast_and_ast_readers_agree(parts, separator):
+    text = separator.join(parts)
+    for options in (
+        {"what": "scene", "allow_choices": True, "allowed": SCENE_PREDICATES},
+        {"what": "question program", "allowed": FLAT_PREDICATES},
+    ):
+        assert outcome(asp_data.parse_data, text, **options) == outcome(slow_parse, text, **options)
+    fast = outcome(lambda t: plain_scene(t, SCENE_PREDICATES), text)
+    if fast is not None:
+        reread = SceneFacts.from_asp(text)  # what the AST reader makes of the same text
+        assert (len(fast), fast.weak_constraint_count) == (len(reread), reread.weak_constraint_count)

@@ -1,0 +1,57 @@
+"""Grounding only the rules a program can use gives the answers and costs of the whole theory."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.theory.conftest import STREET
+from tests.theory.test_data_text import weighted_scene
+from theory import solve, solver
+
+PROGRAMS = [
+    "scene(0). select(1, 0, man). unique(2, 1). query(3, 2, pose). end(3).",
+    "scene(0). select(1, 0, person). filter(2, 1, pose, walking). exist(3, 2). end(3).",
+    "scene(0). select(1, 0, dog). filter_any(2, 1, brown). exist(3, 2). end(3).",
+    "scene(0). select(1, 0, man). relate(2, 1, clothing, wearing, object). unique(3, 2). query(4, 3, color). end(4).",
+    "scene(0). select(1, 0, dog). relate_any(2, 1, near, subject). unique(3, 2). query(4, 3, name). end(4).",
+    "scene(0). select(1, 0, car). unique(2, 1). relate_attr(3, 2, car, color). exist(4, 3). end(4).",
+    "scene(0). select(1, 0, person). select(2, 0, woman). negate(3, 2, 1). unique(4, 3). query(5, 4, name). end(5).",
+    "scene(0). select(1, 0, man). unique(2, 1). verify_rel(3, 2, shirt, wearing, object). end(3).",
+    "scene(0). select(1, 0, car). unique(2, 1). verify_attr(3, 2, color, white). end(3).",
+    "scene(0). select(1, 0, dog). unique(2, 1). choose_attr(3, 2, size, small, large). end(3).",
+    "scene(0). select(1, 0, man). unique(2, 1). choose_rel(3, 2, shirt, wearing, holding, object). end(3).",
+    "scene(0). select(1, 0, car). all_same(2, 1, color). end(2).",
+    "scene(0). select(1, 0, car). all_different(2, 1, size). end(2).",
+    "scene(0). select(1, 0, man). unique(2, 1). select(3, 0, woman). unique(4, 3). "
+    "two_same(5, 2, 4, hposition). end(5).",
+    "scene(0). select(1, 0, man). unique(2, 1). select(3, 0, woman). unique(4, 3). "
+    "two_different(5, 2, 4, pose). end(5).",
+    "scene(0). select(1, 0, car). select(2, 0, car). compare(3, 1, 2, blue, true). unique(4, 3). "
+    "query(5, 4, name). end(5).",
+    "scene(0). select(1, 0, car). unique(2, 1). select(3, 0, shirt). unique(4, 3). common(5, 2, 4). end(5).",
+    "scene(0). select(1, 0, dog). exist(2, 1). select(3, 0, cat). exist(4, 3). or(5, 2, 4). and(6, 5, 2). end(6).",
+    "scene(0). select(1, 0, ball). unique(2, 1). query(3, 2, color). end(3).",
+    "scene(0). select(1, 0, ball). all_different(2, 1, color). end(2).",
+]
+
+
+@pytest.mark.parametrize(
+    "scene", [STREET, weighted_scene(1), weighted_scene(2)], ids=["street", "weighted1", "weighted2"]
+)
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_program_subset_answers_as_the_whole_theory(monkeypatch, program, scene):
+    subset = solve(program, scene, top_k=5)
+    monkeypatch.setattr(solver._THEORY, "relevant", lambda _given: solver._THEORY.statements)
+    whole = solve(program, scene, top_k=5)
+    assert subset.status == whole.status
+    # Supports may differ where several interpretations are equally cheap; answers and costs may not.
+    assert [(a.answer, a.cost) for a in subset.answers] == [(a.answer, a.cost) for a in whole.answers]
+
+
+def test_subset_keeps_only_what_the_operations_use():
+    given = solver._SCENE_SIGNATURES | {("scene", 1), ("select", 3), ("exist", 2), ("end", 1)}
+    kept = [str(s) for s in solver._THEORY.relevant(given)]
+    assert "value(S,yes) :- exist(S,D); state(D,_)." in kept
+    assert not any("relate" in s or s.startswith("%") for s in kept)
+    assert "#defined select/3." in kept and "#defined relate/5." not in kept
+    assert solver._THEORY.relevant(given) is solver._THEORY.relevant(set(given))  # cached

@@ -1,0 +1,207 @@
+"""Fast reading of data text in its plain form, at the speed of the C regular-expression engine.
+
+A regular grammar admits only plain statements: ground facts of the allowed predicates (with
+their arities) over constants, integers and strings, and, for scenes, ``{ atom }.`` and the two
+weak-constraint forms that `SceneFacts.to_asp` prints; plus whitespace and ``%`` line comments.
+Text it admits holds no rule, directive, variable, block comment or arithmetic, so clingo may
+parse it directly. Text it does not admit is not rejected here: callers hand it to the AST
+reader in `theory.asp_data`, which accepts the rest of the data syntax and gives the exact
+``line:column`` errors. Everything here works on the UTF-8 bytes so that columns count bytes,
+as clingo's do.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+
+import clingo
+
+# Terms are written by hand as regular expressions because clingo offers no validating lexer
+# that stops before grounding; each is a strict subset of clingo's own term syntax, so clingo
+# reads the admitted text exactly as the AST reader would:
+# - constants: no leading underscore, and not the keyword ``not``;
+# - integers: no leading zeros, no ``-0``, at most nine digits (so never past 32 bits);
+# - strings: no newline or carriage return inside, only the escapes \\ \" \n.
+_CONSTANT = rb"(?!not(?![A-Za-z0-9_']))[a-z][A-Za-z0-9_']*+"
+_INTEGER = rb"(?:0|-?[1-9][0-9]{0,8})"
+_STRING = rb'"(?:[^"\\\n\r\x00]|\\[\\"n])*"'
+_TERM = rb"(?:" + _CONSTANT + rb"|" + _INTEGER + rb"|" + _STRING + rb")"
+_SPACE = rb"[ \t\r\n]*+"
+_COMMENT = rb"%(?!\*)[^\n\x00]*+"  # a line comment; a block comment (%* *%) goes to the AST reader
+
+
+def _atom(allowed: Mapping[str, int], space: bytes) -> bytes:
+    """Any allowed predicate with exactly its arity; `space` is what may stand between tokens."""
+    by_arity: dict[int, list[str]] = {}
+    for name, arity in allowed.items():
+        if arity > 0 and re.fullmatch(r"[a-z][A-Za-z0-9_]*", name):
+            by_arity.setdefault(arity, []).append(name)
+    parts = []
+    for arity, names in sorted(by_arity.items()):
+        alternatives = b"|".join(re.escape(n.encode()) for n in sorted(names, key=len, reverse=True))
+        arguments = (space + b"," + space).join([_TERM] * arity)
+        parts.append(b"(?:" + alternatives + rb")\(" + space + arguments + space + rb"\)")
+    return b"(?:" + b"|".join(parts) + b")" if parts else b"(?!)"
+
+
+@dataclass(frozen=True)
+class _Grammar:
+    """The compiled patterns for one set of predicates."""
+
+    whole: re.Pattern[bytes]  # the text is nothing but admitted statements
+    # One statement or comment; groups: fact, choice, then atom and weight of `:~ a.` and `:~ not a.`
+    token: re.Pattern[bytes]
+    weighted: re.Pattern[bytes]  # a choice or weak constraint; the groups of `token` but the fact
+
+
+@lru_cache(maxsize=8)
+def _grammar(allowed: tuple[tuple[str, int], ...], choices: bool) -> _Grammar:
+    names = dict(allowed)
+    fact = b"(" + _atom(names, _SPACE) + b")" + _SPACE + rb"\."  # any spacing: duplicates are harmless
+    if choices:
+        # No spacing inside the atom of a choice or weak constraint, so that equal text means equal
+        # atom; a weak constraint names its own atom and flags its sign, as `to_asp` prints it.
+        tight = _atom(names, b"")
+        choice = rb"\{[ \t]*+(" + tight + rb")[ \t]*+\}" + _SPACE + rb"\."
+        weight = rb"(0|-?[1-9][0-9]{0,8})"
+        # Two alternatives, not one with a conditional group: Python's `re` keeps a group's value
+        # from an earlier repetition, so a conditional would see the previous statement's sign.
+        true = rb":~[ \t]*+(?P<true>" + tight + rb")[ \t]*+\.[ \t]*+\[" + weight + rb",(?P=true),1\]"
+        false = rb":~[ \t]*+not[ \t]++(?P<false>" + tight + rb")[ \t]*+\.[ \t]*+\[" + weight + rb",(?P=false),0\]"
+    else:
+        choice, true, false = rb"()(?!)", rb"()()(?!)", rb"()()(?!)"  # never match; keep the group numbers
+    token = b"|".join(b"(?:" + a + b")" for a in (_COMMENT, fact, choice, true, false))
+    return _Grammar(
+        re.compile(_SPACE + b"(?:(?:" + token + b")" + _SPACE + b")*"),
+        re.compile(token),
+        re.compile(b"|".join(b"(?:" + a + b")" for a in (choice, true, false))),
+    )
+
+
+def _utf8(text: str) -> bytes | None:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # an unpaired surrogate: the AST reader says where
+        return None
+
+
+@dataclass(frozen=True)
+class PlainStatement:
+    """One admitted statement: kind ``fact``, ``choice`` or ``weak``, its atom text, where it starts."""
+
+    kind: str
+    atom: bytes
+    line: int
+    column: int
+    negated: bool = False
+    weight: int = 0
+
+
+def scan(text: str, allowed: Mapping[str, int], *, allow_choices: bool = False) -> list[PlainStatement] | None:
+    """The statements of `text` in order when the plain grammar admits all of it, else None.
+
+    Text with a NUL character or one UTF-8 cannot encode is never admitted.
+    """
+    data = _utf8(text)
+    if data is None:
+        return None
+    grammar = _grammar(tuple(sorted(allowed.items())), allow_choices)
+    if grammar.whole.fullmatch(data) is None:
+        return None
+    statements: list[PlainStatement] = []
+    line, line_start = 1, 0
+    for match in grammar.token.finditer(data):
+        fact, choice, true, true_weight, false, false_weight = match.groups()
+        if fact is None and choice is None and true is None and false is None:
+            continue  # a comment
+        start = match.start()
+        newlines = data.count(b"\n", line_start, start)
+        if newlines:
+            line += newlines
+            line_start = data.rindex(b"\n", 0, start) + 1
+        column = start - line_start + 1
+        if fact is not None:
+            statements.append(PlainStatement("fact", fact, line, column))
+        elif choice is not None:
+            statements.append(PlainStatement("choice", choice, line, column))
+        elif true is not None:
+            statements.append(PlainStatement("weak", true, line, column, False, int(true_weight)))
+        else:
+            statements.append(PlainStatement("weak", false, line, column, True, int(false_weight)))
+    return statements
+
+
+def symbols_of(atoms: list[bytes]) -> list[clingo.Symbol]:
+    """The symbols of admitted atom texts, read by clingo's term parser in one call."""
+    if not atoms:
+        return []
+    # One tuple term instead of one call per atom: the per-call overhead dominates otherwise.
+    return list(clingo.parse_term("(" + b",".join(atoms).decode("utf-8") + ",)").arguments)
+
+
+@dataclass(frozen=True)
+class SceneText:
+    """A scene text the plain grammar admits, checked to mean the same to clingo as to `SceneFacts`.
+
+    `solve` adds `text` to clingo as it is; the counts are those of `SceneFacts.from_asp(text)`.
+    """
+
+    text: str
+    fact_count: int
+    weighted_count: int
+    weak_constraint_count: int
+
+    def __len__(self) -> int:
+        return self.fact_count + self.weighted_count
+
+    def fact_symbols(self) -> list[clingo.Symbol] | None:
+        """The atoms of a text of facts only, without strings or comments; else None.
+
+        In such text every period ends a fact, so the text with commas for periods is one tuple
+        term, read by clingo's term parser in one call: a third cheaper than `Control.add`.
+        """
+        if self.weighted_count or any(c in self.text for c in '"%{:'):
+            return None
+        return list(clingo.parse_term("(" + self.text.replace(".", ",") + ")").arguments)
+
+
+def plain_scene(text: str, allowed: Mapping[str, int]) -> SceneText | None:
+    """`text` as a `SceneText` when clingo may read it directly, else None (use the AST reader).
+
+    Besides the grammar: every weak constraint is on a choice atom, and no atom has two weak
+    constraints of one sign (`SceneFacts` adds such weights up, clingo counts a repeated
+    constraint once).
+    """
+    data = _utf8(text)
+    if data is None:
+        return None
+    grammar = _grammar(tuple(sorted(allowed.items())), True)
+    if grammar.whole.fullmatch(data) is None:
+        return None
+    if b'"' in data or b"%" in data:
+        # A brace or a period inside a string or comment is no statement: tokenise all of it.
+        tokens = grammar.token.findall(data)
+        facts = sum(1 for token in tokens if token[0])
+        weighted = [token[1:] for token in tokens if any(token[1:])]  # not facts, not comments
+    else:
+        # Without strings and comments every statement has exactly one period.
+        weighted = grammar.weighted.findall(data) if b"{" in data or b":~" in data else []
+        facts = data.count(b".") - len(weighted)
+    choices: set[bytes] = set()
+    weak: set[tuple[bytes, bool]] = set()
+    positive = 0
+    for choice, true, true_weight, false, false_weight in weighted:
+        if choice:
+            choices.add(choice)
+            continue
+        key = (true, False) if true else (false, True)
+        if key in weak:
+            return None
+        weak.add(key)
+        positive += int(true_weight or false_weight) > 0
+    if any(atom not in choices for atom, _ in weak):
+        return None
+    return SceneText(text, facts, len(choices), positive)

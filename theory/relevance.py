@@ -1,0 +1,110 @@
+"""The part of the theory a question can use: rules whose positive body can never hold are left out.
+
+Grounding every operation's rules costs about 4 ms even on an empty scene, while a question uses
+three or four operations. A rule needs every predicate of its positive body literals; a
+predicate is available when the scene or the program may give it facts, or when a kept rule
+derives it. Rules that need an unavailable predicate derive nothing in any answer set, so
+leaving them out changes no answer and no cost. Everything else (directives, ``#external``,
+``#show``, constraints without a positive body, conditions and aggregates) is kept, except
+comments and the ``#defined`` of predicates no kept statement mentions (both only tell clingo
+what not to warn about).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from clingo import ast
+
+Signature = tuple[str, int]
+_COMMENT = getattr(ast.ASTType, "Comment", None)  # clingo >= 5.8 reports comments as statements
+_CACHE_LIMIT = 4096  # distinct operation sets seen; questions use a few hundred at most
+
+
+def _function_signatures(term: ast.AST) -> set[Signature]:
+    """Predicate signatures a term of an atom can stand for (pools give several)."""
+    if term.ast_type == ast.ASTType.Function:
+        return {(term.name, len(term.arguments))}
+    if term.ast_type == ast.ASTType.Pool:
+        return set().union(*(_function_signatures(t) for t in term.arguments))
+    return set()
+
+
+class _Atoms(ast.Transformer):
+    """Every predicate the visited part mentions (in a head, choice conditions too: an over-estimate)."""
+
+    def __init__(self) -> None:
+        self.found: set[Signature] = set()
+
+    def visit_SymbolicAtom(self, node: ast.AST) -> ast.AST:  # noqa: N802 (clingo's visitor naming)
+        self.found |= _function_signatures(node.symbol)
+        return node
+
+
+def _needs_and_gives(statement: ast.AST) -> tuple[frozenset[Signature], frozenset[Signature]]:
+    """(positive body predicates, predicates it may make true) of one statement."""
+    heads = _Atoms()
+    if statement.ast_type == ast.ASTType.External:
+        heads(statement.atom)  # an external atom may be switched on from Python
+        return frozenset(), frozenset(heads.found)
+    if statement.ast_type not in (ast.ASTType.Rule, ast.ASTType.Minimize):
+        return frozenset(), frozenset()  # directives and #show: always kept, derive nothing
+    needs: set[Signature] = set()
+    for literal in statement.body:
+        if (
+            literal.ast_type == ast.ASTType.Literal
+            and literal.sign == ast.Sign.NoSign
+            and literal.atom.ast_type == ast.ASTType.SymbolicAtom
+        ):
+            signatures = _function_signatures(literal.atom.symbol)
+            if len(signatures) == 1:  # a pool over several predicates needs only one of them
+                needs |= signatures
+    if statement.ast_type == ast.ASTType.Rule:
+        heads(statement.head)
+    return frozenset(needs), frozenset(heads.found)
+
+
+def _mentions(statement: ast.AST) -> frozenset[Signature]:
+    atoms = _Atoms()
+    atoms(statement)
+    return frozenset(atoms.found)
+
+
+class Theory:
+    """Parsed theory statements, and the subset each set of given predicates can use (cached)."""
+
+    def __init__(self, statements: Sequence[ast.AST]) -> None:
+        self.statements = tuple(s for s in statements if s.ast_type != _COMMENT)
+        self._rules = [_needs_and_gives(s) for s in self.statements]
+        self._mentions = [_mentions(s) for s in self.statements]
+        self._cache: dict[frozenset[Signature], tuple[ast.AST, ...]] = {}
+
+    def relevant(self, given: Iterable[Signature]) -> tuple[ast.AST, ...]:
+        """The statements that can derive something when facts may exist for `given` predicates."""
+        key = frozenset(given)
+        found = self._cache.get(key)
+        if found is None:
+            if len(self._cache) >= _CACHE_LIMIT:
+                self._cache.clear()
+            found = self._cache[key] = self._select(key)
+        return found
+
+    def _select(self, given: frozenset[Signature]) -> tuple[ast.AST, ...]:
+        available = set(given)
+        keep = [False] * len(self._rules)
+        changed = True
+        while changed:  # a fixpoint: what a kept statement derives may enable further rules
+            changed = False
+            for i, (needs, gives) in enumerate(self._rules):
+                if not keep[i] and needs <= available:
+                    keep[i] = changed = True
+                    available |= gives
+        mentioned: set[Signature] = set()
+        for statement, kept, mentions in zip(self.statements, keep, self._mentions):
+            if kept and statement.ast_type != ast.ASTType.Defined:
+                mentioned |= mentions
+        return tuple(
+            s
+            for s, k in zip(self.statements, keep)
+            if k and (s.ast_type != ast.ASTType.Defined or (s.name, s.arity) in mentioned)
+        )
