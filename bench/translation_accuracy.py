@@ -30,6 +30,7 @@ short run (`make bench`) prints its partial table but never replaces committed r
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import statistics
@@ -66,6 +67,12 @@ def gqa_dir() -> Path:
     return Path(os.environ.get("ASPVQA_GQA_DIR") or ROOT / ".." / "shared" / "data" / "gqa")
 
 
+@functools.cache
+def _bundled_bank_digest() -> str:
+    # Computed once: it reads the hand-written bank, and run keys are compared for every record.
+    return bundled_digest(bundled_ontology())
+
+
 @dataclass(frozen=True)
 class Run:
     """One row of the table: a name, its settings, the bank it retrieves from and its questions."""
@@ -86,7 +93,7 @@ class Run:
             f"{self.name}|{self.bank}|{s.representation}|{s.sampling.value}|{s.examples}|{int(s.cover_operators)}|"
             f"{s.prompt_version}|schema={int(s.schema_decoding)}|n={s.samples}|{s.llm}"
             + ("|tmpl=1" if s.template_retrieval and self.bank != "legacy" else "")
-            + (f"|bank={bundled_digest(bundled_ontology())}" if self.bank == "bundled" and self.versioned else "")
+            + (f"|bank={_bundled_bank_digest()}" if self.bank == "bundled" and self.versioned else "")
         )
 
 
@@ -137,7 +144,11 @@ def load_targets() -> tuple[list[dict], list[Example], dict[str, Any]]:
 def runs_for(names: list[str], llm: str, size: int, grid_size: int) -> list[Run]:
     default = TranslationSettings(llm=llm)
     runs = []
-    for name in names:
+    full_size = size
+    for spec in names:
+        # "name:n" runs `name` on the first n questions only (ablations cost as much as the default).
+        name, _, limit = spec.partition(":")
+        size = min(int(limit), full_size) if limit else full_size
         if name == "default":
             runs.append(Run("default", default, "bundled", size))
         elif name == "before":
@@ -305,7 +316,7 @@ def main() -> int:
     parser.add_argument(
         "--runs",
         default="default",
-        help="comma-separated: default, before, legacy, schema, noschema, candidates, loo, grid, flat, code, gqa",
+        help="comma-separated, each optionally name:n for its first n questions: default, before, legacy, schema, noschema, candidates, loo, grid, flat, code, gqa",
     )
     parser.add_argument("--budget-s", type=float, default=300.0)
     parser.add_argument("--limit", type=int, default=0, help="questions per run (0: the whole test part)")

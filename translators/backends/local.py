@@ -40,8 +40,8 @@ def quiet_llama_cpp() -> None:
     llama-cpp-python's `verbose=False` dup2()s descriptors 1 and 2 to /dev/null and back while a
     model loads. From a worker thread that races with anything else that redirects them (pytest's
     capture, a second load) and can leave the whole process writing to /dev/null. Here the
-    redirect is replaced by nothing and llama.cpp's messages go to the `aspvqa.llama_cpp` logger
-    (errors at ERROR, the rest at DEBUG).
+    redirect is replaced by nothing and llama.cpp's messages go to the `aspvqa.llama_cpp` logger at
+    DEBUG (a failed load raises in Python anyway; its model-file warnings are not the user's).
     """
     global _log_callback
     with _quiet_lock:
@@ -53,7 +53,7 @@ def quiet_llama_cpp() -> None:
 
         @llama_cpp.llama_log_callback
         def forward(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
-            _LOG.log(logging.ERROR if level == 3 else logging.DEBUG, text.decode("utf-8", "replace").rstrip())
+            _LOG.debug("%s", text.decode("utf-8", "replace").rstrip())
 
         llama_cpp.llama_log_set(forward, ctypes.c_void_p(0))
         llama_module.suppress_stdout_stderr = _NoRedirect  # type: ignore[misc, assignment]  # replaced on purpose
