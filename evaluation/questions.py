@@ -24,16 +24,23 @@ class Question:
     entailed: tuple[str, ...] = ()
 
 
-def load_questions(data: Any) -> list[Question]:
-    """Questions in GQA's formats: ``{questionId: record}`` or a list of records with an id field."""
+def question_items(data: Any) -> list[tuple[str, Any]] | None:
+    """(questionId, record) pairs of GQA's formats: ``{questionId: record}`` or a list of records
+    with an id field; None for any other JSON value."""
     if isinstance(data, Mapping):
-        items = [(str(k), v) for k, v in data.items()]
-    elif isinstance(data, list):
-        items = [
+        return [(str(k), v) for k, v in data.items()]
+    if isinstance(data, list):
+        return [
             (str(r.get("questionId", r.get("question_id", i))) if isinstance(r, Mapping) else str(i), r)
             for i, r in enumerate(data)
         ]
-    else:
+    return None
+
+
+def load_questions(data: Any) -> list[Question]:
+    """Questions in GQA's formats: ``{questionId: record}`` or a list of records with an id field."""
+    items = question_items(data)
+    if items is None:
         raise JobError("the questions file must hold a JSON object or a list of GQA questions")
     questions = []
     for question_id, record in items:

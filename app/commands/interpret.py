@@ -12,6 +12,7 @@ import typer
 from app.commands.io import fail, read_input
 from evaluation.interpreter import Interpreter, InterpreterFailure, Scene
 from evaluation.matching import DEFAULT_HYPERNYM_LEVELS, Matcher, MatchMode
+from evaluation.questions import question_items
 from scene.scene_graph import SceneGraphError
 from scene.taxonomy import Taxonomy, load_taxonomy
 from scene.wordnet import WordNetUnavailable
@@ -26,14 +27,8 @@ def _json(text: str, what: str) -> Any:
 
 def question_records(data: Any) -> Iterator[dict[str, Any]]:
     """Questions in GQA's formats: ``{questionId: record}`` or a list of records with an id field."""
-    if isinstance(data, dict):
-        items = [(str(k), v) for k, v in data.items()]
-    elif isinstance(data, list):
-        items = [
-            (str(r.get("questionId", r.get("question_id", i))) if isinstance(r, dict) else str(i), r)
-            for i, r in enumerate(data)
-        ]
-    else:
+    items = question_items(data)
+    if items is None:
         fail("questions file must hold a JSON object or list of GQA questions")
     for question_id, record in items:
         if not isinstance(record, dict) or not isinstance(record.get("semantic"), list):
