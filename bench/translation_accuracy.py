@@ -37,7 +37,7 @@ import statistics
 import sys
 import time
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +85,7 @@ class Run:
     # the digest was part of the key (the first bundled bank), shown under `label`.
     versioned: bool = True
     label: str = ""
+    bank_digest: str = ""  # records of an earlier bundled bank ("name@digest")
 
     @property
     def key(self) -> str:
@@ -93,7 +94,11 @@ class Run:
             f"{self.name}|{self.bank}|{s.representation}|{s.sampling.value}|{s.examples}|{int(s.cover_operators)}|"
             f"{s.prompt_version}|schema={int(s.schema_decoding)}|n={s.samples}|{s.llm}"
             + ("|tmpl=1" if s.template_retrieval and self.bank != "legacy" else "")
-            + (f"|bank={_bundled_bank_digest()}" if self.bank == "bundled" and self.versioned else "")
+            + (
+                f"|bank={self.bank_digest or _bundled_bank_digest()}"
+                if self.bank == "bundled" and self.versioned
+                else ""
+            )
         )
 
 
@@ -149,10 +154,15 @@ def runs_for(names: list[str], llm: str, size: int, grid_size: int) -> list[Run]
         # "name:n" runs `name` on the first n questions only (ablations cost as much as the default).
         name, _, limit = spec.partition(":")
         size = min(int(limit), full_size) if limit else full_size
+        # "name@digest" reads the records of an earlier bundled bank (shown, never extended).
+        name, _, digest = name.partition("@")
+        count = len(runs)
         if name == "default":
             runs.append(Run("default", default, "bundled", size))
         elif name == "before":
-            runs.append(Run("default", default, "bundled", size, versioned=False, label="default, first bundled bank"))
+            runs.append(
+                Run("default", default, "bundled", size, versioned=False, label="default, first generated bank")
+            )
         elif name == "legacy":
             legacy = {"schema_decoding": False, "prompt_version": "v2-fixed", "template_retrieval": False}
             runs.append(Run("legacy", default.model_copy(update=legacy), "legacy", size))
@@ -172,6 +182,9 @@ def runs_for(names: list[str], llm: str, size: int, grid_size: int) -> list[Run]
             runs.append(Run(name, default.model_copy(update={"representation": name}), "bundled", size))
         else:
             raise SystemExit(f"unknown run {name!r}")
+        if digest:
+            for i in range(count, len(runs)):
+                runs[i] = replace(runs[i], bank_digest=digest, label=f"{runs[i].name}, bank {digest}")
     return runs
 
 

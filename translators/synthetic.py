@@ -966,13 +966,20 @@ def _consistent(template: Template, phrasing: str, slots: dict[str, str]) -> boo
     return True
 
 
+# Families asked most (an attribute of an object named by its relation to another, and relation
+# queries): their phrasings are spread over every category and relation, so each common wording
+# ("What color is the mug on the table?") needs more draws to be in the bank at all.
+FAMILY_WEIGHTS = {"query_attr_rel_s": 3, "query_attr_rel_o": 2, "query_rel_s": 2, "query_rel_o": 2, "query_who_s": 2}
+
+
 def _iter_examples(ontology: Ontology, per_template: int, seed: int) -> Iterator[tuple[str, str, str]]:
     rng = random.Random(seed)
     filler = _Filler(ontology, rng)
     for template in TEMPLATES:
         made = 0
-        for _ in range(per_template * 6):
-            if made >= per_template:
+        wanted = per_template * FAMILY_WEIGHTS.get(template.family, 1)
+        for _ in range(wanted * 6):
+            if made >= wanted:
                 break
             slots = filler.fill(template, "")
             phrasing = rng.choice(_phrasings(template, slots["cat"]))
