@@ -809,6 +809,7 @@ class _Filler:
             for member in members:
                 self.class_groups.setdefault(member, set()).add(group)
         self._fitting: dict[str, list[str]] = {}
+        self.verbs = [r for r in VERB_FORMS if r in ontology.relations]
 
     def relation(self) -> str:
         return self.rng.choice(self.common if self.rng.random() < COMMON_SHARE else self.relations)
@@ -837,9 +838,8 @@ class _Filler:
 
     def fill(self, template: Template, phrasing: str) -> dict[str, str]:
         rng, slots = self.rng, {}
-        verbs = [r for r in VERB_FORMS if r in self.o.relations]
-        needs_verb = verbs and any("{rv}" in p or "{rb}" in p for p in template.phrasings)
-        relation = self.o.relations[rng.choice(verbs) if needs_verb else self.relation()]
+        needs_verb = self.verbs and any("{rv}" in p or "{rb}" in p for p in template.phrasings)
+        relation = self.o.relations[rng.choice(self.verbs) if needs_verb else self.relation()]
         slots["r"] = relation.name
         slots["a"] = self.member(relation.subject)
         slots["b"] = self.member(relation.object)
