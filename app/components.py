@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 from app.config import Settings
 from app.errors import PipelineError
 from theory import Program, SceneFacts
+from theory.entailment import Entailments, EntailmentTableError, bundled_entailments, load_entailments
 from theory.errors import ModelNotAvailableError
 from translators.options import TranslationOptions
 
@@ -72,7 +73,8 @@ class ImageReader(Protocol):
     def __call__(self, image: bytes, program: Program) -> ImageReading: ...
 
 
-SceneGraphEncoder = Callable[[Mapping[str, Any], Program], SceneFacts]
+# The facts a program needs from a scene graph (None: every fact of the graph).
+SceneGraphEncoder = Callable[[Mapping[str, Any], Program | None], SceneFacts]
 
 
 class Lazy(Generic[T]):
@@ -139,6 +141,7 @@ class Components:
         self._bank: Lazy[ExampleBank] = Lazy(self._load_bank)
         self._ontology: Lazy[Ontology] = Lazy(self._load_ontology)
         self._image_scene_builder: Lazy[ImageSceneBuilder] = Lazy(self._load_image_scene_builder)
+        self._entailments: Lazy[Entailments | None] = Lazy(self._load_entailments)
         self._retrievers: dict[tuple[bool, bool], Retriever] = {}
         self._translators: dict[tuple[TranslationSettings, str | None], Translator] = {}
         self._recorders: dict[tuple[str, str], Backend] = {}
@@ -189,6 +192,11 @@ class Components:
     @property
     def bank(self) -> ExampleBank:
         return self._bank.get()
+
+    @property
+    def entailments(self) -> Entailments | None:
+        """The vocabulary entailment table for approximate answers (None: exact words only)."""
+        return self._entailments.get()
 
     @property
     def ontology(self) -> Ontology:
@@ -275,6 +283,17 @@ class Components:
 
     # --- builders ---------------------------------------------------------------------------
 
+    def _load_entailments(self) -> Entailments | None:
+        choice = self.settings.entailments
+        if choice == "off":
+            return None
+        if choice == "bundled":
+            return bundled_entailments()
+        try:
+            return load_entailments(choice)
+        except (OSError, UnicodeDecodeError, EntailmentTableError) as exc:
+            raise PipelineError("model_unavailable", f"entailment table {choice}: {exc}") from None
+
     def _load_bank(self) -> ExampleBank:
         from translators.bank import load_bank
         from translators.bundled import default_bank
@@ -342,10 +361,16 @@ class Components:
 
         taxonomy = self.taxonomy
 
-        def encode(graph: Mapping[str, Any], program: Program) -> SceneFacts:
+        def encode(graph: Mapping[str, Any], program: Program | None) -> SceneFacts:
             if not isinstance(graph, Mapping):
                 raise ValueError("a scene graph is a JSON object with 'objects'")
-            return scene_graph_facts(graph, taxonomy=taxonomy, concepts=program_constants(program))
+            if program is None:
+                return scene_graph_facts(graph, taxonomy=taxonomy)
+            concepts = program_constants(program)
+            table = self.entailments
+            if table is not None and concepts is not None:  # the general words an asked word may be read through
+                concepts = concepts | {g for word in concepts for g in table.generalisations(word)}
+            return scene_graph_facts(graph, taxonomy=taxonomy, concepts=concepts)
 
         return encode
 

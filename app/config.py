@@ -66,6 +66,11 @@ class Settings(BaseSettings, TranslationOptions):
     solve_timeout_s: float = Field(10.0, gt=0, le=600)
     translate_timeout_s: float = Field(120.0, gt=0, le=3600)
     max_scene_facts: int = Field(200_000, ge=1)
+    entailments: str = Field(
+        "bundled",
+        description="vocabulary entailment table that lets a general scene word answer for a more specific "
+        "asked one, ranked below exact answers and marked approximate: bundled, off, or a TSV file",
+    )
 
     # Request limits of the service.
     max_request_bytes: int = Field(12 * 1024 * 1024, ge=1024)

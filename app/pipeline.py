@@ -24,6 +24,8 @@ from app.components import (
 from app.config import Settings
 from app.errors import PipelineError
 from theory import Program, ProgramError, SceneFacts, SolveLimits, SolveStatus, solve
+from theory.entailment import bundled_entailments
+from theory.explain import explain_no_answer
 from theory.operations import OPERATIONS
 from theory.representations import TEXT_REPRESENTATIONS, format_program, parse_program
 from translators.options import TranslationOptions
@@ -46,6 +48,7 @@ class AnswerOutcome:
     support: dict[str, Any]
     timings: dict[str, float]
     translation: TranslationOutcome | None = None
+    explanation: dict[str, Any] | None = None
 
 
 def show_program(program: Program, representation: str) -> str:
@@ -125,8 +128,13 @@ class Pipeline:
         scene_facts: str | None = None,
         top_k: int | None = None,
         model: str | None = None,
+        exact: bool = False,
     ) -> AnswerOutcome:
-        """Answer a question (or a given program) on exactly one kind of scene."""
+        """Answer a question (or a given program) on exactly one kind of scene.
+
+        Unless `exact`, the configured entailment table may answer through a more general scene
+        word (marked approximate, ranked below exact answers). A `no_answer` says why.
+        """
         timings: dict[str, float] = {}
         given = [
             k
@@ -178,8 +186,16 @@ class Pipeline:
 
         started = time.perf_counter()
         limits = SolveLimits(timeout_s=self.settings.solve_timeout_s, max_scene_facts=self.settings.max_scene_facts)
+        table = self.components.entailments
+        entailments = None if exact else table
         with self._solve_slots:
-            result = solve(parsed, scene, top_k=top_k or self.settings.top_k, limits=limits)
+            result = solve(parsed, scene, top_k=top_k or self.settings.top_k, limits=limits, entailments=entailments)
+            explanation = None
+            if result.status is SolveStatus.NO_ANSWER:
+                # A scene graph was encoded for the program's words only; the scene's other words
+                # are what the explanation offers instead.
+                whole = self.components.scene_graph_encoder(scene_graph, None) if scene_graph is not None else scene
+                explanation = explain_no_answer(parsed, whole, entailments, nearness=table or bundled_entailments())
         timings["solve"] = time.perf_counter() - started
         if result.status is SolveStatus.TIMEOUT and not result.answers:
             raise PipelineError("timeout", f"solving took longer than {self.settings.solve_timeout_s} s")
@@ -189,7 +205,13 @@ class Pipeline:
             raise PipelineError("invalid_input", result.message or "invalid input")
 
         answers = [
-            {"answer": a.answer, "cost": list(a.cost), "score": _score(a.cost, result.answers[0].cost)}
+            {
+                "answer": a.answer,
+                "cost": list(a.cost),
+                "score": _score(a.cost, result.answers[0].cost),
+                "approximate": a.approximate,
+                "approximations": [x.to_json() for x in a.approximations],
+            }
             for a in result.answers
         ]
         return AnswerOutcome(
@@ -204,6 +226,7 @@ class Pipeline:
             support=result.answers[0].support.to_json() if result.answers else {},
             timings={k: round(v, 6) for k, v in timings.items()},
             translation=translation,
+            explanation=explanation.to_json() if explanation else None,
         )
 
     def _check_question(self, question: str) -> None:
@@ -222,7 +245,8 @@ class Pipeline:
 def _score(cost: tuple[int, ...], best: tuple[int, ...]) -> float:
     """Relative confidence in (0, 1]: exp of the extra cost over the best answer, in weight units.
 
-    Costs are -1000 ln p, so the difference maps back to a likelihood ratio.
+    Every priority level's cost is -1000 ln p (the scene's likelihoods, and above them the cost of
+    approximate readings), so the difference of the sums maps back to a likelihood ratio.
     """
-    extra = (cost[0] if cost else 0) - (best[0] if best else 0)
+    extra = sum(cost) - sum(best)
     return round(math.exp(-extra / 1000.0), 6)

@@ -25,6 +25,7 @@ import clingo
 from clingo import ast
 
 from theory.data_text import SceneText, plain_scene
+from theory.entailment import Entailments
 from theory.flat import argument_value, parse_flat, step_symbol
 from theory.operations import SCENE_PREDICATES
 from theory.program import Program, ProgramError
@@ -70,12 +71,30 @@ class Support:
 
 
 @dataclass(frozen=True)
+class Approximation:
+    """A fact the question asked for, read from a more general scene fact (the entailment table)."""
+
+    asked: str
+    scene: str
+
+    def to_json(self) -> dict[str, str]:
+        """JSON form."""
+        return {"asked": self.asked, "scene": self.scene}
+
+
+@dataclass(frozen=True)
 class Answer:
     """One ranked answer and the cost of the cheapest scene interpretation that gives it."""
 
     answer: str
     cost: tuple[int, ...]
     support: Support
+    approximations: tuple[Approximation, ...] = ()
+
+    @property
+    def approximate(self) -> bool:
+        """Whether the answer reads some scene fact as a more specific word than the scene uses."""
+        return bool(self.approximations)
 
 
 @dataclass(frozen=True)
@@ -90,25 +109,27 @@ class SolveResult:
     stats: dict[str, int] = field(default_factory=dict)
 
 
-def _theory_statements() -> list[ast.AST]:
+def theory_statements(*files: str) -> list[ast.AST]:
     # Read and parsed once per process; adding the AST to each new Control skips re-parsing.
     folder = resources.files("theory") / "lp"
-    text = "\n".join((folder / name).read_text() for name in ("operations.lp", "ranking.lp"))
+    text = "\n".join((folder / name).read_text() for name in files)
     statements: list[ast.AST] = []
     ast.parse_string(text, statements.append)
     return statements
 
 
-_THEORY = Theory(_theory_statements())
+_THEORY = Theory(theory_statements("operations.lp", "ranking.lp"))
+_THEORY_WITH_ENTAILMENT = Theory(theory_statements("operations.lp", "ranking.lp", "entailment.lp"))
 _SCENE_SIGNATURES = frozenset(SCENE_PREDICATES.items())
+ENTAILMENT_SIGNATURES = frozenset({("rel_entails", 3), ("attr_entails", 3)})
 
 
-def _program_facts(program: Program) -> list[clingo.Symbol]:
+def program_facts(program: Program) -> list[clingo.Symbol]:
     """The flat facts of a validated program (the atoms `format_flat` prints)."""
     return [step_symbol(step) for step in program.steps] + [clingo.Function("end", [clingo.Number(program.answer)])]
 
 
-def _add_scene(ctl: clingo.Control, scene: SceneFacts | SceneText) -> None:
+def add_scene(ctl: clingo.Control, scene: SceneFacts | SceneText) -> None:
     """Hand the scene to clingo: certain facts through the backend (read from plain text by one
     term-parser call), plain text with weighted atoms as it is (clingo parses it in C)."""
     if isinstance(scene, SceneText):
@@ -126,6 +147,26 @@ def _add_scene(ctl: clingo.Control, scene: SceneFacts | SceneText) -> None:
         # rule instances over non-fact atoms the backend added before grounding (it did for
         # all_different on a weighted scene once the theory had no choice over state/2).
         ctl.add("base", [], SceneFacts(weighted=scene.weighted).to_asp())
+
+
+def _approximations_of(symbols: Sequence[clingo.Symbol]) -> tuple[Approximation, ...]:
+    """The approximate readings a model used, as (asked fact, scene fact) pairs."""
+    found = []
+    for sym in symbols:
+        if sym.name == "approx_rel":
+            a, r, b, g = sym.arguments
+            found.append(Approximation(f"has_rel({a},{r},{b})", f"has_rel({a},{g},{b})"))
+        elif sym.name == "approx_attr":
+            o, c, v, g = sym.arguments
+            found.append(Approximation(f"has_attr({o},{c},{v})", f"has_attr({o},{c},{g})"))
+    return tuple(sorted(found, key=lambda x: x.asked))
+
+
+def _with_scene_facts(support: Support, approximations: tuple[Approximation, ...]) -> Support:
+    """The support with each approximately read fact replaced by the scene fact it was read from."""
+    scene_fact = {a.asked: a.scene for a in approximations}
+    facts = {scene_fact.get(f, f) for f in support.facts}
+    return Support(support.steps, sorted(facts, key=_natural))
 
 
 def _support_of(texts: list[str]) -> Support:
@@ -155,9 +196,12 @@ def solve(
     scene: SceneFacts | SceneText | str,
     top_k: int = 5,
     limits: SolveLimits | None = None,
+    entailments: Entailments | None = None,
 ) -> SolveResult:
     """Answer `program` on `scene`: up to `top_k` distinct answers, cheapest first.
 
+    With `entailments`, a general scene word may stand for a more specific asked one at a cost;
+    such answers rank below every exact answer and list their approximations.
     Never raises for bad input: the status and message say what went wrong.
     """
     limits = limits or SolveLimits()
@@ -193,13 +237,18 @@ def solve(
         logger=lambda _code, msg: messages.append(msg.strip()),
         message_limit=20,
     )
-    facts = _program_facts(program)
+    facts = program_facts(program)
+    theory, given = _THEORY, _SCENE_SIGNATURES | {(f.name, len(f.arguments)) for f in facts}
+    if entailments:
+        theory, given = _THEORY_WITH_ENTAILMENT, given | ENTAILMENT_SIGNATURES
+        asked = {a.name for f in facts for a in f.arguments if a.type == clingo.SymbolType.Function}
+        facts += entailments.facts(asked)
     try:
         with ast.ProgramBuilder(ctl) as builder:
             # Only the rules this program's operations can use: grounding the rest costs ~4 ms.
-            for statement in _THEORY.relevant(_SCENE_SIGNATURES | {(f.name, len(f.arguments)) for f in facts}):
+            for statement in theory.relevant(given):
                 builder.add(statement)
-        _add_scene(ctl, scene)
+        add_scene(ctl, scene)
         with ctl.backend() as backend:
             for fact in facts:
                 backend.add_rule([backend.add_atom(fact)])
@@ -251,8 +300,11 @@ def solve(
             if not new:
                 continue
             support = _support_of(texts)
+            approximations = _approximations_of(symbols) if entailments else ()
+            if approximations:
+                support = _with_scene_facts(support, approximations)
             for sym in new:
-                best[sym] = Answer(argument_value(sym.arguments[0]), cost, support)
+                best[sym] = Answer(argument_value(sym.arguments[0]), cost, support, approximations)
         for sym in sorted(best, key=lambda s: best[s].answer):
             if len(ranked) < top_k:
                 ranked.append(best[sym])

@@ -10,10 +10,12 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
 from fastapi.responses import HTMLResponse, JSONResponse
 
 from app.api.limits import BodySizeLimit
 from app.api.routes import demo, health, qa
+from app.api.schemas import AnswerRequest
 from app.config import Settings, first_error, load_settings
 from app.pipeline import Pipeline, PipelineError
 
@@ -45,6 +47,20 @@ def create_app(settings: Settings | None = None, pipeline: Pipeline | None = Non
     app.include_router(health.router)
     app.include_router(qa.router)
     app.include_router(demo.router)
+
+    def openapi() -> dict[str, Any]:
+        # /answer reads its body by hand (JSON or a form), so FastAPI does not list the JSON body's
+        # model; the route's request body refers to it by name.
+        if app.openapi_schema is None:
+            schema = get_openapi(title=app.title, version=app.version, summary=app.summary, routes=app.routes)
+            body = AnswerRequest.model_json_schema(ref_template="#/components/schemas/{model}")
+            schemas = schema.setdefault("components", {}).setdefault("schemas", {})
+            schemas.update(body.pop("$defs", {}))
+            schemas["AnswerRequest"] = body
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented way to extend the schema
 
     @app.exception_handler(PipelineError)
     async def pipeline_error(_: Request, exc: PipelineError) -> JSONResponse:

@@ -70,12 +70,31 @@ class AnswerRequest(BaseModel):
     scene_facts: str | None = Field(None, description="scene facts in ASP")
     top_k: int | None = Field(None, ge=1, le=50)
     model: str | None = Field(None, description="language model (one of the configured choices)")
+    exact: bool = Field(
+        False, description="only exact scene words: no approximate answers through the entailment table"
+    )
+
+
+class Approximation(BaseModel):
+    asked: str = Field(..., description="the fact the program asked for, e.g. has_rel(4,sitting_on,2)")
+    scene: str = Field(..., description="the more general scene fact read in its place, e.g. has_rel(4,on,2)")
 
 
 class RankedAnswer(BaseModel):
     answer: str
-    cost: list[int]
+    cost: list[int] = Field(..., description="cost per priority level, highest first (-1000 ln p each)")
     score: float = Field(..., description="exp(-(cost - best cost) / 1000): likelihood ratio to the top answer")
+    approximate: bool = Field(False, description="read through a more general scene word (see approximations)")
+    approximations: list[Approximation] = Field(default_factory=list)
+
+
+class Explanation(BaseModel):
+    """Why there is no answer: the first step whose result is empty and the nearest scene words."""
+
+    step: int | None = Field(..., description="the empty step (null: no single step is empty)")
+    operation: str | None
+    message: str = Field(..., description="e.g. step 2 (relate sitting_on) is empty: ...; the scene has `on` ...")
+    nearest: list[str] = Field(..., description="the scene's words nearest to the missing one")
 
 
 class ProgramShown(BaseModel):
@@ -96,6 +115,7 @@ class AnswerResponse(BaseModel):
     support: dict[str, Any]
     timings: dict[str, float]
     translation: TranslateResponse | None = None
+    explanation: Explanation | None = Field(None, description="why not, when status is no_answer")
 
 
 class Health(BaseModel):

@@ -43,6 +43,9 @@ def answer_command(
         str | None, typer.Option("--repr", help="Syntax of --program: flat, nested or code.")
     ] = None,
     top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=50)] = 5,
+    exact: Annotated[
+        bool, typer.Option("--exact", help="Only exact scene words: no approximate answers (entailment table).")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Answer a question: ranked answers, the program and the facts behind the top answer."""
@@ -61,6 +64,7 @@ def answer_command(
             scene_graph=load_scene_graph(scene_graph, image_id) if scene_graph else None,
             scene_facts=read_input(scene, "scene") if scene else None,
             top_k=top_k,
+            exact=exact,
         )
     except (PipelineError, ConfigError) as exc:
         fail(str(exc))
@@ -77,18 +81,29 @@ def answer_command(
                     "detections": outcome.detections,
                     "support": outcome.support,
                     "timings": outcome.timings,
+                    "explanation": outcome.explanation,
                 }
             )
         )
     else:
         typer.echo(f"program ({outcome.representation}): {outcome.program_text}")
         for rank, item in enumerate(outcome.answers, 1):
-            typer.echo(f"{rank}. {item['answer']}  (score {item['score']}, cost {item['cost'][0]})")
+            typer.echo(
+                f"{rank}. {item['answer']}  (score {item['score']}, cost {item['cost']}){approximate_note(item)}"
+            )
         if not outcome.answers:
             typer.echo(f"{outcome.status}: {outcome.message}")
+            if outcome.explanation:
+                typer.echo(f"why: {outcome.explanation['message']}")
         elif outcome.support:
             typer.echo("because: " + " ".join(outcome.support["facts"]))
     raise typer.Exit(0 if outcome.answers else 1)
+
+
+def approximate_note(answer: dict) -> str:
+    """`` (approximate: asked fact read as scene fact, ...)`` for an approximate answer, else ''."""
+    readings = ", ".join(f"{a['asked']} read as {a['scene']}" for a in answer.get("approximations", ()))
+    return f"  (approximate: {readings})" if readings else ""
 
 
 def _read_image(path: Path) -> bytes:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import time
 from importlib import resources
 from typing import Annotated
 
 import typer
 
 from app.api.routes.demo import demo_scenes
+from app.commands.answer import approximate_note
 from app.commands.io import fail
 from app.config import ConfigError, load_settings
 from app.pipeline import Pipeline, PipelineError
@@ -26,9 +28,18 @@ def demo_command(
         pipeline = Pipeline(load_settings(llm=llm))
     except ConfigError as exc:
         fail(str(exc))
-    failures = 0
+    started = time.perf_counter()
+    try:
+        pipeline.components.question_translator  # noqa: B018 (the bank, its index and the model's files, checked now)
+    except PipelineError as exc:
+        fail(exc.message)
+    typer.echo(
+        f"translator ready in {time.perf_counter() - started:.1f} s (the model's weights load with the first question)"
+    )
+    failures = right = total = 0
     for line in (folder / "questions.jsonl").read_text().splitlines():
         item = json.loads(line)
+        total += 1
         scene = item["scene"]
         typer.echo(f"[{scene}] Q: {item['question']}")
         try:
@@ -46,8 +57,20 @@ def demo_command(
             continue
         seconds = outcome.timings
         typer.echo(f"   program: {outcome.program_text}")
-        answers = ", ".join(f"{a['answer']} (score {a['score']})" for a in outcome.answers) or outcome.status
-        typer.echo(f"   answers: {answers}")
+        answers = ", ".join(
+            f"{a['answer']} (score {a['score']}{', approximate' if a['approximate'] else ''})" for a in outcome.answers
+        )
+        typer.echo(f"   answers: {answers or outcome.status}")
+        if outcome.answers and outcome.answers[0]["approximate"]:
+            typer.echo(f"   {approximate_note(outcome.answers[0]).strip()}")
+        if outcome.explanation:
+            typer.echo(f"   why: {outcome.explanation['message']}")
+        top = outcome.answers[0]["answer"] if outcome.answers else None
+        if top == item.get("expected"):
+            right += 1
+        elif "expected" in item:
+            typer.echo(f"   expected: {item['expected']}")
         typer.echo(f"   [translate {seconds['translate']:.1f} s, solve {seconds['solve'] * 1000:.0f} ms]")
+    typer.echo(f"{right} of {total} answered as expected")
     if failures:
         typer.echo(f"{failures} question(s) could not be answered")

@@ -59,11 +59,42 @@ def test_answer_on_scene_graph_with_given_program(client):
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["status"] == "ok"
-    assert body["answers"][0] == {"answer": "white", "cost": [0], "score": 1.0}
+    assert body["answers"][0] == {
+        "answer": "white",
+        "cost": [0],
+        "score": 1.0,
+        "approximate": False,
+        "approximations": [],
+    }
     assert body["program"]["flat"] == MUG_COLOR
     assert body["concepts"]["classes"] == ["mug"]
     assert "has_attr(3,color,white)" in body["support"]["facts"]
     assert set(body["timings"]) >= {"translate", "scene", "solve"}
+
+
+SITTING_ON = "scene(0). select(1, 0, cat). relate_any(2, 1, sitting_on, object). query(3, 2, name). end(3)."
+
+
+def test_a_general_scene_word_answers_approximately_unless_exact_is_asked(client):
+    body = client.post("/answer", json={"program": SITTING_ON, "scene_graph": KITCHEN}).json()
+    assert body["status"] == "ok" and body["explanation"] is None
+    top = body["answers"][0]
+    assert top["answer"] == "chair" and top["approximate"] is True
+    assert top["approximations"] == [{"asked": "has_rel(4,sitting_on,2)", "scene": "has_rel(4,on,2)"}]
+
+    exact = client.post("/answer", json={"program": SITTING_ON, "scene_graph": KITCHEN, "exact": True})
+    assert exact.status_code == 200
+    body = exact.json()
+    assert body["status"] == "no_answer" and body["answers"] == []
+    assert body["explanation"]["step"] == 2 and body["explanation"]["nearest"] == ["on", "to_the_left_of"]
+    assert "the scene has `on` from the cat to the chair" in body["explanation"]["message"]
+
+
+def test_openapi_documents_explanations_and_approximations(client):
+    components = client.get("/openapi.json").json()["components"]["schemas"]
+    assert {"step", "message", "nearest"} <= set(components["Explanation"]["properties"])
+    assert "approximations" in components["RankedAnswer"]["properties"]
+    assert "exact" in components["AnswerRequest"]["properties"]
 
 
 def test_answer_program_in_nested_syntax(client):
@@ -93,6 +124,9 @@ def test_answer_with_no_answer_is_not_an_error(client):
     response = client.post("/answer", json={"program": MUG_COLOR.replace("mug", "giraffe"), "scene_graph": KITCHEN})
     assert response.status_code == 200
     assert response.json()["status"] == "no_answer" and response.json()["answers"] == []
+    explanation = response.json()["explanation"]
+    assert explanation["step"] == 1 and "no object in the scene is a `giraffe`" in explanation["message"]
+    assert explanation["nearest"][0] in ("cat", "animal")  # an animal, like the giraffe
 
 
 @pytest.mark.parametrize(

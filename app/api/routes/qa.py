@@ -16,6 +16,7 @@ from app.api.schemas import (
     AnswerRequest,
     AnswerResponse,
     ErrorBody,
+    Explanation,
     ProgramShown,
     RankedAnswer,
     TranslateRequest,
@@ -146,6 +147,7 @@ async def answer(request: Request) -> AnswerResponse:
         scene_facts=body.scene_facts,
         top_k=body.top_k,
         model=body.model,
+        exact=body.exact,
     )
     translation = None
     if outcome.translation is not None:
@@ -167,6 +169,7 @@ async def answer(request: Request) -> AnswerResponse:
         support=outcome.support,
         timings=outcome.timings,
         translation=translation,
+        explanation=Explanation(**outcome.explanation) if outcome.explanation else None,
     )
 
 

@@ -1,0 +1,130 @@
+"""The vocabulary entailment table: which general scene word may stand for a more specific one.
+
+A question may ask for a word the scene does not use ("sitting on" where the scene says "on",
+"kitten" where the detector says "cat"). With a table, the theory may read the general scene fact
+as the specific one at a cost of ``-1000 ln p`` (p: how often the general word means the specific
+one), on a priority above the scene's likelihoods, so such answers rank below every exact answer
+and are marked approximate. The table is data (``theory/data/entailments.tsv``, tab-separated
+``kind  specific  general  probability``), editable by hand; ``python -m scene.entailments``
+derives it from the relation list and WordNet.
+
+Example:
+    >>> table = bundled_entailments()
+    >>> ("sitting_on", "on") in table.relations
+    True
+    >>> table.generalisations("sitting_on")
+    ['on']
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+import clingo
+
+from theory.scene_facts import asp_constant
+
+KINDS = ("relation", "attribute")
+DEFAULT_PROBABILITY = 0.5
+
+
+class EntailmentTableError(ValueError):
+    """A line of an entailment table that cannot be read."""
+
+
+@dataclass(frozen=True)
+class Entailments:
+    """(specific, general) -> cost, for relations and for attribute values (classes included)."""
+
+    relations: dict[tuple[str, str], int] = field(default_factory=dict)
+    attributes: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.relations) + len(self.attributes)
+
+    def facts(self, asked: Collection[str] | None = None) -> list[clingo.Symbol]:
+        """The table as ``rel_entails/3`` and ``attr_entails/3`` atoms.
+
+        With `asked`, only the rows about the general words of asked words (the rows of their
+        other specific words tell the theory which objects already have a more specific word):
+        grounding the whole table would cost more than the solve.
+        """
+        facts = []
+        for name, table in (("rel_entails", self.relations), ("attr_entails", self.attributes)):
+            general = {g for (s, g) in table if asked is None or s in asked}
+            facts += [
+                clingo.Function(name, [clingo.Function(s), clingo.Function(g), clingo.Number(c)])
+                for (s, g), c in sorted(table.items())
+                if g in general
+            ]
+        return facts
+
+    def generalisations(self, word: str) -> list[str]:
+        """The general words that may stand for `word` (relation or attribute value)."""
+        return sorted({g for table in (self.relations, self.attributes) for (s, g) in table if s == word})
+
+    def to_tsv(self) -> str:
+        """The table in its file format (six significant digits: the costs read back the same)."""
+        lines = ["# kind\tspecific\tgeneral\tprobability"]
+        for kind, table in (("relation", self.relations), ("attribute", self.attributes)):
+            for (s, g), c in sorted(table.items()):
+                lines.append(f"{kind}\t{s}\t{g}\t{math.exp(-c / 1000):.6g}")
+        return "\n".join(lines) + "\n"
+
+
+def entailment_cost(probability: float) -> int:
+    """``round(-1000 ln p)``, at least 1 so an approximate reading is never free."""
+    if not 0.0 < probability <= 1.0:
+        raise EntailmentTableError(f"probability {probability} is not in (0, 1]")
+    return max(1, round(-1000.0 * math.log(probability)))
+
+
+def build_entailments(rows: Iterable[tuple[str, str, str, float]]) -> Entailments:
+    """A table from (kind, specific, general, probability) rows; words become ASP constants."""
+    relations: dict[tuple[str, str], int] = {}
+    attributes: dict[tuple[str, str], int] = {}
+    for kind, specific, general, probability in rows:
+        if kind not in KINDS:
+            raise EntailmentTableError(f"kind {kind!r} is not one of {', '.join(KINDS)}")
+        key = (asp_constant(specific), asp_constant(general))
+        if key[0] == key[1]:
+            continue
+        (relations if kind == "relation" else attributes)[key] = entailment_cost(probability)
+    return Entailments(relations, attributes)
+
+
+def parse_entailments(text: str, source: str = "<table>") -> Entailments:
+    """Read a tab-separated table (``#`` starts a comment); errors name the line."""
+    rows = []
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = [p.strip() for p in line.split("\t")]
+        if len(parts) not in (3, 4):
+            raise EntailmentTableError(f"{source}:{number}: expected kind, specific, general[, probability]")
+        try:
+            probability = float(parts[3]) if len(parts) == 4 else DEFAULT_PROBABILITY
+            rows.append((parts[0], parts[1], parts[2], probability))
+            build_entailments(rows[-1:])
+        except (ValueError, EntailmentTableError) as exc:
+            raise EntailmentTableError(f"{source}:{number}: {exc}") from None
+    return build_entailments(rows)
+
+
+def load_entailments(path: str | Path) -> Entailments:
+    """Read an entailment table file."""
+    path = Path(path)
+    return parse_entailments(path.read_text(encoding="utf-8"), str(path))
+
+
+@cache
+def bundled_entailments() -> Entailments:
+    """The table the project ships (derived from its relation list and WordNet, then edited)."""
+    text = (resources.files("theory") / "data" / "entailments.tsv").read_text(encoding="utf-8")
+    return parse_entailments(text, "theory/data/entailments.tsv")

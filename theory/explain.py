@@ -1,0 +1,295 @@
+"""Why a program has no answer on a scene: the first step whose result comes up empty, and the
+nearest words the scene has in its place.
+
+The program is solved once with a relaxed theory (``unique`` keeps every candidate, no
+constraints, no ranking) for its brave consequences: every object or value a step has in some
+reading of the scene. A step without any is empty in every reading, and the first such step (its
+inputs are not empty) is where the answer was lost.
+
+Example:
+    >>> from theory.flat import parse_flat
+    >>> program = parse_flat(
+    ...     "scene(0). select(1,0,cat). relate_any(2,1,sitting_on,object). query(3,2,name). end(3)."
+    ... )
+    >>> scene = "object(1). has_attr(1,class,cat). object(2). has_attr(2,class,chair). has_rel(1,on,2)."
+    >>> explanation = explain_no_answer(program, scene)
+    >>> explanation.step, explanation.nearest
+    (2, ('on',))
+    >>> print(explanation.message.split(": ", 1)[1])
+    the cat is not `sitting_on` anything; the scene has `on` from the cat to the chair
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+
+import clingo
+from clingo import ast
+
+from theory.data_text import SceneText, plain_scene
+from theory.entailment import Entailments
+from theory.operations import OPERATIONS, SCENE_PREDICATES, Kind
+from theory.program import Program, ProgramError, Step
+from theory.relevance import Theory
+from theory.scene_facts import SceneFacts
+from theory.solver import ENTAILMENT_SIGNATURES, add_scene, program_facts, theory_statements
+
+NEAREST = 3  # words the scene has, shown in place of a missing one
+_NAMES_SHOWN = 3
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """The step whose result is empty (None: no single step), what it asked, and the nearest words."""
+
+    step: int | None
+    operation: str | None
+    message: str
+    nearest: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        """JSON form."""
+        return {"step": self.step, "operation": self.operation, "message": self.message, "nearest": list(self.nearest)}
+
+
+@dataclass
+class _Scene:
+    """The scene facts a reading may use, indexed for describing objects and their neighbours."""
+
+    attributes: dict[str, dict[str, set[str]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(set)))
+    relations: list[tuple[str, str, str]] = field(default_factory=list)
+
+    def name(self, obj: str) -> str:
+        values = self.attributes[obj]
+        names = values.get("name") or values.get("class") or {obj}
+        return sorted(names)[0]
+
+    def names(self, objects: Iterable[str]) -> str:
+        found = sorted({self.name(o) for o in objects})
+        shown = ", ".join(found[:_NAMES_SHOWN]) + (" ..." if len(found) > _NAMES_SHOWN else "")
+        return f"the {shown}"
+
+    def has_class(self, obj: str, cls: str) -> bool:
+        return cls in self.attributes[obj].get("class", ())
+
+
+@cache
+def _diagnosis_theory(entailment: bool) -> Theory:
+    # Constraints and weak constraints only remove readings, and unique's choice is replaced by
+    # "every candidate": what is left derives every atom that any reading could derive.
+    files = ("operations.lp", "entailment.lp") if entailment else ("operations.lp",)
+    kept = []
+    for statement in theory_statements(*files):
+        if statement.ast_type == ast.ASTType.Minimize:
+            continue
+        if statement.ast_type == ast.ASTType.Rule:
+            head = statement.head
+            if head.ast_type == ast.ASTType.Literal and head.atom.ast_type == ast.ASTType.BooleanConstant:
+                continue
+            if head.ast_type == ast.ASTType.Aggregate and "state(" in str(head):
+                continue
+        kept.append(statement)
+    # Brave consequences are taken over shown atoms only.
+    ast.parse_string(
+        "state(S,O) :- unique(S,D), state(D,O). #show state/2. #show value/2. #show has_attr/3. #show has_rel/3.",
+        kept.append,
+    )
+    return Theory(kept)
+
+
+def _ground(program: Program, scene: SceneFacts | SceneText, entailments: Entailments | None) -> clingo.Control:
+    ctl = clingo.Control(["--enum-mode=brave", "--opt-mode=ignore", "--warn=none"])
+    facts = program_facts(program)
+    given = set(SCENE_PREDICATES.items()) | {(f.name, len(f.arguments)) for f in facts}
+    if entailments:
+        asked = {a.name for f in facts for a in f.arguments if a.type == clingo.SymbolType.Function}
+        facts += entailments.facts(asked)
+        given |= ENTAILMENT_SIGNATURES
+    with ast.ProgramBuilder(ctl) as builder:
+        for statement in _diagnosis_theory(bool(entailments)).relevant(given):
+            builder.add(statement)
+    add_scene(ctl, scene)
+    with ctl.backend() as backend:
+        for fact in facts:
+            backend.add_rule([backend.add_atom(fact)])
+    ctl.ground([("base", [])])
+    return ctl
+
+
+def _brave_atoms(ctl: clingo.Control) -> list[clingo.Symbol]:
+    """The atoms true in some stable model (the last model of brave enumeration)."""
+    last: list[clingo.Symbol] = []
+
+    def keep(model: clingo.Model) -> None:
+        last[:] = model.symbols(shown=True)
+
+    ctl.solve(on_model=keep)
+    return last
+
+
+def _results_and_scene(atoms: Iterable[clingo.Symbol]) -> tuple[dict[int, set[str]], _Scene]:
+    results: dict[int, set[str]] = defaultdict(set)
+    scene = _Scene()
+    for sym in atoms:
+        if sym.type != clingo.SymbolType.Function:
+            continue
+        args = sym.arguments
+        if sym.name in ("state", "value") and len(args) == 2 and args[0].type == clingo.SymbolType.Number:
+            results[args[0].number].add(str(args[1]))
+        elif sym.name == "has_attr" and len(args) == 3:
+            scene.attributes[str(args[0])][str(args[1])].add(str(args[2]))
+        elif sym.name == "has_rel" and len(args) == 3:
+            scene.relations.append((str(args[0]), str(args[1]), str(args[2])))
+    return results, scene
+
+
+def _nearest(word: str, candidates: Iterable[str], entailments: Entailments | None) -> tuple[str, ...]:
+    """Up to NEAREST candidates, most alike first: entailed general words, shared word parts, spelling."""
+    general = set(entailments.generalisations(word)) if entailments else set()
+    parts = set(word.split("_"))
+
+    def likeness(candidate: str) -> tuple[bool, bool, int, float, str]:
+        # A general word for the asked one first, then a word with a general word in common (dog, cat).
+        siblings = bool(entailments and general & set(entailments.generalisations(candidate)))
+        shared = len(parts & set(candidate.split("_")))
+        ratio = difflib.SequenceMatcher(None, word, candidate).ratio()
+        return (candidate in general, siblings, shared, ratio, candidate)
+
+    ranked = sorted(set(candidates) - {word}, key=likeness, reverse=True)
+    return tuple(ranked[:NEAREST])
+
+
+def _links(scene: _Scene, inputs: set[str], position: str, cls: str | None) -> list[tuple[str, str, str]]:
+    """(input, relation, other) for every relation of the step's input objects in the asked direction."""
+    found = []
+    for subject, relation, obj in scene.relations:
+        new, old = (subject, obj) if position == "subject" else (obj, subject)
+        if old in inputs and (cls is None or scene.has_class(new, cls)):
+            found.append((old, relation, new))
+    return found
+
+
+def _relation_message(
+    step: Step,
+    scene: _Scene,
+    inputs: set[str],
+    relations: Sequence[str],
+    cls: str | None,
+    position: str,
+    entailments: Entailments | None,
+) -> tuple[str, tuple[str, ...]]:
+    what = f"any `{cls}`" if cls else "anything"
+    asked = " or ".join(f"`{r}`" for r in relations)
+    if position == "subject":
+        text = f"no {'`' + cls + '`' if cls else 'object'} is {asked} {scene.names(inputs)}"
+    else:
+        text = f"{scene.names(inputs)} is not {asked} {what}"
+    links = _links(scene, inputs, position, cls) or _links(scene, inputs, position, None)
+    if not links:
+        side = "subject" if position == "object" else "object"
+        return f"{text}; {scene.names(inputs)} is the {side} of no relation in the scene", ()
+    nearest = _nearest(relations[0], {r for _, r, _ in links}, entailments)
+    shown = []
+    for relation in nearest:
+        old, _, new = next(link for link in links if link[1] == relation)
+        a, b = (scene.name(new), scene.name(old)) if position == "subject" else (scene.name(old), scene.name(new))
+        shown.append(f"`{relation}` from the {a} to the {b}")
+    return f"{text}; the scene has {', '.join(shown)}", nearest
+
+
+def _describe(
+    step: Step, program: Program, results: dict[int, set[str]], scene: _Scene, entailments: Entailments | None
+) -> tuple[str, tuple[str, ...]]:
+    """What the empty step asked that the scene lacks, and the nearest words the scene has."""
+    inputs = results[step.dependencies[0]] if step.dependencies else set()
+    args = step.arguments
+    op = step.operation
+    values = lambda category: {v for o in inputs for v in scene.attributes[o].get(category, ())}  # noqa: E731
+    if op == "scene":
+        return "the scene has no objects", ()
+    if op == "select":
+        cls = args[0]
+        where = (
+            "in the scene"
+            if program.step(step.dependencies[0]).operation == "scene"
+            else f"among {scene.names(inputs)}"
+        )
+        nearest = _nearest(cls, values("class") | values("name"), entailments)
+        return f"no object {where} is a `{cls}`" + (f"; the scene has {', '.join(nearest)}" if nearest else ""), nearest
+    if op == "filter":
+        category, value = args
+        nearest = _nearest(value, values(category), entailments)
+        has = f"their {category}: {', '.join(nearest)}" if nearest else f"they have no {category} at all"
+        return f"{scene.names(inputs)} has no {category} `{value}`; {has}", nearest
+    if op == "filter_any":
+        every = {v for o in inputs for vs in scene.attributes[o].values() for v in vs}
+        nearest = _nearest(args[0], every, entailments)
+        return (
+            f"{scene.names(inputs)} is not `{args[0]}` in any way; it is {', '.join(nearest) or 'nothing known'}",
+            nearest,
+        )
+    if op == "relate":
+        return _relation_message(step, scene, inputs, [args[1]], args[0], args[2], entailments)
+    if op == "relate_any":
+        return _relation_message(step, scene, inputs, [args[0]], None, args[1], entailments)
+    if op == "choose_rel":
+        return _relation_message(step, scene, inputs, [args[1], args[2]], args[0], args[3], entailments)
+    if op == "relate_attr":
+        return f"no other `{args[0]}` shares a {args[1]} with {scene.names(inputs)}", ()
+    if op == "negate":
+        return f"every object of step {step.dependencies[1]} is also in step {step.dependencies[0]}", ()
+    if op == "compare":
+        both = results[step.dependencies[0]] | results[step.dependencies[1]]
+        return f"not exactly one of {scene.names(both)} has `{args[0]}`", ()
+    if op == "query":
+        categories = {c for o in inputs for c in scene.attributes[o]}
+        nearest = _nearest(args[0], categories, entailments)
+        return f"{scene.names(inputs)} has no {args[0]}; it has {', '.join(nearest) or 'no attributes'}", nearest
+    if op == "choose_attr":
+        category, first, second = args
+        nearest = _nearest(first, values(category), entailments)
+        has = f"its {category}: {', '.join(nearest)}" if nearest else f"it has no {category} at all"
+        return f"{scene.names(inputs)} is neither `{first}` nor `{second}`; {has}", nearest
+    if op == "common":
+        both = results[step.dependencies[0]] | results[step.dependencies[1]]
+        return f"{scene.names(both)} share no attribute value", ()
+    return "its result is empty", ()
+
+
+def _label(step: Step) -> str:
+    words = [a for a in step.arguments if a not in ("subject", "object", "true", "false")]
+    return " ".join([step.operation, *words[:2]])
+
+
+def explain_no_answer(
+    program: Program,
+    scene: SceneFacts | SceneText | str,
+    entailments: Entailments | None = None,
+    nearness: Entailments | None = None,
+) -> Explanation:
+    """Why `program` has no answer on `scene`: the first empty step and the nearest scene words.
+
+    `entailments` as given to `solve`; `nearness` (default: `entailments`) ranks the scene's words
+    by how near they are to a missing one. Call it after `solve` said ``no_answer``.
+    """
+    nearness = nearness or entailments
+    if isinstance(scene, str):
+        plain = plain_scene(scene, SCENE_PREDICATES)
+        scene = plain if plain is not None else SceneFacts.from_asp(scene)
+    try:
+        atoms = _brave_atoms(_ground(program, scene, entailments))
+    except (RuntimeError, ProgramError) as exc:
+        return Explanation(None, None, f"the program could not be checked step by step: {exc}")
+    results, facts = _results_and_scene(atoms)
+    for step in program:
+        producing = OPERATIONS[step.operation].output in (Kind.STATE, Kind.VALUE)
+        if producing and not results[step.id] and all(results[d] for d in step.dependencies):
+            text, nearest = _describe(step, program, results, facts, nearness)
+            return Explanation(step.id, step.operation, f"step {step.id} ({_label(step)}) is empty: {text}", nearest)
+    return Explanation(
+        None, None, "every step has candidates, but no single reading of the scene meets all of them together"
+    )
