@@ -370,6 +370,8 @@ class ServiceTranslator:
             raise PipelineError("invalid_input", f"model {model!r} is not offered here (ASPVQA_LLM_CHOICES: {choices})")
         settings = self.components.translation_settings(options.model_dump() | {"llm": model})
         result = self.components.translator(settings).translate(question)
+        if result.retryable:  # the model's server is overloaded or unreachable: try again later
+            raise PipelineError("model_unavailable", f"the language model did not answer: {result.error}")
         if result.program is None:
             raise PipelineError(
                 "invalid_input", f"could not translate the question into a valid program: {result.error}"

@@ -115,8 +115,13 @@ def test_questions_in_both_gqa_formats():
     as_list = load_questions([dict(record, questionId="q1")])
     assert as_dict == as_list
     assert as_dict[0].types == {"structural": "verify"}
+    # GQA's test and challenge questions carry no program: read, marked as such
+    test_question = load_questions({"q1": {"question": "Is there a dog?", "imageId": "n1"}})[0]
+    assert not test_question.has_program and test_question.answer is None and as_dict[0].has_program
     with pytest.raises(JobError, match="semantic"):
-        load_questions({"q1": {"question": "Is there a dog?"}})
+        load_questions({"q1": {"question": "Is there a dog?", "semantic": "select dog"}})
+    with pytest.raises(JobError, match="question"):
+        load_questions({"q1": {"semantic": []}})
     with pytest.raises(JobError):
         load_questions("not questions")
 
