@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from app.config import Settings
@@ -21,6 +21,7 @@ from theory.errors import ModelNotAvailableError
 from translators.options import TranslationOptions
 
 if TYPE_CHECKING:
+    from app.devices import DeviceChoice
     from scene.image_scene import ImageSceneBuilder
     from scene.taxonomy import CuratedTaxonomy, WordNetTaxonomy
     from translators.backends.base import Backend
@@ -182,6 +183,13 @@ class Components:
 
     # --- shared pieces ----------------------------------------------------------------------
 
+    @cached_property
+    def device(self) -> DeviceChoice:
+        """Where the models run: a GPU when present (llama.cpp offload, torch on CUDA), else the CPU."""
+        from app.devices import choose_device
+
+        return choose_device(self.settings.device)
+
     @property
     def taxonomy(self) -> CuratedTaxonomy | WordNetTaxonomy:
         return load_taxonomy_once(self.settings.taxonomy_dir)
@@ -205,7 +213,7 @@ class Components:
         from translators.backends.registry import get_backend
 
         try:
-            backend = get_backend(name)
+            backend = get_backend(name, gpu_layers=self.device.llama_gpu_layers)
         except (BackendError, OSError, ImportError, ModelNotAvailableError) as exc:
             raise PipelineError("model_unavailable", f"language model {name!r} (ASPVQA_LLM): {exc}") from None
         if record is None:
@@ -304,7 +312,7 @@ class Components:
                 from translators.embeddings import load_embedder
 
                 try:
-                    self._embedder = load_embedder()
+                    self._embedder = load_embedder(device=self.device.torch_device)
                 except Exception as exc:  # noqa: BLE001 - the loader's message names the missing package
                     self._embedder_error = str(exc)
             return self._embedder
@@ -331,8 +339,11 @@ class Components:
 
         s = self.settings
         try:
-            detector = OwlViTDetector(load_detector(s.detector_model, s.local_files_only), taxonomy=self.taxonomy)
-            classifier = ClipClassifier(load_classifier(s.classifier_model, s.local_files_only))
+            device = self.device.torch_device
+            detector = OwlViTDetector(
+                load_detector(s.detector_model, s.local_files_only, device=device), taxonomy=self.taxonomy
+            )
+            classifier = ClipClassifier(load_classifier(s.classifier_model, s.local_files_only, device=device))
         except ModelNotAvailableError as exc:
             raise PipelineError("model_unavailable", str(exc)) from None
         return ImageSceneBuilder(detector, classifier)

@@ -73,19 +73,20 @@ class WorkerPlan:
         """One line for the terminal and the manifest."""
         used = self.workers * self.threads
         s = "s" if self.workers > 1 else ""
-        return f"{self.workers} worker{s} x {self.threads} threads ({used} of {self.cores} cores): {self.reason}"
+        t = "s" if self.threads > 1 else ""
+        return f"{self.workers} worker{s} x {self.threads} thread{t} ({used} of {self.cores} cores): {self.reason}"
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self) | {"summary": self.describe()}
 
 
-def this_machine() -> Machine:
-    """The cores this process may use, the memory available now and the CUDA GPUs visible (0 without torch)."""
+def this_machine(gpus: int = 0) -> Machine:
+    """The cores this process may use and the memory available now, with `gpus` (the caller knows them)."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         cores = os.cpu_count() or 1
-    return Machine(max(1, cores), available_memory(), gpu_count())
+    return Machine(max(1, cores), available_memory(), gpus)
 
 
 def available_memory() -> int | None:
@@ -97,24 +98,6 @@ def available_memory() -> int | None:
     except (OSError, ValueError, IndexError):
         return None
     return None
-
-
-def gpu_count() -> int:
-    """CUDA devices visible to torch when torch is installed, else 0 (torch is not imported for this)."""
-    if "torch" not in sys.modules:
-        try:
-            import importlib.util
-
-            if importlib.util.find_spec("torch") is None:
-                return 0
-        except (ImportError, ValueError):
-            return 0
-    try:
-        import torch
-
-        return int(torch.cuda.device_count()) if torch.cuda.is_available() else 0
-    except Exception:  # noqa: BLE001 - a broken CUDA install means no GPU, not a failed job
-        return 0
 
 
 def _memory_cap(machine: Machine, footprint: Footprint) -> int | None:
