@@ -24,7 +24,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results" / "full_size.json"
-TAXONOMY = REPO / ".." / "shared" / "data" / "gqa" / "metadata"
+TAXONOMY = Path(os.environ.get("ASPVQA_GQA_DIR") or REPO / ".." / "shared" / "data" / "gqa") / "metadata"
 
 CLASSES = ("horse building fence car table chair dog cat man woman tree shirt bag cup plate window door lamp "
            "bus truck boat bench ball bottle bowl clock pillow sofa bed book").split()  # fmt: skip
@@ -166,6 +166,8 @@ def main() -> None:
     parser.add_argument("--kill-at", type=float, default=0.5)
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args()
+    if not TAXONOMY.is_dir():
+        sys.exit(f"GQA's taxonomy files are not in {TAXONOMY} (set ASPVQA_GQA_DIR)")
     env = dict(os.environ, PYTHONPATH=str(REPO), ASPVQA_THREADS="1")
     with tempfile.TemporaryDirectory(prefix="aspvqa-full-size-") as tmp:
         folder = Path(tmp)
