@@ -61,6 +61,8 @@ def _layout(handle: IO[bytes], path: str | Path) -> str:
     head = handle.read(1 << 20)
     handle.seek(0)
     text = head.lstrip()
+    if not text:
+        return "lines"  # an empty file: no records
     if text.startswith(b"["):
         return "list"
     if not text.startswith(b"{"):
@@ -100,7 +102,15 @@ def iter_json_records(path: str | Path, description: str | None = None) -> Itera
                 for index, record in enumerate(ijson.items(handle, "item", use_float=True)):
                     yield record_id(record, index), record
             else:
-                for key, value in ijson.kvitems(handle, "", use_float=True):
+                pairs = ijson.kvitems(handle, "", use_float=True)
+                first = next(pairs, None)
+                if first is not None and not isinstance(first[1], Mapping):
+                    handle.seek(0)  # a single record on one line (JSON Lines of one), not {id: record}
+                    yield from _lines(handle, path)
+                    return
+                if first is not None:
+                    yield str(first[0]), first[1]
+                for key, value in pairs:
                     yield str(key), value
         except ijson.JSONError as exc:
             raise RecordsError(f"{path}: invalid JSON: {exc}") from None
@@ -114,6 +124,11 @@ def count_json_records(path: str | Path, description: str | None = None) -> int:
         if layout == "lines":
             return sum(1 for line in handle if line.strip())
         wanted = ("item", "start_map") if layout == "list" else ("", "map_key")
+        if layout == "object":
+            first = next(_ijson().kvitems(handle, "", use_float=True), None)
+            handle.seek(0)
+            if first is not None and not isinstance(first[1], Mapping):
+                return 1  # a single record, as `iter_json_records` reads it
         try:
             return sum(1 for prefix, event, _ in ijson.parse(handle) if (prefix, event) == wanted)
         except ijson.JSONError as exc:
