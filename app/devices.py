@@ -30,6 +30,7 @@ def gpu_count() -> int:
     except Exception:  # noqa: BLE001 - a broken CUDA install means no GPU, not a failed job
         return 0
 
+
 @dataclass(frozen=True)
 class DeviceChoice:
     """The torch device of the image and sentence models and the llama.cpp layers offloaded."""

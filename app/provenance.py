@@ -121,4 +121,6 @@ def job_footprint(components: Components, runs: Sequence[Run], translated: bool,
     per_worker += LLAMA_CONTEXT_BYTES * len(local) + (EMBEDDER_BYTES if translated else 0)
     per_worker += VISION_BYTES if images else 0
     offloaded = bool(local) and components.device.llama_gpu_layers != 0
-    return Footprint(uses_model=bool(local) or images, shared_bytes=shared, per_worker_bytes=per_worker, offloaded=offloaded)
+    return Footprint(
+        uses_model=bool(local) or images, shared_bytes=shared, per_worker_bytes=per_worker, offloaded=offloaded
+    )

@@ -61,7 +61,11 @@ def question(rng: random.Random, graph: dict, objects: list[tuple[str, dict]]) -
     if kind == 0:
         return f"What color is the {name}?", [step("select", f"{name} ({oid})"), step("query", "color", 0)], color
     if kind == 1:
-        return f"What is the {name} made of?", [step("select", f"{name} ({oid})"), step("query", "material", 0)], material
+        return (
+            f"What is the {name} made of?",
+            [step("select", f"{name} ({oid})"), step("query", "material", 0)],
+            material,
+        )
     if kind == 2:
         asked = color if rng.random() < 0.5 else rng.choice([c for c in COLORS if c != color])
         program = [step("select", f"{name} ({oid})"), step("verify color", asked, 0)]

@@ -10,8 +10,8 @@ are appended to ``results.jsonl`` and flushed as each question completes; a reru
 (run, setting, questionId) triples already there with a final result, so a killed job resumes
 without losing or repeating work, and results marked ``retryable`` (the model's server failed
 past its retries) are computed again. Questions may be a stream (`QuestionFile`): the tasks are
-planned as they are run, never all held at once. The heavy parts (translator, image scene builder) are injected by a picklable
-`PartsFactory`, built once per worker process and run.
+planned as they are run, never all held at once. The heavy parts (translator, image scene
+builder) are injected by a picklable `PartsFactory`, built once per worker process and run.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ question; a question the setting left without an answer (skipped, failed, no ans
 empty prediction, so the file still names every question the job evaluated.
 
 Example:
-    >>> export_submission("runs/testdev/results.jsonl", "submission.json", "pipeline-blind", "default")  # doctest: +SKIP
+    >>> export_submission("runs/td/results.jsonl", "submission.json", "pipeline-blind", "default")  # doctest: +SKIP
     SubmissionSummary(questions=12578, unanswered=310, path=PosixPath('submission.json'))
 """
 

@@ -22,6 +22,7 @@ from app.commands.io import fail, read_input
 from app.components import Components
 from app.config import ConfigError, Settings, load_settings
 from app.provenance import job_footprint, job_provenance
+from evaluation.graph_index import open_scene_graphs
 from evaluation.job import (
     NEEDS_GRAPH,
     NEEDS_IMAGE,
@@ -40,7 +41,6 @@ from evaluation.job import (
     run_name,
     validate_settings,
 )
-from evaluation.graph_index import open_scene_graphs
 from evaluation.matching import DEFAULT_HYPERNYM_LEVELS
 from evaluation.submission import export_submission as export_submission_file
 from evaluation.workers import WorkerPlan, apply_threads, plan_workers, this_machine
@@ -228,7 +228,11 @@ def evaluate_command(
                 factory.components(),
                 runs,
                 translated,
-                {"questions": None if questions == "-" else questions, "scene_graphs": scene_graphs, "taxonomy": taxonomy},
+                {
+                    "questions": None if questions == "-" else questions,
+                    "scene_graphs": scene_graphs,
+                    "taxonomy": taxonomy,
+                },
             ),
         }
     except JobError as exc:
@@ -252,7 +256,8 @@ def evaluate_command(
         setting = submission_setting or next((s for s in chosen_settings if s != "translation"), chosen_settings[0])
         exported = export_submission_file(summary.results, export_submission, setting, record_run(runs[0], setting))
         typer.echo(
-            f"submission: {exported.questions} predictions ({exported.unanswered} empty) from {setting} -> {exported.path}"
+            f"submission: {exported.questions} predictions ({exported.unanswered} empty) "
+            f"from {setting} -> {exported.path}"
         )
     if report:
         from evaluation.report import write_report

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from evaluation.executors import LocalExecutor
+from evaluation.graph_index import open_scene_graphs
 from evaluation.job import (
     RESULTS_FILE,
     Evaluator,
@@ -28,7 +29,6 @@ from evaluation.job import (
     structural_type,
     validate_settings,
 )
-from evaluation.graph_index import open_scene_graphs
 from evaluation.submission import export_submission
 from scene.scene_graph import scene_graph_facts
 from scene.taxonomy import WordNetTaxonomy
