@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from app.config import Settings
@@ -22,6 +22,7 @@ from theory.errors import ModelNotAvailableError
 from translators.options import TranslationOptions
 
 if TYPE_CHECKING:
+    from app.devices import DeviceChoice
     from scene.image_scene import ImageSceneBuilder
     from scene.taxonomy import CuratedTaxonomy, WordNetTaxonomy
     from translators.backends.base import Backend
@@ -185,6 +186,13 @@ class Components:
 
     # --- shared pieces ----------------------------------------------------------------------
 
+    @cached_property
+    def device(self) -> DeviceChoice:
+        """Where the models run: a GPU when present (llama.cpp offload, torch on CUDA), else the CPU."""
+        from app.devices import choose_device
+
+        return choose_device(self.settings.device)
+
     @property
     def taxonomy(self) -> CuratedTaxonomy | WordNetTaxonomy:
         return load_taxonomy_once(self.settings.taxonomy_dir)
@@ -213,7 +221,7 @@ class Components:
         from translators.backends.registry import get_backend
 
         try:
-            backend = get_backend(name)
+            backend = get_backend(name, gpu_layers=self.device.llama_gpu_layers)
         except (BackendError, OSError, ImportError, ModelNotAvailableError) as exc:
             raise PipelineError("model_unavailable", f"language model {name!r} (ASPVQA_LLM): {exc}") from None
         if record is None:
@@ -323,7 +331,7 @@ class Components:
                 from translators.embeddings import load_embedder
 
                 try:
-                    self._embedder = load_embedder()
+                    self._embedder = load_embedder(device=self.device.torch_device)
                 except Exception as exc:  # noqa: BLE001 - the loader's message names the missing package
                     self._embedder_error = str(exc)
             return self._embedder
@@ -350,8 +358,11 @@ class Components:
 
         s = self.settings
         try:
-            detector = OwlViTDetector(load_detector(s.detector_model, s.local_files_only), taxonomy=self.taxonomy)
-            classifier = ClipClassifier(load_classifier(s.classifier_model, s.local_files_only))
+            device = self.device.torch_device
+            detector = OwlViTDetector(
+                load_detector(s.detector_model, s.local_files_only, device=device), taxonomy=self.taxonomy
+            )
+            classifier = ClipClassifier(load_classifier(s.classifier_model, s.local_files_only, device=device))
         except ModelNotAvailableError as exc:
             raise PipelineError("model_unavailable", str(exc)) from None
         return ImageSceneBuilder(detector, classifier)
@@ -395,6 +406,8 @@ class ServiceTranslator:
             raise PipelineError("invalid_input", f"model {model!r} is not offered here (ASPVQA_LLM_CHOICES: {choices})")
         settings = self.components.translation_settings(options.model_dump() | {"llm": model})
         result = self.components.translator(settings).translate(question)
+        if result.retryable:  # the model's server is overloaded or unreachable: try again later
+            raise PipelineError("model_unavailable", f"the language model did not answer: {result.error}")
         if result.program is None:
             raise PipelineError(
                 "invalid_input", f"could not translate the question into a valid program: {result.error}"

@@ -59,6 +59,11 @@ class Settings(BaseSettings, TranslationOptions):
     detector_model: str | None = Field(None, description="OWL-ViT weights: a local folder or a hub id")
     classifier_model: str | None = Field(None, description="CLIP weights: a local folder or a hub id")
     local_files_only: bool = True
+    device: str = Field(
+        "auto",
+        pattern=r"^(auto|cpu|mps|cuda(:\d+)?)$",
+        description="where models run: auto (a GPU when present, else the CPU), cpu, cuda, cuda:N or mps",
+    )
     taxonomy_dir: str | None = Field(None, description="folder with gqa_all_class.json / gqa_all_attribute.json")
 
     # Solving.

@@ -3,15 +3,16 @@ the interpreter's verdict, the GQA program in ASP and the perfect-information sc
 
 from __future__ import annotations
 
-import json
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
+from evaluation.graph_index import SceneGraphIndex, open_scene_graphs
 from evaluation.interpreter import Interpreter, InterpreterFailure, Scene, sanitise_answer
 from evaluation.matching import DEFAULT_HYPERNYM_LEVELS, Matcher
-from evaluation.questions import JobError, Question
+from evaluation.questions import Question
 from evaluation.records import KS, Failure, FailureCategory, SettingOutcome
 from evaluation.runs import RunParts
 from scene.scene_graph import SceneGraphError, default_attributes, program_constants, scene_graph_facts
@@ -23,6 +24,34 @@ from theory.solver import SolveLimits, SolveStatus, solve
 from translators.gqa_program import gqa_to_program
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
+# How many prepared scenes and per-question results a process keeps: a job streams through
+# 132,062 questions, and GQA's files keep each image's questions close together.
+SCENES_KEPT = 512
+QUESTIONS_KEPT = 4096
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class Recent(Generic[K, V]):
+    """The most recently used `size` entries (a dict that forgets; written here because
+    functools.lru_cache cannot key on unhashable questions nor hold exceptions as values)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[K, V] = OrderedDict()
+
+    def get(self, key: K, compute: Callable[[], V]) -> V:
+        if key in self._items:
+            self._items.move_to_end(key)
+            return self._items[key]
+        value = self._items[key] = compute()
+        if len(self._items) > self.size:
+            self._items.popitem(last=False)
+        return value
+
+
+NO_PROGRAM = "the question has no GQA program (GQA's test and challenge questions have none)"
 
 
 @dataclass
@@ -53,25 +82,25 @@ class Context:
 
     def __init__(self, config: EvaluatorConfig) -> None:
         self.config = c = config
-        self.graphs: dict[str, Any] = {}
-        if c.scene_graphs:
-            data = json.loads(Path(c.scene_graphs).read_text(encoding="utf-8"))
-            if not isinstance(data, Mapping):
-                raise JobError("the scene graphs file must map image ids to GQA scene graphs")
-            self.graphs = {str(k): v for k, v in data.items()}
+        # The scene graphs stay on disk (an index built once); each is read when a question needs it.
+        self.graphs: SceneGraphIndex | None = open_scene_graphs(c.scene_graphs) if c.scene_graphs else None
         self.taxonomy = load_taxonomy(c.taxonomy)
         self.attributes = default_attributes(self.taxonomy)
         self.vocabulary = attribute_vocabulary(self.attributes)
         self.interpreter = Interpreter(self.taxonomy, self.attributes)
         self.matcher = Matcher(hypernym_levels=c.hypernym_levels)
         self.limits = SolveLimits(timeout_s=c.solve_timeout_s)
-        self._scenes: dict[str, Scene | SceneGraphError] = {}
+        self._graphs: Recent[str, Mapping[str, Any] | None] = Recent(SCENES_KEPT)
+        self._scenes: Recent[str, Scene | SceneGraphError] = Recent(SCENES_KEPT)
         # Per question, whatever the run: the interpreter's verdict and the GQA program in ASP.
-        self._verdicts: dict[str, OracleVerdict] = {}
-        self._references: dict[str, Program | ProgramError] = {}
+        self._verdicts: Recent[str, OracleVerdict] = Recent(QUESTIONS_KEPT)
+        self._references: Recent[str, Program | ProgramError] = Recent(QUESTIONS_KEPT)
 
     def graph(self, question: Question) -> Mapping[str, Any] | None:
-        return self.graphs.get(question.image_id) if question.image_id is not None else None
+        image, graphs = question.image_id, self.graphs
+        if image is None or graphs is None:
+            return None
+        return self._graphs.get(image, lambda: graphs.get(image))
 
     def image_path(self, question: Question) -> Path | None:
         if not self.config.images or question.image_id is None:
@@ -82,24 +111,26 @@ class Context:
                 return path
         return None
 
-    def _prepared(self, image_id: str) -> Scene | SceneGraphError:
-        if image_id not in self._scenes:
+    def _prepared(self, question: Question, graph: Mapping[str, Any]) -> Scene | SceneGraphError:
+        def prepare() -> Scene | SceneGraphError:
             try:
-                self._scenes[image_id] = self.interpreter.prepare(self.graphs[image_id])
+                return self.interpreter.prepare(graph)
             except SceneGraphError as exc:
-                self._scenes[image_id] = exc
-        return self._scenes[image_id]
+                return exc
+
+        return self._scenes.get(question.image_id or "", prepare)
 
     def verdict(self, question: Question) -> OracleVerdict:
         """The interpreter's answer and whether it reproduces the gold answer (computed once per question)."""
-        if question.id not in self._verdicts:
-            self._verdicts[question.id] = self._interpret(question)
-        return self._verdicts[question.id]
+        return self._verdicts.get(question.id, lambda: self._interpret(question))
 
     def _interpret(self, question: Question) -> OracleVerdict:
-        if self.graph(question) is None:
+        if not question.has_program:
+            return OracleVerdict(None, "NoProgram", NO_PROGRAM, None)
+        graph = self.graph(question)
+        if graph is None:
             return OracleVerdict(None, "MissingSceneGraph", f"no scene graph for image {question.image_id}", None)
-        scene = self._prepared(question.image_id or "")
+        scene = self._prepared(question, graph)
         if isinstance(scene, SceneGraphError):
             return OracleVerdict(None, "InvalidSceneGraph", str(scene), None)
         try:
@@ -117,14 +148,16 @@ class Context:
 
     def reference(self, question: Question) -> Program:
         """The question's GQA program as an ASP program (raises `ProgramError`; converted once per question)."""
-        if question.id not in self._references:
+
+        def convert() -> Program | ProgramError:
+            if not question.has_program:
+                return ProgramError(NO_PROGRAM)
             try:
-                self._references[question.id] = gqa_to_program(
-                    question.semantic, value_categories(question.semantic, self.attributes)
-                )
+                return gqa_to_program(question.semantic, value_categories(question.semantic, self.attributes))
             except ProgramError as exc:
-                self._references[question.id] = exc
-        found = self._references[question.id]
+                return exc
+
+        found = self._references.get(question.id, convert)
         if isinstance(found, ProgramError):
             raise found
         return found

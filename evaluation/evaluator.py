@@ -7,9 +7,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from evaluation.context import Case, Context, EvaluatorConfig
-from evaluation.records import ResultRecord
+from evaluation.records import RETRYABLE, Failure, ResultRecord, SettingOutcome
 from evaluation.runs import PartsFactory, Run, RunParts, Task, TranslationLike, no_parts
-from evaluation.settings import NEEDS_IMAGE, SETTINGS, TRANSLATED, record_run
+from evaluation.settings import NEEDS_IMAGE, SETTINGS, TRANSLATED, no_program, record_run
+from translators.backends.base import RetryableBackendError
 
 
 class Evaluator:
@@ -56,6 +57,7 @@ class Evaluator:
         translation: TranslationLike | None = None
         translation_s = 0.0
         error: str | None = None
+        retry = False
         if TRANSLATED & set(task.settings):
             if parts.translate is None:
                 error = "no translator configured"
@@ -63,18 +65,27 @@ class Evaluator:
                 start = time.perf_counter()
                 try:
                     translation = parts.translate(q.question, q.id)
+                except RetryableBackendError as exc:
+                    error, retry = str(exc), True
                 except Exception as exc:  # noqa: BLE001 - a backend failure is this question's formulation error
                     error = f"{type(exc).__name__}: {exc}"
                 translation_s = time.perf_counter() - start
         program = translation.program if translation is not None else None
         if translation is not None and program is None:
             error = translation.error or "no program"
+            retry = bool(getattr(translation, "retryable", False))
         case = Case(context, q, verdict, parts, program, error)
         records = []
         for name in task.settings:
             setting = SETTINGS[name]
             start = time.perf_counter()
-            outcome = setting.compute(case)
+            if setting.needs_program and not q.has_program:
+                outcome = no_program(case)
+            elif setting.translated and retry:
+                # Not the setting's answer: the model could not be asked. A resumed job asks again.
+                outcome = SettingOutcome(RETRYABLE, failure=Failure("transient", "BackendUnavailable", error))
+            else:
+                outcome = setting.compute(case)
             seconds = time.perf_counter() - start + (translation_s if setting.translated else 0.0)
             records.append(
                 ResultRecord(

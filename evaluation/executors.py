@@ -2,7 +2,9 @@
 
 Both yield each task's records as soon as the task completes (in completion order) and show a
 progress bar with the rate and the time left (tqdm, on stderr). Each worker unpickles the
-`Evaluator` once, so models, WordNet and scene graphs load once per worker, not per task.
+`Evaluator` once, so models, WordNet and scene graphs load once per worker, not per task. Tasks
+may be a stream: a bounded window of them is in flight. Each worker runs with the threads per
+worker of the plan (`evaluation.workers`): workers x threads stay within the cores.
 
 Example:
     >>> executor = LocalExecutor(workers=2)                       # doctest: +SKIP
@@ -12,22 +14,22 @@ Example:
 from __future__ import annotations
 
 import multiprocessing
-import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
 
 from tqdm import tqdm
 
 from evaluation.job import Evaluator, Task
+from evaluation.workers import Footprint, apply_threads, plan_workers, this_machine
 
 _WORKER: Evaluator | None = None
 
 
 def default_workers() -> int:
-    """All local cores."""
-    return max(1, os.cpu_count() or 1)
+    """Workers for settings without a model: one per usable core."""
+    return plan_workers(this_machine(), Footprint()).workers
 
 
 def progress(total: int, description: str, enabled: bool = True) -> tqdm:
@@ -37,8 +39,10 @@ def progress(total: int, description: str, enabled: bool = True) -> tqdm:
     )
 
 
-def _init_worker(evaluator: Evaluator) -> None:
+def _init_worker(evaluator: Evaluator, threads: int | None) -> None:
     global _WORKER
+    if threads is not None:
+        apply_threads(threads)
     _WORKER = evaluator
 
 
@@ -50,21 +54,34 @@ def _run_task(task: Task) -> list[dict[str, Any]]:
 class LocalExecutor:
     """A pool of worker processes on this machine (one worker: in this process, no pool)."""
 
-    def __init__(self, workers: int | None = None, show_progress: bool = True, start_method: str = "spawn") -> None:
+    def __init__(
+        self,
+        workers: int | None = None,
+        show_progress: bool = True,
+        start_method: str = "spawn",
+        threads: int | None = None,
+    ) -> None:
         self.workers = default_workers() if workers is None else workers
         if self.workers < 1:
             raise ValueError("workers must be >= 1")
+        self.threads = threads  # per worker; None leaves the environment's setting
         self.show_progress = show_progress
         # spawn: a forked child would inherit the parent's threads (llama.cpp, torch) mid-state.
         self.start_method = start_method
 
-    def run(self, evaluator: Evaluator, tasks: Sequence[Task]) -> Iterator[list[dict[str, Any]]]:
-        """Evaluate `tasks`, yielding each one's records when it completes."""
+    def run(
+        self, evaluator: Evaluator, tasks: Iterable[Task], total: int | None = None
+    ) -> Iterator[list[dict[str, Any]]]:
+        """Evaluate `tasks` (`total` of them, for the progress bar), yielding each one's records when it completes."""
+        if total is None and isinstance(tasks, list):
+            total = len(tasks)
         bar = progress(
-            len(tasks), f"evaluate ({self.workers} worker{'s' if self.workers > 1 else ''})", self.show_progress
+            total or 0, f"evaluate ({self.workers} worker{'s' if self.workers > 1 else ''})", self.show_progress
         )
         try:
-            if self.workers == 1 or len(tasks) <= 1:
+            if self.workers == 1 or (total is not None and total <= 1):
+                if self.threads is not None:
+                    apply_threads(self.threads)
                 for task in tasks:
                     records = evaluator.evaluate(task)
                     bar.update(1)
@@ -72,10 +89,10 @@ class LocalExecutor:
                 return
             context = multiprocessing.get_context(self.start_method)
             with ProcessPoolExecutor(
-                max_workers=min(self.workers, len(tasks)),
+                max_workers=min(self.workers, total) if total else self.workers,
                 mp_context=context,
                 initializer=_init_worker,
-                initargs=(evaluator,),
+                initargs=(evaluator, self.threads),
             ) as pool:
                 yield from _bounded(pool, tasks, 4 * self.workers, bar)
         finally:
@@ -117,9 +134,11 @@ class RayExecutor:
         workers: int | None = None,
         show_progress: bool = True,
         init_options: dict[str, Any] | None = None,
+        threads: int = 1,
     ) -> None:
         self.address = address
         self.workers = workers
+        self.threads = threads  # CPUs each actor reserves, and the threads its models use
         self.show_progress = show_progress
         self.init_options = init_options or {}
 
@@ -139,23 +158,34 @@ class RayExecutor:
             ray.init(**options)
         return ray
 
-    def run(self, evaluator: Evaluator, tasks: Sequence[Task]) -> Iterator[list[dict[str, Any]]]:
+    def run(
+        self, evaluator: Evaluator, tasks: Iterable[Task], total: int | None = None
+    ) -> Iterator[list[dict[str, Any]]]:
         """Evaluate `tasks` on Ray actors, yielding each one's records when it completes."""
-        if not tasks:
+        if total is None and isinstance(tasks, list):
+            total = len(tasks)
+        if total == 0:
             return
         ray = self._ray()
         from ray.util import ActorPool
 
-        workers = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-        actor_class = ray.remote(num_cpus=1)(_RayWorker)
+        workers = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)) // self.threads)
+        actor_class = ray.remote(num_cpus=self.threads)(_RayWorker)
         shared = ray.put(evaluator)
-        actors = [actor_class.remote(shared) for _ in range(min(workers, len(tasks)))]
-        bar = progress(len(tasks), f"evaluate (ray, {len(actors)} actors)", self.show_progress)
+        actors = [actor_class.remote(shared, self.threads) for _ in range(min(workers, total or workers))]
+        bar = progress(total or 0, f"evaluate (ray, {len(actors)} actors)", self.show_progress)
         try:
             pool = ActorPool(actors)
-            for records in pool.map_unordered(lambda actor, task: actor.evaluate.remote(task), list(tasks)):
+            iterator = iter(tasks)
+            # Submit while an actor is free, so a stream of tasks is never held whole.
+            for task in iterator:
+                while not pool.has_free():
+                    bar.update(1)
+                    yield pool.get_next_unordered()
+                pool.submit(lambda actor, t: actor.evaluate.remote(t), task)
+            while pool.has_next():
                 bar.update(1)
-                yield records
+                yield pool.get_next_unordered()
         finally:
             bar.close()
             for actor in actors:
@@ -165,17 +195,24 @@ class RayExecutor:
 
 
 class _RayWorker:
-    def __init__(self, evaluator: Evaluator) -> None:
+    def __init__(self, evaluator: Evaluator, threads: int) -> None:
+        apply_threads(threads)
         self.evaluator = evaluator
 
     def evaluate(self, task: Task) -> list[dict[str, Any]]:
         return self.evaluator.evaluate(task)
 
 
-def make_executor(name: str, workers: int | None = None, address: str | None = None, show_progress: bool = True) -> Any:
-    """The executor a command line names: ``local`` or ``ray``."""
+def make_executor(
+    name: str,
+    workers: int | None = None,
+    address: str | None = None,
+    show_progress: bool = True,
+    threads: int | None = None,
+) -> Any:
+    """The executor a command line names: ``local`` or ``ray``, with `threads` per worker."""
     if name == "local":
-        return LocalExecutor(workers, show_progress)
+        return LocalExecutor(workers, show_progress, threads=threads)
     if name == "ray":
-        return RayExecutor(address, workers, show_progress=show_progress)
+        return RayExecutor(address, workers, show_progress=show_progress, threads=threads or 1)
     raise ValueError(f"unknown executor {name!r}; use local or ray")

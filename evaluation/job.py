@@ -7,9 +7,11 @@ record) and `evaluation.store` (the results file). This module plans and runs a 
 
 Answers are matched strict / generous / generous+ at top-1/3/5 (`evaluation.matching`). Results
 are appended to ``results.jsonl`` and flushed as each question completes; a rerun skips the
-(run, setting, questionId) triples already there, so a killed job resumes without losing or
-repeating work. The heavy parts (translator, image scene builder) are injected by a picklable
-`PartsFactory`, built once per worker process and run.
+(run, setting, questionId) triples already there with a final result, so a killed job resumes
+without losing or repeating work, and results marked ``retryable`` (the model's server failed
+past its retries) are computed again. Questions may be a stream (`QuestionFile`): the tasks are
+planned as they are run, never all held at once. The heavy parts (translator, image scene
+builder) are injected by a picklable `PartsFactory`, built once per worker process and run.
 """
 
 from __future__ import annotations
@@ -23,11 +25,11 @@ from typing import Any, Protocol
 
 from evaluation.context import EvaluatorConfig
 from evaluation.evaluator import Evaluator
-from evaluation.questions import JobError, Question, load_questions, structural_type
-from evaluation.records import KS, ResultRecord, result_key
+from evaluation.questions import JobError, Question, QuestionFile, load_questions, structural_type
+from evaluation.records import KS, RETRYABLE, ResultRecord, result_key
 from evaluation.runs import REFERENCE_RUN, PartsFactory, Run, RunParts, Task, no_parts, run_name
 from evaluation.settings import NEEDS_GRAPH, NEEDS_IMAGE, SETTINGS, TRANSLATED, record_run
-from evaluation.store import MANIFEST_FILE, RESULTS_FILE, read_results, write_manifest
+from evaluation.store import MANIFEST_FILE, RESULTS_FILE, final_keys, read_results, write_manifest
 
 # The names other modules and the tests import from here.
 __all__ = [
@@ -46,12 +48,14 @@ __all__ = [
     "JobSummary",
     "PartsFactory",
     "Question",
+    "QuestionFile",
     "ResultRecord",
     "Run",
     "RunParts",
     "Task",
     "load_questions",
     "no_parts",
+    "pending_tasks",
     "plan",
     "read_results",
     "record_run",
@@ -66,7 +70,9 @@ __all__ = [
 class Executor(Protocol):
     """Runs tasks on an evaluator and yields each task's records as it completes."""
 
-    def run(self, evaluator: Evaluator, tasks: Sequence[Task]) -> Iterator[list[dict[str, Any]]]: ...
+    def run(
+        self, evaluator: Evaluator, tasks: Iterable[Task], total: int | None = None
+    ) -> Iterator[list[dict[str, Any]]]: ...
 
 
 def validate_settings(settings: Iterable[str]) -> tuple[str, ...]:
@@ -80,12 +86,12 @@ def validate_settings(settings: Iterable[str]) -> tuple[str, ...]:
     return chosen
 
 
-def plan(
-    questions: Sequence[Question], runs: Sequence[Run], settings: Sequence[str], done: set[tuple[str, str, str]]
-) -> list[Task]:
-    """The tasks still to do: per run and question, the settings without a result yet. Settings
-    that read no translation (oracle, asp-oracle) are done once, under the run name ``reference``."""
-    tasks = []
+def pending_tasks(
+    questions: Iterable[Question], runs: Sequence[Run], settings: Sequence[str], done: set[tuple[str, str, str]]
+) -> Iterator[Task]:
+    """The tasks still to do, one at a time: per run and question, the settings without a final
+    result yet. Settings that read no translation (oracle, asp-oracle) are done once, under the run
+    name ``reference``. `questions` is iterated once per run (a list, or a `QuestionFile`)."""
     for index, run in enumerate(runs):
         for question in questions:
             pending = tuple(
@@ -94,8 +100,14 @@ def plan(
                 if (s in TRANSLATED or index == 0) and (record_run(run, s), s, question.id) not in done
             )
             if pending:
-                tasks.append(Task(run, question, pending))
-    return tasks
+                yield Task(run, question, pending)
+
+
+def plan(
+    questions: Iterable[Question], runs: Sequence[Run], settings: Sequence[str], done: set[tuple[str, str, str]]
+) -> list[Task]:
+    """Every task still to do (`pending_tasks` as a list)."""
+    return list(pending_tasks(questions, runs, settings, done))
 
 
 @dataclass
@@ -107,10 +119,11 @@ class JobSummary:
     skipped_done: int
     seconds: float
     results: Path
+    retryable: int = 0  # records written as retryable: a rerun computes them again
 
 
 def run_job(
-    questions: Sequence[Question],
+    questions: Iterable[Question],
     runs: Sequence[Run],
     settings: Sequence[str],
     evaluator: Evaluator,
@@ -118,7 +131,11 @@ def run_job(
     out_dir: str | Path,
     manifest: Mapping[str, Any] | None = None,
 ) -> JobSummary:
-    """Evaluate every pending (run, setting, question), appending each record as it completes."""
+    """Evaluate every pending (run, setting, question), appending each record as it completes.
+
+    `questions` is read twice per run (once to count the pending tasks for the progress bar):
+    pass a list or a `QuestionFile`, not a one-shot iterator.
+    """
     settings = validate_settings(settings)
     names = [r.name for r in runs]
     if len(set(names)) != len(names):
@@ -126,23 +143,34 @@ def run_job(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     results = out / RESULTS_FILE
-    done = {result_key(r) for r in read_results(results)}
-    tasks = plan(questions, runs, settings, done)
+    done = final_keys(results)
+    pending = 0
+    settings_pending = 0
+    question_count = 0
+    for index, run in enumerate(runs):
+        for question in questions:
+            question_count += index == 0
+            missing = sum(
+                (s in TRANSLATED or index == 0) and (record_run(run, s), s, question.id) not in done for s in settings
+            )
+            pending += missing > 0
+            settings_pending += missing
     write_manifest(out / MANIFEST_FILE, runs, settings, manifest or {})
     start = time.perf_counter()
-    written = 0
+    written = retryable = 0
     with results.open("a", encoding="utf-8") as handle:
-        for records in executor.run(evaluator, tasks):
+        for records in executor.run(evaluator, pending_tasks(questions, runs, settings, done), total=pending):
             for record in records:
                 key = result_key(record)
                 if key in done:  # a task's records are unique, but a retried task must not repeat one
                     continue
-                done.add(key)
+                if record.get("status") == RETRYABLE:
+                    retryable += 1
+                else:
+                    done.add(key)
                 handle.write(json.dumps(record, ensure_ascii=False) + "\n")
                 written += 1
             handle.flush()
     translated = sum(1 for s in settings if s in TRANSLATED)
-    total = len(questions) * (len(runs) * translated + len(settings) - translated)
-    return JobSummary(
-        len(tasks), written, total - sum(len(t.settings) for t in tasks), time.perf_counter() - start, results
-    )
+    total = question_count * (len(runs) * translated + len(settings) - translated)
+    return JobSummary(pending, written, total - settings_pending, time.perf_counter() - start, results, retryable)

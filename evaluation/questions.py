@@ -1,10 +1,18 @@
-"""GQA questions as the evaluation job reads them (both of GQA's file layouts)."""
+"""GQA questions as the evaluation job reads them: GQA's layouts, in memory or streamed from a file.
+
+Questions without a ``semantic`` program (GQA's test and challenge files) are read too; the
+settings that need the program skip them (`Question.has_program`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+from translators.gqa_files import RecordsError, count_json_records, iter_json_records
 
 
 class JobError(ValueError):
@@ -23,6 +31,11 @@ class Question:
     types: dict[str, str] = field(default_factory=dict)
     entailed: tuple[str, ...] = ()
 
+    @property
+    def has_program(self) -> bool:
+        """Whether the question carries its GQA program (test and challenge questions do not)."""
+        return bool(self.semantic)
+
 
 def question_items(data: Any) -> list[tuple[str, Any]] | None:
     """(questionId, record) pairs of GQA's formats: ``{questionId: record}`` or a list of records
@@ -37,34 +50,62 @@ def question_items(data: Any) -> list[tuple[str, Any]] | None:
     return None
 
 
+def question_from_record(question_id: str, record: Any) -> Question:
+    """One question from its GQA record; `JobError` names the question when the record is unusable."""
+    if not isinstance(record, Mapping) or not isinstance(record.get("question"), str):
+        raise JobError(f"question {question_id} has no 'question' text")
+    semantic = record.get("semantic")
+    if semantic is None:
+        semantic = []
+    if not isinstance(semantic, list):
+        raise JobError(f"question {question_id}: 'semantic' is not a GQA program (a list of steps)")
+    image = record.get("imageId", record.get("image"))
+    answer = record.get("answer")
+    types: Mapping[str, Any] = record["types"] if isinstance(record.get("types"), Mapping) else {}
+    return Question(
+        id=question_id,
+        question=record["question"],
+        image_id=None if image is None else str(image),
+        answer=None if answer is None else str(answer),
+        semantic=list(semantic),
+        types={k: v for k, v in {"structural": structural_type(semantic)}.items() if v}
+        | {str(k): str(v) for k, v in types.items() if v is not None},
+        entailed=tuple(str(e) for e in record.get("entailed") or ()),
+    )
+
+
 def load_questions(data: Any) -> list[Question]:
     """Questions in GQA's formats: ``{questionId: record}`` or a list of records with an id field."""
     items = question_items(data)
     if items is None:
         raise JobError("the questions file must hold a JSON object or a list of GQA questions")
-    questions = []
-    for question_id, record in items:
-        if not isinstance(record, Mapping) or not isinstance(record.get("question"), str):
-            raise JobError(f"question {question_id} has no 'question' text")
-        semantic = record.get("semantic")
-        if not isinstance(semantic, list):
-            raise JobError(f"question {question_id} has no 'semantic' program")
-        image = record.get("imageId", record.get("image"))
-        answer = record.get("answer")
-        types: Mapping[str, Any] = record["types"] if isinstance(record.get("types"), Mapping) else {}
-        questions.append(
-            Question(
-                id=question_id,
-                question=record["question"],
-                image_id=None if image is None else str(image),
-                answer=None if answer is None else str(answer),
-                semantic=list(semantic),
-                types={k: v for k, v in {"structural": structural_type(semantic)}.items() if v}
-                | {str(k): str(v) for k, v in types.items() if v is not None},
-                entailed=tuple(str(e) for e in record.get("entailed") or ()),
-            )
-        )
-    return questions
+    return [question_from_record(question_id, record) for question_id, record in items]
+
+
+@dataclass(frozen=True)
+class QuestionFile:
+    """The questions of a GQA file, read incrementally each time it is iterated (so a job over
+    the 132,062 val questions never holds them all); at most `limit` of them."""
+
+    path: Path
+    limit: int | None = None
+    description: str | None = None
+
+    def __iter__(self) -> Iterator[Question]:
+        try:
+            pairs = iter_json_records(self.path, self.description)
+            for question_id, record in itertools.islice(pairs, self.limit):
+                yield question_from_record(question_id, record)
+        except (RecordsError, OSError) as exc:
+            raise JobError(f"cannot read the questions: {exc}") from None
+
+    def count(self, description: str | None = None) -> int:
+        """How many questions iterating gives (one pass of the parser, no records built)."""
+        try:
+            total = count_json_records(self.path, description)
+        except (RecordsError, OSError) as exc:
+            raise JobError(f"cannot read the questions: {exc}") from None
+        return total if self.limit is None else min(total, self.limit)
 
 
 def structural_type(semantic: Sequence[Mapping[str, Any]]) -> str | None:

@@ -24,10 +24,13 @@ FailureCategory = Literal[
     "perception",  # right on the true scene, wrong on the image's scene
     "reasoning",  # the ASP route disagrees with a correct interpreter
     "solver",  # timeout, size limit
-    "input",  # scene graph or image missing
+    "input",  # scene graph, image or GQA program missing
+    "transient",  # the model could not be asked (rate limit, server error): run again on resume
     "unattributed",  # wrong on the image and no scene graph to tell why
 ]
-Status = Literal["answered", "no_answer", "failed", "skipped", "translated"]
+Status = Literal["answered", "no_answer", "failed", "skipped", "translated", "retryable"]
+# A record with this status is not a result: a resumed job computes it again.
+RETRYABLE: Status = "retryable"
 KS = (1, 3, 5)  # the top-k of the answer scores
 
 

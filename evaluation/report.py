@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluation.interpreter import sanitise_answer
-from evaluation.records import KS, ResultRecord
+from evaluation.records import KS, RETRYABLE, ResultRecord
 from evaluation.store import MANIFEST_FILE, RESULTS_FILE, read_results
 
 MODES = ("strict", "generous", "generous+")
@@ -44,8 +44,9 @@ def records_of(rows: Iterable[ResultRecord | Mapping[str, Any]]) -> list[ResultR
 
 
 def _evaluated(rows: Iterable[ResultRecord]) -> list[ResultRecord]:
-    # Skipped rows (a missing scene graph or image) say nothing about the method.
-    return [r for r in rows if r.status != "skipped"]
+    # Skipped rows (a missing scene graph, image or program) say nothing about the method, and
+    # retryable ones (the model's server failed) are no result yet.
+    return [r for r in rows if r.status not in ("skipped", RETRYABLE)]
 
 
 def accuracy_table(rows: Sequence[ResultRecord]) -> dict[str, float | None]:
@@ -137,7 +138,8 @@ def summarise(
             "parameters": dict(runs.get(run, {})),
             "questions": len(rows),
             "evaluated": len(evaluated),
-            "skipped": len(rows) - len(evaluated),
+            "skipped": sum(r.status == "skipped" for r in rows),
+            "retryable": sum(r.status == RETRYABLE for r in rows),
             "answerable": len(answerable),
             "seconds_per_question": _ratio(sum(r.seconds for r in evaluated), len(evaluated)),
             "failures": failures(evaluated),

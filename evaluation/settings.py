@@ -5,11 +5,16 @@
 - ``asp-oracle``: the GQA program converted to ASP (`gqa_to_program`), solved on the
   perfect-information scene of the scene graph;
 - ``isolated``: the translated program on the perfect-information scene;
+- ``base-pipeline``: the GQA program itself (converted to ASP) on the weighted scene read from the
+  image with its own concepts: perception alone, the base of the thesis' Table 10;
 - ``pipeline`` / ``pipeline-blind``: the translated program on the weighted scene read from the
   image, the detector asked for the GQA program's concepts (oracle) or the translated program's
   (blind);
 - ``translation``: the translated program against the converted GQA program, canonically equal
-  and equivalent on generated scenes (`theory.equivalence`); needs no scene graph.
+  and equivalent on generated scenes (`theory.equivalence`); needs no scene graph. A question
+  without a GQA program (GQA's test files) gets its translation recorded without scores.
+
+Settings that read the GQA program (`Setting.needs_program`) skip questions that have none.
 
 A wrong or missing answer gets a failure category (`evaluation.records.FailureCategory`).
 Adding a setting is one function here and one line in `SETTINGS`.
@@ -20,15 +25,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from evaluation.context import Case, OracleVerdict
+from evaluation.context import NO_PROGRAM, Case, OracleVerdict
 from evaluation.oracle import concepts_from_gqa
 from evaluation.records import Failure, FailureCategory, SettingOutcome
 from evaluation.runs import REFERENCE_RUN, Run
-from scene.concepts import concepts_from_program
+from scene.concepts import Concepts, concepts_from_program
 from scene.scene_graph import SceneGraphError
 from theory.equivalence import equivalent
 from theory.flat import format_flat
 from theory.program import Program, ProgramError
+from theory.scene_facts import SceneFacts
 from theory.solver import solve
 
 
@@ -40,6 +46,7 @@ class Setting:
     translated: bool = False  # reads the run's translation (so one result per run, not per job)
     needs_graph: bool = False
     needs_image: bool = False
+    needs_program: bool = False  # reads the question's GQA program
 
 
 # -- shared steps ----------------------------------------------------------------------------
@@ -116,27 +123,48 @@ def isolated(case: Case) -> SettingOutcome:
     return on_true_scene(case, case.program, WRONG_ON_TRUE_SCENE)
 
 
-def _on_image(case: Case, blind: bool) -> SettingOutcome:
+def _image_missing(case: Case) -> SettingOutcome | None:
+    """Why the question's image cannot be read (no image file, no image models), else None."""
     q, context = case.question, case.context
-    image = context.image_path(q)
-    if image is None:
+    if context.image_path(q) is None:
         return skipped("MissingImage", f"no image for {q.image_id} in {context.config.images}")
     if case.parts.image_scene is None:
         return skipped("NoImageModels", "no image scene builder configured")
-    program = case.program
-    if program is None:
-        return failed(case, "formulation", "NoProgram", case.translation_error)
+    return None
+
+
+def _image_scene(case: Case, concepts_of: Callable[[], Concepts], program: Program) -> SceneFacts | SettingOutcome:
+    """The weighted scene read from the question's image for the concepts `concepts_of` gives, or
+    the outcome that says why there is none (call `_image_missing` first)."""
+    q, image, build = case.question, case.context.image_path(case.question), case.parts.image_scene
+    assert image is not None and build is not None, "checked by _image_missing"
     try:
-        if blind:
-            concepts = concepts_from_program(program, context.taxonomy, context.vocabulary)
-        else:
-            concepts = concepts_from_gqa(q.semantic, context.taxonomy, context.vocabulary)
+        concepts = concepts_of()
     except ProgramError as exc:
         return failed(case, "formulation", type(exc).__name__, str(exc))
     try:
-        scene = case.parts.image_scene(image, concepts, q.image_id or "")
+        return build(image, concepts, q.image_id or "")
     except Exception as exc:  # noqa: BLE001 - one unreadable image fails its question, not the job
         return failed(case, "perception", type(exc).__name__, str(exc), program=format_flat(program))
+
+
+def _on_image(case: Case, blind: bool) -> SettingOutcome:
+    q, context = case.question, case.context
+    missing = _image_missing(case)
+    if missing is not None:
+        return missing
+    program = case.program
+    if program is None:
+        return failed(case, "formulation", "NoProgram", case.translation_error)
+
+    def concepts() -> Concepts:
+        if blind:
+            return concepts_from_program(program, context.taxonomy, context.vocabulary)
+        return concepts_from_gqa(q.semantic, context.taxonomy, context.vocabulary)
+
+    scene = _image_scene(case, concepts, program)
+    if isinstance(scene, SettingOutcome):
+        return scene
 
     def wrong() -> Failure:
         dataset = dataset_failure(case.verdict)
@@ -156,6 +184,27 @@ def _on_image(case: Case, blind: bool) -> SettingOutcome:
     return context.answer(q, program, scene, wrong)
 
 
+def base_pipeline(case: Case) -> SettingOutcome:
+    q, context = case.question, case.context
+    missing = _image_missing(case)
+    if missing is not None:
+        return missing
+    try:
+        program = context.reference(q)
+    except ProgramError as exc:
+        return failed(case, "dataset", type(exc).__name__, str(exc))
+    scene = _image_scene(case, lambda: concepts_from_gqa(q.semantic, context.taxonomy, context.vocabulary), program)
+    if isinstance(scene, SettingOutcome):
+        return scene
+
+    def wrong() -> Failure:
+        return dataset_failure(case.verdict) or Failure(
+            "perception", "WrongOnImageScene", "the GQA program answers wrongly on the image's scene"
+        )
+
+    return context.answer(q, program, scene, wrong)
+
+
 def pipeline(case: Case) -> SettingOutcome:
     return _on_image(case, blind=False)
 
@@ -165,6 +214,10 @@ def pipeline_blind(case: Case) -> SettingOutcome:
 
 
 def translation(case: Case) -> SettingOutcome:
+    if not case.question.has_program:  # translation only: nothing to compare with
+        if case.program is None:
+            return SettingOutcome("failed", failure=Failure("formulation", "NoProgram", case.translation_error))
+        return SettingOutcome("translated", program=format_flat(case.program))
     try:
         reference = case.context.reference(case.question)
     except ProgramError as exc:
@@ -192,10 +245,11 @@ def always_yes(case: Case) -> SettingOutcome:
 
 
 SETTINGS: dict[str, Setting] = {
-    "oracle": Setting(oracle, needs_graph=True),
-    "asp-oracle": Setting(asp_oracle, needs_graph=True),
+    "oracle": Setting(oracle, needs_graph=True, needs_program=True),
+    "asp-oracle": Setting(asp_oracle, needs_graph=True, needs_program=True),
     "isolated": Setting(isolated, translated=True, needs_graph=True),
-    "pipeline": Setting(pipeline, translated=True, needs_image=True),
+    "base-pipeline": Setting(base_pipeline, needs_image=True, needs_program=True),
+    "pipeline": Setting(pipeline, translated=True, needs_image=True, needs_program=True),
     "pipeline-blind": Setting(pipeline_blind, translated=True, needs_image=True),
     "translation": Setting(translation, translated=True),
     "always-yes": Setting(always_yes),
@@ -203,6 +257,12 @@ SETTINGS: dict[str, Setting] = {
 TRANSLATED = frozenset(name for name, s in SETTINGS.items() if s.translated)
 NEEDS_GRAPH = frozenset(name for name, s in SETTINGS.items() if s.needs_graph)
 NEEDS_IMAGE = frozenset(name for name, s in SETTINGS.items() if s.needs_image)
+NEEDS_PROGRAM = frozenset(name for name, s in SETTINGS.items() if s.needs_program)
+
+
+def no_program(case: Case) -> SettingOutcome:
+    """What a setting that reads the GQA program records for a question without one."""
+    return skipped("NoProgram", NO_PROGRAM)
 
 
 def record_run(run: Run, setting: str) -> str:

@@ -1,44 +1,66 @@
-"""The results store: ``results.jsonl`` (append-only JSON Lines, repaired after a killed write) and ``job.json``."""
+"""The results store: ``results.jsonl`` (append-only JSON Lines, repaired after a killed write) and ``job.json``.
+
+Results are read line by line (a full GQA val run is 132,062 lines per setting). A record whose
+status is ``retryable`` is not a result: a resumed job computes it again and appends the final
+record, and readers take the latest record of each (run, setting, questionId).
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from evaluation.records import RETRYABLE, result_key
 from evaluation.runs import Run
 
 RESULTS_FILE = "results.jsonl"
 MANIFEST_FILE = "job.json"
 
 
-def read_results(path: Path, repair: bool = True) -> list[dict[str, Any]]:
-    """The complete records of a results file; with `repair`, a torn last line (a killed write) is cut off.
+def iter_results(path: Path, repair: bool = True) -> Iterator[dict[str, Any]]:
+    """The complete records of a results file, read line by line; with `repair`, a torn last line
+    (a killed write) is cut off once the whole file has been read.
 
     Readers that do not own the file (a report written while a job runs) pass ``repair=False``.
     """
     if not path.is_file():
-        return []
-    data = path.read_bytes()
-    records: list[dict[str, Any]] = []
+        return
     good = 0
-    offset = 0
-    for line in data.splitlines(keepends=True):
-        offset += len(line)
-        if not line.endswith(b"\n"):
-            break
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            break
-        if isinstance(record, dict) and "setting" in record and "questionId" in record:
-            records.append(record)
-        good = offset
-    if repair and good < len(data):
+    with path.open("rb") as handle:
+        for line in handle:
+            if not line.endswith(b"\n"):
+                break
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                break
+            if isinstance(record, dict) and "setting" in record and "questionId" in record:
+                yield record
+            good += len(line)
+    if repair and good < path.stat().st_size:
         with path.open("r+b") as handle:
             handle.truncate(good)
-    return records
+
+
+def read_results(path: Path, repair: bool = True) -> list[dict[str, Any]]:
+    """The records of a results file, the latest per (run, setting, questionId): a record marked
+    ``retryable`` is replaced by the result of the resumed job that computed it again."""
+    latest: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for record in iter_results(path, repair):
+        key = result_key(record)
+        latest.pop(key, None)  # re-inserted last: the file's order, with the final record's place
+        latest[key] = record
+    return list(latest.values())
+
+
+def final_keys(path: Path, repair: bool = True) -> set[tuple[str, str, str]]:
+    """The keys with a final result (not ``retryable``): what a resumed job skips."""
+    states: dict[tuple[str, str, str], bool] = {}
+    for record in iter_results(path, repair):
+        states[result_key(record)] = record.get("status") != RETRYABLE
+    return {key for key, final in states.items() if final}
 
 
 def write_manifest(path: Path, runs: Sequence[Run], settings: Sequence[str], extra: Mapping[str, Any]) -> None:
@@ -54,5 +76,9 @@ def write_manifest(path: Path, runs: Sequence[Run], settings: Sequence[str], ext
     known.update({r.name: r.translation for r in runs})
     manifest = dict(previous) | dict(extra)
     manifest["runs"] = known
+    # What each run's results came from (bank, prompt, model file): kept per run, like the runs.
+    provenance = dict(previous.get("provenance", {})) | dict(extra.get("provenance", {}))
+    if provenance:
+        manifest["provenance"] = provenance
     manifest["settings"] = list(dict.fromkeys(list(previous.get("settings", [])) + list(settings)))
     path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")

@@ -127,6 +127,7 @@ class ClipClassifier:
             chunk = missing[start : start + self.settings.batch_size]
             crops = [self._crop(image, Box(*k)) for k in chunk]
             pixels = self.processor.image_processor(images=crops, return_tensors="pt")["pixel_values"]
+            pixels = pixels.to(self.model.device)
             with torch.inference_mode():
                 embeds = pooled_output(self.model.get_image_features(pixel_values=pixels))
             embeds = embeds / embeds.norm(dim=-1, keepdim=True)
@@ -134,7 +135,7 @@ class ClipClassifier:
                 store[k] = row
         self.timings["classifier_crops"] = self.timings.get("classifier_crops", 0.0) + time.perf_counter() - started
         if not keys:
-            return torch.zeros((0, 1))
+            return torch.zeros((0, 1), device=self.model.device)
         return torch.stack([store[k] for k in keys])
 
     def text_embeddings(self, prompts: Sequence[str]) -> Any:
@@ -147,7 +148,7 @@ class ClipClassifier:
             chunk = missing[start : start + self.settings.batch_size]
             tokens = self.processor.tokenizer(
                 chunk, padding=True, truncation=True, max_length=self._max_text, return_tensors="pt"
-            )
+            ).to(self.model.device)
             with torch.inference_mode():
                 embeds = pooled_output(
                     self.model.get_text_features(input_ids=tokens["input_ids"], attention_mask=tokens["attention_mask"])

@@ -202,6 +202,7 @@ class OwlViTDetector:
             import torch
 
             pixels = self.processor.image_processor(images=image, return_tensors="pt")["pixel_values"]
+            pixels = pixels.to(self.model.device)
             with torch.inference_mode():
                 feature_map = self.model.image_embedder(pixel_values=pixels)[0]
                 b, h, w, d = feature_map.shape
@@ -219,7 +220,7 @@ class OwlViTDetector:
             prompts = [self.settings.prompt.format(c.replace("_", " ")) for c in missing]
             tokens = self.processor.tokenizer(
                 prompts, padding="max_length", truncation=True, max_length=self._max_text, return_tensors="pt"
-            )
+            ).to(self.model.device)
             with torch.inference_mode():
                 embeds = pooled_output(
                     self.model.owlvit.get_text_features(

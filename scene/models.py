@@ -83,7 +83,7 @@ def resolve_model_source(
     return folder
 
 
-def _load(source: str, what: str, setting: str, model_class: Any) -> LoadedModel:
+def _load(source: str, what: str, setting: str, model_class: Any, device: str = "cpu") -> LoadedModel:
     from transformers import AutoProcessor
 
     try:
@@ -91,12 +91,16 @@ def _load(source: str, what: str, setting: str, model_class: Any) -> LoadedModel
         model = model_class.from_pretrained(source, local_files_only=True)
     except (OSError, ValueError) as exc:
         raise weights_missing(what, source, setting, f"cannot load: {exc}".splitlines()[0]) from exc
+    if device != "cpu":
+        model.to(device)
     model.eval()
     return LoadedModel(processor, model, source)
 
 
-def load_detector(name_or_path: str | Path | None = None, local_files_only: bool = True) -> LoadedModel:
-    """OWL-ViT (or OWLv2) processor and detection model from a directory or hub id."""
+def load_detector(
+    name_or_path: str | Path | None = None, local_files_only: bool = True, device: str = "cpu"
+) -> LoadedModel:
+    """OWL-ViT (or OWLv2) processor and detection model from a directory or hub id, on torch `device`."""
     from transformers import AutoModelForZeroShotObjectDetection
 
     setting = f"detector_model (environment variable {DETECTOR_ENV})"
@@ -106,11 +110,13 @@ def load_detector(name_or_path: str | Path | None = None, local_files_only: bool
         what="OWL-ViT detector",
         setting=setting,
     )
-    return _load(source, "OWL-ViT detector", setting, AutoModelForZeroShotObjectDetection)
+    return _load(source, "OWL-ViT detector", setting, AutoModelForZeroShotObjectDetection, device)
 
 
-def load_classifier(name_or_path: str | Path | None = None, local_files_only: bool = True) -> LoadedModel:
-    """CLIP processor and model from a directory or hub id."""
+def load_classifier(
+    name_or_path: str | Path | None = None, local_files_only: bool = True, device: str = "cpu"
+) -> LoadedModel:
+    """CLIP processor and model from a directory or hub id, on torch `device`."""
     from transformers import CLIPModel
 
     setting = f"classifier_model (environment variable {CLASSIFIER_ENV})"
@@ -120,7 +126,7 @@ def load_classifier(name_or_path: str | Path | None = None, local_files_only: bo
         what="CLIP classifier",
         setting=setting,
     )
-    return _load(source, "CLIP classifier", setting, CLIPModel)
+    return _load(source, "CLIP classifier", setting, CLIPModel, device)
 
 
 # --- tiny random models --------------------------------------------------------------------------

@@ -14,7 +14,7 @@ Example:
 from __future__ import annotations
 
 import hashlib
-import json
+import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -182,15 +182,20 @@ def legacy_bank() -> ExampleBank:
     return load_bank(default_bank_path())
 
 
-def read_json_records(path: str | Path) -> list[dict[str, Any]]:
+def iter_question_records(
+    path: str | Path, limit: int | None = None, description: str | None = None
+) -> Iterator[dict[str, Any]]:
+    """Records of a GQA questions file (dict id -> record, a list, or JSON Lines), read incrementally,
+    each with its ``questionId``; at most `limit` (None: all)."""
+    from translators.gqa_files import iter_json_records
+
+    pairs = iter_json_records(path, description)
+    for question_id, record in itertools.islice(pairs, limit):
+        if not isinstance(record, dict):
+            raise ValueError(f"{path}: question {question_id} is not a JSON object")
+        yield {"questionId": question_id, **record} if "questionId" not in record else record
+
+
+def read_json_records(path: str | Path, limit: int | None = None) -> list[dict[str, Any]]:
     """Records of a GQA questions JSON (dict id -> record, or a list) or of a JSON Lines file."""
-    text = Path(path).read_text(encoding="utf-8")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
-    if isinstance(data, dict) and "question" in data:
-        return [data]  # JSON Lines with a single record
-    if isinstance(data, dict):
-        return [{"questionId": key, **value} for key, value in data.items()]
-    return [dict(item) for item in data]
+    return list(iter_question_records(path, limit))

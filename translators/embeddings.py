@@ -51,12 +51,13 @@ def default_model_path() -> Path:
 class SentenceEmbedder:
     """A sentence-transformers model loaded from a local folder."""
 
-    def __init__(self, path: str | Path | None = None, *, batch_size: int = 64) -> None:
+    def __init__(self, path: str | Path | None = None, *, batch_size: int = 64, device: str = "cpu") -> None:
         self.path = Path(path) if path is not None else default_model_path()
         if not (self.path / "modules.json").exists() and not (self.path / "config.json").exists():
             raise ModelNotAvailableError(f"no sentence-transformers model in {self.path}")
         self.name = self.path.name if path is not None else "all-MiniLM-L6-v2"
         self.batch_size = batch_size
+        self.device = device
         self._model = None
 
     def _load(self):  # noqa: ANN202 - the library type is only known at run time
@@ -66,7 +67,7 @@ class SentenceEmbedder:
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             from sentence_transformers import SentenceTransformer
 
-            self._model = SentenceTransformer(str(self.path), device="cpu", local_files_only=True)
+            self._model = SentenceTransformer(str(self.path), device=self.device, local_files_only=True)
         return self._model
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
@@ -89,9 +90,9 @@ class SentenceEmbedder:
 
 
 @lru_cache(maxsize=4)
-def load_embedder(path: str | None = None) -> SentenceEmbedder:
-    """A shared embedder per model path (loading takes seconds; encoding is cheap)."""
-    return SentenceEmbedder(path)
+def load_embedder(path: str | None = None, device: str = "cpu") -> SentenceEmbedder:
+    """A shared embedder per model path and torch device (loading takes seconds; encoding is cheap)."""
+    return SentenceEmbedder(path, device=device)
 
 
 def index_paths(bank_path: Path, model_name: str) -> tuple[Path, Path]:

@@ -25,7 +25,7 @@ from pydantic import ConfigDict, Field, field_validator
 from theory.canonical import canonical
 from theory.flat import format_flat
 from theory.program import Program
-from translators.backends.base import Backend, BackendError, GenerationRequest
+from translators.backends.base import Backend, BackendError, GenerationRequest, RetryableBackendError
 from translators.backends.models import DEFAULT_LOCAL_MODEL
 from translators.bank import ExampleBank
 from translators.cache import TranslationCache, cache_key
@@ -92,6 +92,9 @@ class Translation:
     samples: list[str | None] = field(default_factory=list)
     agreement: float | None = None
     cached: bool = False
+    # The model could not be asked for a while (rate limit, server error, dropped connection): no
+    # verdict on the question, to be asked again later.
+    retryable: bool = False
 
     @property
     def flat(self) -> str | None:
@@ -226,6 +229,7 @@ class Translator:
         programs: list[Program | None] = []
         fixes: list[list[dict[str, Any]]] = []
         error: str | None = None
+        retryable = False
         for sample in range(s.samples):
             # At temperature 0 the candidates differ by the order of the retrieved examples.
             order = (
@@ -234,7 +238,14 @@ class Translator:
             prompt = build_prompt(
                 question, order, s.representation, s.prompt_version, self.fixed, self.ontology, exclude_ids=exclude
             )
-            program, error = self._attempts(question, prompt, sample, attempts)
+            try:
+                program, error = self._attempts(question, prompt, sample, attempts)
+            except RetryableBackendError as exc:
+                # A vote over fewer candidates would not be this setting's answer: stop here.
+                retryable, error = True, str(exc)
+                attempts.append(Attempt("", error, 0.0))
+                programs, fixes = [None], [[]]
+                break
             made = []
             if program is not None and self.ontology is not None:
                 program, repairs = repair_program(program, self.ontology)
@@ -253,6 +264,7 @@ class Translator:
             program=program,
             error=None if program is not None else error,
             attempts=attempts,
+            retryable=retryable,
             examples=[{"id": r.example.id, "question": r.example.question, "reason": r.reason} for r in retrieved],
             timings={"retrieval_s": retrieval_s, "generation_s": generation_s},
         )
@@ -288,6 +300,8 @@ class Translator:
             )
             try:
                 generation = self.backend.generate(request)
+            except RetryableBackendError:
+                raise
             except BackendError as exc:
                 error = str(exc)
                 attempts.append(Attempt("", error, 0.0))

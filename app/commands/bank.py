@@ -10,7 +10,7 @@ from tqdm import tqdm
 
 from app.commands.io import fail
 from theory.program import ProgramError
-from translators.bank import DEFAULT_BANK_NAME, Example, ExampleBank, read_json_records, save_bank
+from translators.bank import DEFAULT_BANK_NAME, Example, ExampleBank, iter_question_records, save_bank
 from translators.gqa_program import gqa_to_program, load_attribute_categories
 
 bank_app = typer.Typer(help="Example banks for question translation.", no_args_is_help=True)
@@ -31,35 +31,37 @@ def build_command(
     if not questions.is_file():
         fail(f"questions file not found: {questions}")
     try:
-        records = read_json_records(questions)
         categories = load_attribute_categories(attributes) if attributes else None
     except (OSError, ValueError) as exc:
         fail(f"cannot read input: {exc}")
-    if limit:
-        records = records[:limit]
     examples: list[Example] = []
     skipped = 0
-    for record in tqdm(records, desc="converting", unit="q"):
-        qid = str(record.get("questionId", record.get("question_id", len(examples))))
-        semantic = record.get("semantic")
-        if not isinstance(semantic, list) or not isinstance(record.get("question"), str):
-            skipped += 1
-            continue
-        try:
-            program = gqa_to_program(semantic, categories)
-        except ProgramError:
-            skipped += 1
-            continue
-        examples.append(
-            Example(
-                qid,
-                record["question"],
-                program,
-                tuple(semantic),
-                "gqa",
-                frozenset(map(str, record.get("equivalent", []))),
+    # Read incrementally (GQA's train file is over a gigabyte) and stop after `limit` questions.
+    records = iter_question_records(questions, limit or None, description="reading questions")
+    try:
+        for record in records:
+            qid = str(record["questionId"])
+            semantic = record.get("semantic")
+            if not isinstance(semantic, list) or not isinstance(record.get("question"), str):
+                skipped += 1
+                continue
+            try:
+                program = gqa_to_program(semantic, categories)
+            except ProgramError:
+                skipped += 1
+                continue
+            examples.append(
+                Example(
+                    qid,
+                    record["question"],
+                    program,
+                    tuple(semantic),
+                    "gqa",
+                    frozenset(map(str, record.get("equivalent", []))),
+                )
             )
-        )
+    except (OSError, ValueError) as exc:  # RecordsError is a ValueError
+        fail(f"cannot read input: {exc}")
     if not examples:
         fail("no question could be converted")
     path = save_bank(ExampleBank(examples), out / DEFAULT_BANK_NAME)

@@ -2,12 +2,15 @@
 
 The job (`evaluation.job`) gets its translator and image scene builder from `app.components`,
 built from `Settings` (defaults, ASPVQA_CONFIG file, ASPVQA_* variables, then these options) once
-in each worker process.
+in each worker process. Questions and scene graphs are read incrementally; the workers and their
+threads are planned from the machine (`evaluation.workers`); the manifest records what a rerun
+needs (`app.provenance`).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +21,8 @@ import typer
 from app.commands.io import fail, read_input
 from app.components import Components
 from app.config import ConfigError, Settings, load_settings
+from app.provenance import job_footprint, job_provenance
+from evaluation.graph_index import open_scene_graphs
 from evaluation.job import (
     NEEDS_GRAPH,
     NEEDS_IMAGE,
@@ -26,16 +31,22 @@ from evaluation.job import (
     Evaluator,
     EvaluatorConfig,
     JobError,
+    Question,
+    QuestionFile,
     Run,
     RunParts,
     load_questions,
+    record_run,
     run_job,
     run_name,
     validate_settings,
 )
 from evaluation.matching import DEFAULT_HYPERNYM_LEVELS
+from evaluation.submission import export_submission as export_submission_file
+from evaluation.workers import WorkerPlan, apply_threads, plan_workers, this_machine
 from scene.concepts import Concepts
 from theory.scene_facts import SceneFacts
+from translators.backends.local import THREADS_VARIABLE
 from translators.options import OPTION_NAMES
 
 
@@ -113,7 +124,14 @@ def evaluate_command(
     ] = None,
     executor: Annotated[str, typer.Option("--executor", help="local (process pool) or ray.")] = "local",
     workers: Annotated[
-        int | None, typer.Option("--workers", "-w", min=1, help="Worker processes (default: all cores).")
+        int | None,
+        typer.Option("--workers", "-w", min=1, help="Worker processes (default: planned from cores and memory)."),
+    ] = None,
+    threads: Annotated[
+        int | None,
+        typer.Option(
+            "--threads", min=1, help="Threads per worker for the models (default: planned; ASPVQA_THREADS if set)."
+        ),
     ] = None,
     ray_address: Annotated[
         str | None, typer.Option("--ray-address", help="Ray cluster address (default: start a local one).")
@@ -129,6 +147,14 @@ def evaluate_command(
     ] = None,
     report: Annotated[bool, typer.Option("--report/--no-report", help="Write the report when the job ends.")] = True,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar on stderr.")] = True,
+    export_submission: Annotated[
+        Path | None,
+        typer.Option("--export-submission", help="Write GQA's submission file [{questionId, prediction}] here."),
+    ] = None,
+    submission_setting: Annotated[
+        str | None,
+        typer.Option("--submission-setting", help="The setting whose answers are submitted (default: the first)."),
+    ] = None,
 ) -> None:
     """Evaluate GQA questions under the chosen settings; rerun the same command to resume."""
     from evaluation.executors import make_executor
@@ -147,11 +173,17 @@ def evaluate_command(
     except ConfigError as exc:
         fail(str(exc))
     factory = SettingsParts(config.model_dump(mode="json"), record)
+    source: list[Question] | QuestionFile
     try:
-        data = json.loads(read_input(questions, "questions"))
-    except json.JSONDecodeError as exc:
-        fail(f"questions file is not JSON: {exc}")
-    try:
+        if questions == "-":
+            try:
+                source = load_questions(json.loads(read_input(questions, "questions")))[:limit]
+            except json.JSONDecodeError as exc:
+                fail(f"questions file is not JSON: {exc}")
+        else:
+            if not Path(questions).is_file():
+                fail(f"questions file not found: {questions}")
+            source = QuestionFile(Path(questions), limit)
         chosen = load_grid(grid) if grid else None
         runs_settings = settings.split(",") if settings else (chosen.settings if chosen else [])
         chosen_settings = validate_settings(runs_settings)
@@ -160,45 +192,93 @@ def evaluate_command(
             runs = chosen.expand(base)
         else:
             runs = [Run(run_name(base), base)]
-        records = load_questions(data)
     except (GridError, JobError) as exc:
         fail(str(exc))
-    if limit is not None:
-        records = records[:limit]
-    if NEEDS_IMAGE & set(chosen_settings) and images is None:
+    needs_images = bool(NEEDS_IMAGE & set(chosen_settings))
+    translated = bool(TRANSLATED & set(chosen_settings))
+    if needs_images and images is None:
         fail(f"settings {', '.join(s for s in chosen_settings if s in NEEDS_IMAGE)} need --images")
     if NEEDS_GRAPH & set(chosen_settings) and scene_graphs is None:
         fail(f"settings {', '.join(s for s in chosen_settings if s in NEEDS_GRAPH)} need --scene-graphs")
-    if TRANSLATED & set(chosen_settings) or NEEDS_IMAGE & set(chosen_settings):
+    if submission_setting is not None and submission_setting not in chosen_settings:
+        fail(f"--submission-setting {submission_setting} is not one of the job's settings")
+    worker_plan = _plan(factory, runs, translated, needs_images, workers, threads)
+    apply_threads(worker_plan.threads)  # before any model is built, here or in a worker
+    if progress:
+        typer.echo(f"worker plan: {worker_plan.describe()}", err=True)
+    if translated or needs_images:
         # Build the parts once here so a missing model fails now, in one line, not in every worker.
         try:
             factory(runs[0], chosen_settings)
         except Exception as exc:  # loaders raise their own types; each message names the fix
             fail(f"cannot load the models for {', '.join(chosen_settings)}: {exc}")
+    try:
+        if scene_graphs is not None:  # indexed once here, with progress, before the workers start
+            open_scene_graphs(scene_graphs, "indexing scene graphs" if progress else None)
+        manifest = {
+            "questions": str(questions),
+            "scene_graphs": scene_graphs,
+            "images": images,
+            "taxonomy": taxonomy,
+            "grid": chosen.name if chosen else None,
+            "hypernym_levels": levels,
+            "limit": limit,
+            "worker_plan": worker_plan.to_json() | {"executor": executor},
+            **job_provenance(
+                factory.components(),
+                runs,
+                translated,
+                {
+                    "questions": None if questions == "-" else questions,
+                    "scene_graphs": scene_graphs,
+                    "taxonomy": taxonomy,
+                },
+            ),
+        }
+    except JobError as exc:
+        fail(str(exc))
     evaluator = Evaluator(
         EvaluatorConfig(scene_graphs=scene_graphs, images=images, taxonomy=taxonomy, hypernym_levels=levels), factory
     )
-    manifest = {
-        "questions": str(questions),
-        "scene_graphs": scene_graphs,
-        "images": images,
-        "taxonomy": taxonomy,
-        "grid": chosen.name if chosen else None,
-        "hypernym_levels": levels,
-    }
     try:
-        run = make_executor(executor, workers, ray_address, show_progress=progress)
-        summary = run_job(records, runs, chosen_settings, evaluator, run, out, manifest)
+        run = make_executor(executor, worker_plan.workers, ray_address, progress, worker_plan.threads)
+        summary = run_job(source, runs, chosen_settings, evaluator, run, out, manifest)
     except (JobError, OSError, RuntimeError) as exc:
         fail(str(exc))
     except Exception as exc:  # a worker's crash: finished results are on disk, a rerun resumes
         fail(f"the job stopped ({type(exc).__name__}: {exc}); finished results are kept in {out}, rerun to resume")
+    retry = f", {summary.retryable} to retry (rerun to resume)" if summary.retryable else ""
     typer.echo(
         f"{summary.written} results written, {summary.skipped_done} already done, "
-        f"{summary.tasks} tasks in {summary.seconds:.1f} s -> {summary.results}"
+        f"{summary.tasks} tasks in {summary.seconds:.1f} s{retry} -> {summary.results}"
     )
+    if export_submission is not None:
+        setting = submission_setting or next((s for s in chosen_settings if s != "translation"), chosen_settings[0])
+        exported = export_submission_file(summary.results, export_submission, setting, record_run(runs[0], setting))
+        typer.echo(
+            f"submission: {exported.questions} predictions ({exported.unanswered} empty) "
+            f"from {setting} -> {exported.path}"
+        )
     if report:
         from evaluation.report import write_report
 
         paths = write_report(out, choices=choices)
         typer.echo(f"report: {', '.join(str(p) for p in paths)}")
+
+
+def _plan(
+    factory: SettingsParts,
+    runs: Sequence[Run],
+    translated: bool,
+    images: bool,
+    workers: int | None,
+    threads: int | None,
+) -> WorkerPlan:
+    """The worker plan for this job on this machine; --threads, else ASPVQA_THREADS, wins."""
+    components = factory.components()
+    footprint = job_footprint(components, runs, translated, images)
+    # The GPU count imports torch: asked only when a model would use it.
+    gpus = int(components.device.to_json()["gpus"]) if footprint.uses_model else 0
+    if threads is None and os.environ.get(THREADS_VARIABLE):
+        threads = max(1, int(os.environ[THREADS_VARIABLE]))
+    return plan_workers(this_machine(gpus), footprint, workers, threads)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from evaluation.executors import LocalExecutor
+from evaluation.graph_index import open_scene_graphs
 from evaluation.job import (
     RESULTS_FILE,
     Evaluator,
@@ -28,9 +29,11 @@ from evaluation.job import (
     structural_type,
     validate_settings,
 )
+from evaluation.submission import export_submission
 from scene.scene_graph import scene_graph_facts
 from scene.taxonomy import WordNetTaxonomy
 from scene.wordnet import wordnet_available
+from translators.backends.base import RetryableBackendError
 from translators.backends.replay import ReplayBackend
 from translators.bank import legacy_bank as default_bank
 from translators.translate import TranslationSettings, Translator
@@ -115,8 +118,13 @@ def test_questions_in_both_gqa_formats():
     as_list = load_questions([dict(record, questionId="q1")])
     assert as_dict == as_list
     assert as_dict[0].types == {"structural": "verify"}
+    # GQA's test and challenge questions carry no program: read, marked as such
+    test_question = load_questions({"q1": {"question": "Is there a dog?", "imageId": "n1"}})[0]
+    assert not test_question.has_program and test_question.answer is None and as_dict[0].has_program
     with pytest.raises(JobError, match="semantic"):
-        load_questions({"q1": {"question": "Is there a dog?"}})
+        load_questions({"q1": {"question": "Is there a dog?", "semantic": "select dog"}})
+    with pytest.raises(JobError, match="question"):
+        load_questions({"q1": {"semantic": []}})
     with pytest.raises(JobError):
         load_questions("not questions")
 
@@ -334,3 +342,95 @@ def test_the_always_yes_floor_answers_only_yes_no_questions():
     yes, none = (by_setting(ev.evaluate(Task(RUN, q, ("always-yes",))))["always-yes"] for q in (verify, query))
     assert yes["answers"] == ["yes"] and yes["run"] == "reference" and yes["correct"] == (verify.answer == "yes")
     assert none["answers"] == [] and none["status"] == "no_answer" and not none["correct"]
+
+
+# -- retryable results, questions without programs, the base pipeline ---------------------------
+
+
+@dataclass(frozen=True)
+class FlakyThenReplay:
+    """Translations whose model server fails past its retries while `flag` exists, then recorded ones."""
+
+    replay: str
+    flag: str
+
+    def __call__(self, run: Run, settings) -> RunParts:
+        parts = ReplayComponents(self.replay)(run, settings)
+        translate = parts.translate
+
+        def flaky(question, question_id):
+            if Path(self.flag).exists():
+                raise RetryableBackendError("stand-in: HTTP 429 after 6 attempts")
+            return translate(question, question_id)
+
+        parts.translate = flaky
+        return parts
+
+
+def test_retryable_results_are_not_final_and_a_resumed_job_computes_them(tmp_path):
+    replay = tmp_path / "replay.jsonl"
+    replay.write_text(REPLAY.read_text())
+    flag = tmp_path / "server-down"
+    flag.write_text("")
+    ev = Evaluator(EvaluatorConfig(scene_graphs=str(GRAPHS)), FlakyThenReplay(str(replay), str(flag)))
+    out = tmp_path / "out"
+    settings = ("oracle", "isolated")
+    first = run_job(REPLAYED[:3], [RUN], settings, ev, LocalExecutor(1, False), out)
+    assert first.retryable == 3
+    records = read_results(out / RESULTS_FILE)
+    isolated = [r for r in records if r["setting"] == "isolated"]
+    assert {r["status"] for r in isolated} == {"retryable"} and not any(r["correct"] for r in isolated)
+    assert all(r["failure"]["category"] == "transient" for r in isolated)
+    assert all(r["status"] == "answered" for r in records if r["setting"] == "oracle")
+    flag.unlink()
+    second = run_job(REPLAYED[:3], [RUN], settings, ev, LocalExecutor(1, False), out)
+    assert second.written == 3 and second.retryable == 0 and second.skipped_done == 3
+    latest = read_results(out / RESULTS_FILE)
+    assert len(latest) == 6 and {r["status"] for r in latest if r["setting"] == "isolated"} == {"answered"}
+
+
+def test_questions_without_a_program_run_the_settings_that_need_none(tmp_path):
+    images = tmp_path / "images"
+    images.mkdir()
+    (images / "2375429.jpg").write_bytes(b"not read by the stand-in scene builder")
+    ev = evaluator(tmp_path, images=str(images), pipeline=True)
+    test_question = replace(BY_ID["aspvqa001"], semantic=[], answer=None)
+    settings = ("oracle", "asp-oracle", "base-pipeline", "pipeline", "pipeline-blind", "translation", "isolated")
+    records = by_setting(ev.evaluate(Task(RUN, test_question, settings)))
+    for name in ("oracle", "asp-oracle", "base-pipeline", "pipeline"):
+        assert records[name]["status"] == "skipped" and records[name]["failure"]["kind"] == "NoProgram", name
+    assert records["translation"]["status"] == "translated" and records["translation"]["scores"] is None
+    assert records["translation"]["program"].startswith("scene(0).")
+    assert records["pipeline-blind"]["answers"] == ["brown"] and records["isolated"]["answers"] == ["white"]
+
+
+def test_the_base_pipeline_answers_the_gqa_program_on_the_image(tmp_path):
+    images = tmp_path / "images"
+    images.mkdir()
+    (images / "2375429.jpg").write_bytes(b"not read by the stand-in scene builder")
+    ev = evaluator(tmp_path, images=str(images), pipeline=True)
+    color = by_setting(ev.evaluate(Task(RUN, BY_ID["aspvqa001"], ("base-pipeline",))))["base-pipeline"]
+    assert color["run"] == "reference" and color["answers"][0] == "brown"
+    assert color["failure"]["category"] == "perception" and color["program"].startswith("scene(0).")
+    fence = by_setting(ev.evaluate(Task(RUN, BY_ID["aspvqa004"], ("base-pipeline",))))["base-pipeline"]
+    assert fence["correct"] and fence["failure"] is None
+
+
+def test_a_submission_holds_every_question_of_one_setting(tmp_path):
+    out = tmp_path / "out"
+    run_job(REPLAYED[:4], [RUN], ("oracle",), evaluator(), LocalExecutor(1, False), out)
+    summary = export_submission(out / RESULTS_FILE, tmp_path / "submission.json", "oracle", "reference")
+    rows = json.loads((tmp_path / "submission.json").read_text())
+    assert summary.questions == 4 and [r["questionId"] for r in rows] == [q.id for q in REPLAYED[:4]]
+    assert all(set(r) == {"questionId", "prediction"} and r["prediction"] for r in rows)
+
+
+def test_scene_graphs_are_read_from_an_index_built_once(tmp_path, monkeypatch):
+    monkeypatch.setenv("ASPVQA_CACHE_DIR", str(tmp_path / "cache"))
+    graphs = open_scene_graphs(GRAPHS)
+    assert len(graphs) == 4 and graphs.get("2375429")["width"] == 500 and graphs.get("nope") is None
+    assert open_scene_graphs(GRAPHS).path == graphs.path
+    listed = tmp_path / "list.json"
+    listed.write_text("[1, 2]")
+    with pytest.raises(JobError, match="map image ids"):
+        open_scene_graphs(listed)

@@ -5,7 +5,7 @@ import os
 import httpx
 import pytest
 
-from translators.backends.base import BackendError, GenerationRequest
+from translators.backends.base import BackendError, GenerationRequest, RetryableBackendError
 from translators.backends.openai_compat import OpenAICompatBackend
 from translators.backends.registry import get_backend
 from translators.backends.replay import RecordingBackend, ReplayBackend
@@ -80,8 +80,9 @@ def test_openai_compatible_errors_are_one_line_backend_errors():
         "m",
         api_key_env="NO_SUCH_KEY_VAR",
         transport=httpx.MockTransport(lambda r: httpx.Response(503, text="overloaded")),
+        sleep=lambda seconds: None,
     )
-    with pytest.raises(BackendError, match="HTTP 503"):
+    with pytest.raises(RetryableBackendError, match="HTTP 503"):
         backend.generate(_request())
     garbled = OpenAICompatBackend(
         "http://llm.local/v1", "m", transport=httpx.MockTransport(lambda r: httpx.Response(200, json={}))

@@ -12,6 +12,11 @@ class BackendError(RuntimeError):
     """The model could not be asked (missing model, server error, no recorded output)."""
 
 
+class RetryableBackendError(BackendError):
+    """A failure that may pass if asked again later (rate limit, server error, timeout, dropped
+    connection) and that outlasted the backend's own retries; never a final answer."""
+
+
 @dataclass(frozen=True)
 class GenerationRequest:
     """What to generate. `question` and `attempt` identify the call for replay and caching.

@@ -23,6 +23,7 @@ from translators.backends.base import BackendError, Generation, GenerationReques
 from translators.backends.models import LOCAL_MODELS, model_path
 
 _LOG = logging.getLogger("aspvqa.llama_cpp")
+THREADS_VARIABLE = "ASPVQA_THREADS"
 _quiet_lock = threading.Lock()
 _log_callback = None  # kept referenced: llama.cpp holds only a C pointer to it
 
@@ -69,9 +70,18 @@ def _threads() -> int:
     processes, 2.4 s on 1). The load average is no guide: it counts this process's own recent
     work, so a busy translator would talk itself down to one thread (p50 8.2 s instead of 4.5 s).
     """
-    if os.environ.get("ASPVQA_THREADS"):
-        return max(1, int(os.environ["ASPVQA_THREADS"]))
+    if os.environ.get(THREADS_VARIABLE):
+        return max(1, int(os.environ[THREADS_VARIABLE]))
     return os.cpu_count() or 1
+
+
+def gpu_offload_supported() -> bool:
+    """Whether the installed llama.cpp was built with a GPU backend (CUDA, Metal, Vulkan...)."""
+    try:
+        import llama_cpp
+    except ImportError:
+        return False
+    return bool(llama_cpp.llama_supports_gpu_offload())
 
 
 class LlamaCppBackend:
@@ -87,11 +97,14 @@ class LlamaCppBackend:
         n_threads: int | None = None,
         prompt_lookup: bool = False,
         chat: bool | None = None,
+        gpu_layers: int = 0,
     ) -> None:
         self.name = model if model in LOCAL_MODELS else Path(model).stem
         self.model = model
         self.n_ctx = n_ctx
         self.n_threads = n_threads or _threads()
+        # Layers offloaded to a GPU: 0 on the CPU, -1 for all (what `gpu_layers_for` chooses).
+        self.gpu_layers = gpu_layers
         self.prompt_lookup = prompt_lookup
         self.chat = (
             LOCAL_MODELS[model].chat if chat is None and model in LOCAL_MODELS else (chat if chat is not None else True)
@@ -118,6 +131,7 @@ class LlamaCppBackend:
                 n_threads=self.n_threads,
                 n_threads_batch=self.n_threads,
                 draft_model=draft,
+                n_gpu_layers=self.gpu_layers,
                 verbose=False,
                 seed=0,
             )

@@ -3,16 +3,27 @@
 The key is read from an environment variable (never from a file or argument), and may be absent
 for local servers. Servers that accept a GBNF grammar get it in the request field their kind
 names in `GRAMMAR_FIELDS` (`grammar_field`); others are asked without one, as hosted APIs must be.
+
+Failures are classified (`is_retryable_status`): a rate limit (429), a server error (5xx), a
+timeout or a dropped connection is retried with exponential backoff and jitter (a server's
+``Retry-After`` is honoured) within a `RetryPolicy` budget, and if it persists raises
+`RetryableBackendError`, which a caller must not take for a final answer; any other HTTP status
+or an unreadable response is permanent (`BackendError`).
 """
 
 from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
 
 import httpx
+from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt, stop_after_delay
+from tenacity.wait import wait_random_exponential
 
-from translators.backends.base import BackendError, Generation, GenerationRequest
+from translators.backends.base import BackendError, Generation, GenerationRequest, RetryableBackendError
 
 # Where each kind of server takes the GBNF grammar in a chat-completions request (a dotted name
 # nests: "a.b" sends {"a": {"b": grammar}}); None sends none. A server ignores a field it does not
@@ -36,6 +47,49 @@ def grammar_field(kind: str, source: str = "") -> str | None:
     return GRAMMAR_FIELDS[kind]
 
 
+# Statuses worth asking again: timeout, conflict/too early, rate limit, and server-side failures.
+RETRYABLE_STATUSES = frozenset({408, 409, 425, 429})
+
+
+def is_retryable_status(status: int) -> bool:
+    """Whether an HTTP status may pass on a later attempt (rate limits, timeouts, 5xx)."""
+    return status in RETRYABLE_STATUSES or 500 <= status <= 599
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How long a transient failure is retried: at most `attempts` requests within `budget_s`,
+    waiting a random exponential backoff from `initial_s` up to `max_wait_s` (or what the server's
+    Retry-After asks, capped at `max_wait_s`)."""
+
+    attempts: int = 6
+    initial_s: float = 1.0
+    max_wait_s: float = 30.0
+    budget_s: float = 120.0
+
+
+class _Transient(Exception):
+    """A failed request that may pass later; `retry_after` is the server's wish in seconds."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+def retry_after_seconds(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (delta-seconds or an HTTP date); None when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
+
+
 class OpenAICompatBackend:
     """Chat completions over HTTP with httpx; `grammar_field` is a `GRAMMAR_FIELDS` value."""
 
@@ -48,8 +102,12 @@ class OpenAICompatBackend:
         timeout_s: float = 120.0,
         grammar_field: str | None = None,
         transport: httpx.BaseTransport | None = None,
+        retry: RetryPolicy | None = None,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.name = model
+        self.retry = retry or RetryPolicy()
+        self._sleep = sleep
         self.model = model
         self.grammar_field = grammar_field
         self.supports_grammar = grammar_field is not None
@@ -79,12 +137,7 @@ class OpenAICompatBackend:
                 value = {part: value}
             body[head] = value
         start = time.perf_counter()
-        try:
-            response = self._client.post("/chat/completions", json=body)
-        except httpx.HTTPError as exc:
-            raise BackendError(f"{self.model}: request failed: {exc}") from exc
-        if response.status_code != 200:
-            raise BackendError(f"{self.model}: HTTP {response.status_code}: {response.text[:200]}")
+        response = self._post_with_retries(body)
         try:
             data = response.json()
             text = data["choices"][0]["message"]["content"] or ""
@@ -94,6 +147,42 @@ class OpenAICompatBackend:
         return Generation(
             text, time.perf_counter() - start, self.model, usage.get("prompt_tokens"), usage.get("completion_tokens")
         )
+
+    def _post(self, body: dict[str, object]) -> httpx.Response:
+        try:
+            response = self._client.post("/chat/completions", json=body)
+        except (httpx.TimeoutException, httpx.TransportError) as exc:  # timeouts, refused or dropped connections
+            raise _Transient(f"request failed: {type(exc).__name__}: {exc}") from exc
+        except httpx.HTTPError as exc:
+            raise BackendError(f"{self.model}: request failed: {exc}") from exc
+        if is_retryable_status(response.status_code):
+            raise _Transient(
+                f"HTTP {response.status_code}: {response.text[:200]}",
+                retry_after_seconds(response.headers.get("Retry-After")),
+            )
+        if response.status_code != 200:
+            raise BackendError(f"{self.model}: HTTP {response.status_code}: {response.text[:200]}")
+        return response
+
+    def _wait(self, state: RetryCallState) -> float:
+        backoff = wait_random_exponential(multiplier=self.retry.initial_s, max=self.retry.max_wait_s)(state)
+        failure = state.outcome.exception() if state.outcome is not None else None
+        wished = failure.retry_after if isinstance(failure, _Transient) else None
+        return min(self.retry.max_wait_s, wished) if wished is not None else backoff
+
+    def _post_with_retries(self, body: dict[str, object]) -> httpx.Response:
+        retrying = Retrying(
+            stop=stop_after_attempt(self.retry.attempts) | stop_after_delay(self.retry.budget_s),
+            wait=self._wait,
+            retry=retry_if_exception_type(_Transient),
+            sleep=self._sleep,
+            reraise=True,
+        )
+        try:
+            return retrying(self._post, body)
+        except _Transient as exc:
+            tries = retrying.statistics.get("attempt_number", 1)
+            raise RetryableBackendError(f"{self.model}: still failing after {tries} attempt(s): {exc}") from exc
 
     def close(self) -> None:
         """Close the HTTP connection pool."""

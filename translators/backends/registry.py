@@ -19,19 +19,25 @@ GRAMMAR_VARIABLE = "ASPVQA_LLM_GRAMMAR"
 OPENAI_SYNTAX = "openai:MODEL@BASE_URL or openai:MODEL@BASE_URL#grammar=KIND"
 
 
-def get_backend(name: str = DEFAULT_LOCAL_MODEL) -> Backend:
-    """The backend a name stands for (local models stay loaded between calls)."""
+def get_backend(name: str = DEFAULT_LOCAL_MODEL, gpu_layers: int = 0) -> Backend:
+    """The backend a name stands for (local models stay loaded between calls); `gpu_layers` of a
+    local model go to the GPU (-1: all; ignored by llama.cpp builds without GPU support)."""
     # The variable is part of the cache key, so changing it never returns a backend built without it.
     default_grammar = os.environ.get(GRAMMAR_VARIABLE, "") if name.startswith("openai:") else ""
-    return _backend(name, default_grammar)
+    return _backend(name, default_grammar, gpu_layers if is_local_model(name) else 0)
+
+
+def is_local_model(name: str) -> bool:
+    """Whether `name` is a model run in this process by llama.cpp (a bundled one or local:PATH)."""
+    return name in LOCAL_MODELS or name.startswith("local:")
 
 
 @lru_cache(maxsize=8)
-def _backend(name: str, default_grammar: str) -> Backend:
-    if name in LOCAL_MODELS or name.startswith("local:"):
+def _backend(name: str, default_grammar: str, gpu_layers: int = 0) -> Backend:
+    if is_local_model(name):
         from translators.backends.local import LlamaCppBackend
 
-        return LlamaCppBackend(name.removeprefix("local:"))
+        return LlamaCppBackend(name.removeprefix("local:"), gpu_layers=gpu_layers)
     if name.startswith("openai:"):
         return _openai_backend(name.removeprefix("openai:"), default_grammar)
     if name.startswith("replay:"):
