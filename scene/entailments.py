@@ -121,7 +121,7 @@ def entailments_from_ontology(data: Mapping[str, Any], wordnet: Any | None = Non
     return derive_entailments(relations, data.get("classes", {}), attributes, wordnet)
 
 
-def main(argv: list[str] | None = None) -> None:
+def write_table(argv: list[str] | None = None) -> None:
     """Write the entailment table derived from an ontology file (and WordNet when installed)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ontology", type=Path, required=True, help="ontology JSON (classes, attributes, relations)")
@@ -140,4 +140,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    write_table()

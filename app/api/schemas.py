@@ -75,7 +75,7 @@ class AnswerRequest(BaseModel):
     )
 
 
-class Approximation(BaseModel):
+class ApproximationShown(BaseModel):
     asked: str = Field(..., description="the fact the program asked for, e.g. has_rel(4,sitting_on,2)")
     scene: str = Field(..., description="the more general scene fact read in its place, e.g. has_rel(4,on,2)")
 
@@ -85,10 +85,10 @@ class RankedAnswer(BaseModel):
     cost: list[int] = Field(..., description="cost per priority level, highest first (-1000 ln p each)")
     score: float = Field(..., description="exp(-(cost - best cost) / 1000): likelihood ratio to the top answer")
     approximate: bool = Field(False, description="read through a more general scene word (see approximations)")
-    approximations: list[Approximation] = Field(default_factory=list)
+    approximations: list[ApproximationShown] = Field(default_factory=list)
 
 
-class Explanation(BaseModel):
+class ExplanationShown(BaseModel):
     """Why there is no answer: the first step whose result is empty and the nearest scene words."""
 
     step: int | None = Field(..., description="the empty step (null: no single step is empty)")
@@ -115,7 +115,7 @@ class AnswerResponse(BaseModel):
     support: dict[str, Any]
     timings: dict[str, float]
     translation: TranslateResponse | None = None
-    explanation: Explanation | None = Field(None, description="why not, when status is no_answer")
+    explanation: ExplanationShown | None = Field(None, description="why not, when status is no_answer")
 
 
 class Health(BaseModel):

@@ -92,7 +92,7 @@ def test_a_general_scene_word_answers_approximately_unless_exact_is_asked(client
 
 def test_openapi_documents_explanations_and_approximations(client):
     components = client.get("/openapi.json").json()["components"]["schemas"]
-    assert {"step", "message", "nearest"} <= set(components["Explanation"]["properties"])
+    assert {"step", "message", "nearest"} <= set(components["ExplanationShown"]["properties"])
     assert "approximations" in components["RankedAnswer"]["properties"]
     assert "exact" in components["AnswerRequest"]["properties"]
 

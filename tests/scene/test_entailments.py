@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from scene.entailments import derive_entailments, main
+from scene.entailments import derive_entailments, write_table
 from scene.wordnet import load_wordnet, wordnet_available
 from theory.entailment import bundled_entailments, load_entailments
 
@@ -51,7 +51,7 @@ def test_the_command_writes_a_table_the_theory_reads(tmp_path: Path):
         json.dumps({"relations": [{"relation": r} for r in RELATIONS], "classes": {}, "attributes": {}})
     )
     out = tmp_path / "table.tsv"
-    main(["--ontology", str(ontology), "--out", str(out), "--no-wordnet"])
+    write_table(["--ontology", str(ontology), "--out", str(out), "--no-wordnet"])
     assert ("sitting_on", "on") in load_entailments(out).relations
 
 

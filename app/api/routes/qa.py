@@ -16,7 +16,7 @@ from app.api.schemas import (
     AnswerRequest,
     AnswerResponse,
     ErrorBody,
-    Explanation,
+    ExplanationShown,
     ProgramShown,
     RankedAnswer,
     TranslateRequest,
@@ -169,7 +169,7 @@ async def answer(request: Request) -> AnswerResponse:
         support=outcome.support,
         timings=outcome.timings,
         translation=translation,
-        explanation=Explanation(**outcome.explanation) if outcome.explanation else None,
+        explanation=ExplanationShown(**outcome.explanation) if outcome.explanation else None,
     )
 
 
