@@ -88,9 +88,7 @@ def run_tests(tests: list[str]) -> dict[str, object]:
 def run_loads(model: str, threads: int) -> dict[str, object]:
     """One process loading `threads` models at once; ok when every output marker arrived."""
     started = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-c", LOADER, model, str(threads)], cwd=REPO, capture_output=True, text=True
-    )
+    done = subprocess.run([sys.executable, "-c", LOADER, model, str(threads)], cwd=REPO, capture_output=True, text=True)
     missing = [m for m in MARKERS_OUT if m not in done.stdout] + [m for m in MARKERS_ERR if m not in done.stderr]
     ok = done.returncode == 0 and not missing
     return {

@@ -107,3 +107,11 @@ def test_approximate_answers_rank_below_exact_ones_on_weighted_scenes():
     scene.add_likely("has_rel", (1, "sitting_on", 3), 0.05)  # exact but unlikely
     result = solve(WHERE, scene, entailments=TABLE)
     assert [(a.answer, a.approximate) for a in result.answers] == [("sofa", False), ("chair", True)]
+
+
+def test_an_object_with_another_asked_word_is_not_read_as_this_one():
+    table = parse_entailments("attribute\tchair\tfurniture\t0.5\nattribute\ttable\tfurniture\t0.5\n")
+    scene = build_scene({1: {"class": ["chair", "furniture"]}, 2: {"class": ["table", "furniture"]}})
+    program = "scene(0). select(1,0,chair). unique(2,1). select(3,0,table). unique(4,3). two_same(5,2,4,class). end(5)."
+    # Without the rule the table could be read as a second chair, giving an approximate "yes".
+    assert [(a.answer, a.approximate) for a in solve(program, scene, entailments=table).answers] == [("yes", False)]
