@@ -81,8 +81,14 @@ def run_tests(tests: list[str]) -> dict[str, object]:
         "exit": done.returncode,
         "summary": summary.group(1) if summary else None,
         "seconds": round(time.perf_counter() - started, 1),
-        "tail": None if ok else (done.stdout + done.stderr)[-2000:],
+        "tail": None if ok else _failures(done.stdout + done.stderr),
     }
+
+
+def _failures(output: str) -> str:
+    """The part of pytest's output that says what failed: its short summary, else the end."""
+    start = output.find("short test summary info")
+    return output[start:][-3000:] if start >= 0 else output[-3000:]
 
 
 def run_loads(model: str, threads: int) -> dict[str, object]:
@@ -128,10 +134,21 @@ def main() -> int:
                 f"({loads['seconds']} s) · load average {load_before:.1f}",
                 flush=True,
             )
+            for part in (tests, loads):
+                if part["tail"]:
+                    print(part["tail"], flush=True)
+            failed = _write_report(args, rounds)  # after every round: an interrupted check keeps its rounds
     finally:
         for burner in burners:
             burner.terminate()
-    failed = [r["round"] for r in rounds if not (r["tests"]["ok"] and r["loads"]["ok"])]
+    failed = _write_report(args, rounds)
+    print(f"{len(rounds) - len(failed)} of {len(rounds)} rounds passed; report in {args.out}")
+    return 1 if failed else 0
+
+
+def _write_report(args: argparse.Namespace, rounds: list[dict[str, object]]) -> list[object]:
+    """Write the JSON report so far; the numbers of the rounds that failed."""
+    failed = [r["round"] for r in rounds if not (r["tests"]["ok"] and r["loads"]["ok"])]  # type: ignore[index]
     report = {
         "rounds": len(rounds),
         "failed_rounds": failed,
@@ -144,8 +161,7 @@ def main() -> int:
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"{len(rounds) - len(failed)} of {len(rounds)} rounds passed; report in {args.out}")
-    return 1 if failed else 0
+    return failed
 
 
 if __name__ == "__main__":
