@@ -49,6 +49,11 @@ class Settings(BaseSettings, TranslationOptions):
     schema_decoding: bool = Field(
         True, description="constrain and repair categories, values and relations with the ontology"
     )
+    routing: bool = Field(
+        False,
+        description="route each question to the examples and prompt of its predicted type (verify, query, choose, "
+        "logical, compare), predicted from its embedding without a model call",
+    )
     ontology_dir: str | None = Field(
         None,
         description="folder with gqa_all_class.json, gqa_all_attribute.json, gqa_relation.json; "
@@ -66,6 +71,9 @@ class Settings(BaseSettings, TranslationOptions):
     solve_timeout_s: float = Field(10.0, gt=0, le=600)
     translate_timeout_s: float = Field(120.0, gt=0, le=3600)
     max_scene_facts: int = Field(200_000, ge=1)
+    verify_min_confidence: float = Field(
+        0.8, gt=0.5, le=1.0, description="likelihood a claim verdict needs; below it a sub-claim is unverifiable"
+    )
 
     # Request limits of the service.
     max_request_bytes: int = Field(12 * 1024 * 1024, ge=1024)

@@ -106,10 +106,11 @@ class PromptTemplate:
     # Said after the question only (routing's note on the question's type): the system part and the
     # fixed examples stay identical across types, so a local model keeps their KV cache.
     question_note: str = ""
+    task: str = _TASK  # what the model is asked to do (claims have their own)
 
     def system(self, representation: str, ontology: Ontology | None = None) -> str:
         """The fixed system part for a representation (identical across questions: cacheable)."""
-        parts = [_TASK, _SYNTAX[representation]]
+        parts = [self.task, _SYNTAX[representation]]
         if self.with_conventions:
             parts.append(conventions(representation, ontology))
         if self.with_reference:
@@ -139,6 +140,19 @@ ROUTED_NOTES = {
 }
 for _type, _note in ROUTED_NOTES.items():
     PROMPTS[f"v3-{_type}"] = replace(PROMPTS["v3"], version=f"v3-{_type}", question_note=_note)
+
+
+# Claims (trust.claim_bank): a statement becomes a yes/no program that holds when the statement is true.
+CLAIM_TASK = (
+    "You translate statements about a picture into yes/no programs that a solver checks on the picture's "
+    "objects: the program answers yes exactly when the statement is true. Use only the operations listed; "
+    "words are lower case with underscores (to_the_left_of). Name one object with unique(...); use exist for "
+    "'there is'; a number n of things is exist of the things with n - 1 of them taken away by "
+    "negate(unique(X), X). Answer with the program only."
+)
+PROMPTS["claim-v1"] = replace(
+    PROMPTS["v3"], version="claim-v1", task=CLAIM_TASK, question_prefix="Claim: ", program_prefix="Program: "
+)
 
 
 def routed_prompt(version: str, structural_type: str) -> str:

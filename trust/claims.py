@@ -26,6 +26,7 @@ from theory.operations import OPERATIONS, OTHER_CATEGORY, Kind
 from theory.program import Program, ProgramError, Step
 from theory.scene_facts import asp_constant
 from theory.validate import validate_program
+from translators.ontology import bundled_ontology
 
 YES_WORDS = frozenset({"yes", "true", "y"})
 NO_WORDS = frozenset({"no", "false", "n"})
@@ -89,6 +90,9 @@ def claim_from_answer(program: Program, answer: str) -> Claim:
         return Claim(program, word in YES_WORDS)
     if op in ("query", "choose_attr"):
         category = "class" if args[0] in IDENTITY_CATEGORIES else args[0]
+        if category == OTHER_CATEGORY:
+            # GQA's bare "red or green?": the ontology's category of the answer, where it has one.
+            category = bundled_ontology().category_of(word) or OTHER_CATEGORY
         if category == OTHER_CATEGORY:
             # A value of no known category: any category of the object may hold it.
             extra = Step(last.id, "filter_any", last.dependencies, (word,))
