@@ -19,7 +19,7 @@ The category ``other`` (values of no known category) never refutes.
 Example:
     >>> from theory.nested import parse_nested
     >>> from theory.scene_facts import SceneFacts
-    >>> from trust.claims import Claim
+    >>> from trust.claims import Claim, as_claim
     >>> scene = SceneFacts.from_asp("object(1). has_attr(1,class,bus). has_attr(1,name,bus). has_attr(1,color,white).")
     >>> result = verify_claim(Claim(parse_nested("verify_attr(unique(select(scene(), bus)), color, red)")), scene)
     >>> result.verdict, [(s.subclaim.text, s.verdict) for s in result.subclaims]
@@ -37,7 +37,7 @@ from theory.operations import OTHER_CATEGORY
 from theory.program import Program, Step
 from theory.scene_facts import SceneFacts
 from theory.solver import Answer, SolveLimits, SolveStatus, solve
-from trust.claims import Claim
+from trust.claims import Claim, as_claim
 from trust.subclaims import Check, ClaimSplit, Formula, SubClaim, split_claim
 
 Verdict = Literal["supported", "refuted", "unverifiable"]
@@ -80,7 +80,7 @@ class SceneIndex:
         self.classes: dict[str, set[str]] = defaultdict(set)
         self.relations: list[tuple[str, str, str]] = []
         self.names: dict[str, str] = {}
-        atoms = list(scene.facts) + [w.atom for w in scene.weighted]
+        atoms = [*scene.facts, *scene.weighted]
         for atom in atoms:
             args = [str(a) for a in atom.arguments]
             if atom.name == "has_attr" and len(args) == 3:
@@ -139,8 +139,8 @@ class ClaimVerifier:
         self.index = SceneIndex(scene)
 
     def verify(self, claim: Claim) -> ClaimVerdict:
-        """The claim's verdict and each sub-claim's."""
-        split: ClaimSplit = split_claim(claim)
+        """The claim's verdict and each sub-claim's; `ClaimError` when its program does not answer yes or no."""
+        split: ClaimSplit = split_claim(as_claim(claim.program, claim.holds))
         judged = [self.judge(s) for s in split.subclaims]
         by_id = {j.subclaim.id: j.verdict for j in judged}
         return ClaimVerdict(combine(split.formula, by_id), claim, judged, split.formula)
@@ -183,7 +183,7 @@ class ClaimVerifier:
     def _judge_check(self, check: Check) -> tuple[Verdict, float | None, list[str], str]:
         reading = self._solve(check.program)
         if reading.decided is None:
-            return self._unanswered(check.program)
+            return self._unanswered(check)
         facts = list(reading.answer.support.facts) if reading.answer is not None else []
         confidence = reading.confidence or 0.0
         if confidence < self.min_confidence:
@@ -199,8 +199,11 @@ class ClaimVerifier:
         said = "yes" if reading.decided else "no"
         return verdict, confidence, facts, f"the scene answers {said}"
 
-    def _unanswered(self, program: Program) -> tuple[Verdict, float | None, list[str], str]:
-        """No reading answers: a 'the ...' names nothing (or several things inconsistently)."""
+    def _unanswered(self, check: Check) -> tuple[Verdict, float | None, list[str], str]:
+        """No reading answers: a 'the ...' names nothing (or several things inconsistently), or a
+        count ran out of objects to take away (then there are fewer: the answer is no)."""
+        program = check.program
+        counting = {s.dependencies[0] for s in program.steps if s.operation == "negate"}
         for step in program.steps:
             if step.operation != "unique":
                 continue
@@ -208,8 +211,12 @@ class ClaimVerifier:
             steps = [program.step(i) for i in sorted(_reads(program, base) | {base})]
             top = Step(max(s.id for s in program.steps) + 1, "exist", (base,))
             verdict, confidence, facts, reason = self._judge_check(Check(Program((*steps, top), answer=top.id), True))
-            if verdict != "supported":
-                return verdict, confidence, facts, f"what the claim names is not there: {reason}"
+            if verdict == "supported":
+                continue
+            if step.id in counting and verdict == "refuted":
+                counted: Verdict = "refuted" if check.expected else "supported"
+                return counted, confidence, facts, "there are fewer"
+            return verdict, confidence, facts, f"what the claim names is not there: {reason}"
         return "unverifiable", None, [], "no reading of the scene answers the check"
 
     def _open_world(self, program: Program, answer: Answer | None) -> tuple[str | None, list[str]]:
