@@ -298,7 +298,12 @@ class Pipeline:
             raise PipelineError("invalid_input", str(exc)) from None
         timings["translate"] = time.perf_counter() - started
         scene, detections = self.scene(
-            stated.program, image=image, scene_graph=scene_graph, scene_facts=scene_facts, timings=timings, complete=True
+            stated.program,
+            image=image,
+            scene_graph=scene_graph,
+            scene_facts=scene_facts,
+            timings=timings,
+            complete=True,
         )
         started = time.perf_counter()
         try:

@@ -11,6 +11,12 @@ another value of the category, another option, another class), made into claims 
 taxonomy (metadata/). Prints a table and writes bench/results/verify.json.
 
     .venv/bin/python bench/verify.py [--per-kind 25]
+    ASPVQA_THREADS=1 .venv/bin/python bench/verify.py --llm 50   # also the claim texts through the bundled model
+
+With `--llm N`, N of the generated claims (spread over kinds and phrasings) are also translated from
+their text by the claim translator (the bundled model, the claim example pool, prompt claim-v1)
+and verified with the translated program: that part is reported separately, and the existing
+`llm` section of the results is kept when it is not given.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import argparse
 import json
 import os
 import random
+import statistics
 import sys
 import time
 from collections import Counter, defaultdict
@@ -41,7 +48,9 @@ QUESTIONS = ROOT / "tests" / "data" / "gqa_questions.json"
 RESULTS = ROOT / "bench" / "results" / "verify.json"
 
 
-def wrong_answer(right: str, program, scene, index: SceneIndex, values: dict[str, list[str]], rng: random.Random) -> str | None:  # noqa: ANN001
+def wrong_answer(
+    right: str, program, scene, index: SceneIndex, values: dict[str, list[str]], rng: random.Random
+) -> str | None:  # noqa: ANN001
     """An answer the scene refutes: the other yes/no, the other option, another value or class."""
     right = asp_constant(right)
     if right in ("yes", "no"):
@@ -49,7 +58,11 @@ def wrong_answer(right: str, program, scene, index: SceneIndex, values: dict[str
     last = program.step(program.answer)
     answers = {a.answer for a in solve(program, scene, top_k=10).answers}
     if last.operation in ("choose_attr", "choose_rel"):
-        options = [o for o in (last.arguments[1:3] if last.operation == "choose_attr" else last.arguments[1:3]) if o not in answers]
+        options = [
+            o
+            for o in (last.arguments[1:3] if last.operation == "choose_attr" else last.arguments[1:3])
+            if o not in answers
+        ]
         options = [o for o in options if o.split("_")[-1] != right and right not in o.split("_")]
         return options[0] if options else None
     category = last.arguments[0] if last.operation == "query" else None
@@ -74,9 +87,60 @@ def absent_names() -> list[str]:
     return _ABSENT
 
 
+def translated_claims(items: list, limit: int, scenes: dict) -> dict:  # noqa: ANN001
+    """The claim texts through the model: programs equal to the built ones, and verdicts with them."""
+    from app.components import Components
+    from app.config import Settings
+    from theory.canonical import canonical
+    from trust.claims import ClaimError, as_claim
+
+    components = Components(Settings())
+    translator = components.claim_translator(components.translation_settings())
+    # Spread over kinds and perturbations: every k-th claim in a fixed order.
+    ordered = sorted(items, key=lambda pair: (pair[1].kind, pair[1].perturbation, pair[1].text))
+    step = max(1, len(ordered) // limit)
+    chosen = ordered[::step][:limit]
+    records = []
+    for image_id, item in chosen:
+        result = translator.translate(item.text)
+        verdict = "invalid"
+        same = False
+        if result.program is not None:
+            same = canonical(result.program) == canonical(item.claim.program)
+            try:
+                verdict = ClaimVerifier(scenes[image_id]).verify(as_claim(result.program)).verdict
+            except ClaimError:
+                verdict = "not a yes/no program"
+        records.append(
+            {
+                "text": item.text,
+                "kind": item.kind,
+                "perturbation": item.perturbation,
+                "expected": item.expected,
+                "program": result.flat,
+                "same_program": same,
+                "verdict": verdict,
+                "seconds": round(result.seconds, 2),
+            }
+        )
+        print(f"{verdict:>13} (expected {item.expected:>12}) same program: {same!s:5}  {item.text}")
+    n = len(records)
+    summary = {
+        "n": n,
+        "valid_yes_no": sum(r["verdict"] in ("supported", "refuted", "unverifiable") for r in records) / n,
+        "same_program": sum(r["same_program"] for r in records) / n,
+        "verdict_accuracy": sum(r["verdict"] == r["expected"] for r in records) / n,
+        "wrongly_supported": sum(r["verdict"] == "supported" and r["expected"] != "supported" for r in records),
+        "p50_s": statistics.median(r["seconds"] for r in records),
+    }
+    print(f"model-translated claims: {summary}")
+    return {"summary": summary, "records": records}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--per-kind", type=int, default=25, help="claims per kind and perturbation per scene")
+    parser.add_argument("--llm", type=int, default=0, help="also translate this many claim texts with the model")
     args = parser.parse_args()
     graphs_path = GQA_DIR / "scene_graphs" / "val_sceneGraphs_sample.json"
     if not graphs_path.exists():
@@ -90,6 +154,7 @@ def main() -> int:
     all_names = sorted({asp_constant(o["name"]) for g in graphs.values() for o in g["objects"].values()})
     _ABSENT.extend(all_names)
     rows: dict[str, list[dict]] = defaultdict(list)
+    claims_by_image: list[tuple[str, object]] = []
     started = time.perf_counter()
     checks = 0
     for image_id, graph in sorted(graphs.items()):
@@ -105,6 +170,7 @@ def main() -> int:
             per_kind=args.per_kind,
             seed=int(image_id),
         )
+        claims_by_image += [(image_id, item) for item in claims]
         for item in claims:
             result = verifier.verify(item.claim)
             checks += sum(len(s.subclaim.checks) for s in result.subclaims)
@@ -118,6 +184,7 @@ def main() -> int:
                 }
             )
     claim_seconds = time.perf_counter() - started
+    generated_items = claims_by_image
     # Question + answer pairs.
     questions = json.loads(QUESTIONS.read_text(encoding="utf-8"))
     rng = random.Random(0)
@@ -137,8 +204,14 @@ def main() -> int:
                 continue
             result = verifier.verify(claim_from_answer(program, answer))
             rows[f"question+answer/{label}"].append(
-                {"id": qid, "question": record["question"], "answer": answer, "expected": expected, "verdict": result.verdict,
-                 "with_facts": all(s.facts or s.verdict == "unverifiable" for s in result.subclaims)}
+                {
+                    "id": qid,
+                    "question": record["question"],
+                    "answer": answer,
+                    "expected": expected,
+                    "verdict": result.verdict,
+                    "with_facts": all(s.facts or s.verdict == "unverifiable" for s in result.subclaims),
+                }
             )
     table = {}
     print(f"{'kind/perturbation':28} {'n':>5} {'accuracy':>9} {'supported when not':>19} {'verdicts':40}")
@@ -168,11 +241,20 @@ def main() -> int:
         "solves": checks,
         "scenes": sorted(graphs),
     }
-    print(f"\ngenerated claims: {len(generated)}, verdict accuracy {overall:.1%}; "
-          f"unverifiable claims called supported: {summary['unverifiable_called_supported']} of {len(unverifiable)}; "
-          f"{summary['claims_per_s']:.0f} claims/s ({checks} solves)")
+    print(
+        f"\ngenerated claims: {len(generated)}, verdict accuracy {overall:.1%}; "
+        f"unverifiable claims called supported: {summary['unverifiable_called_supported']} of {len(unverifiable)}; "
+        f"{summary['claims_per_s']:.0f} claims/s ({checks} solves)"
+    )
+    results = {"summary": summary, "by_kind": table}
+    if args.llm:
+        results["llm"] = translated_claims(generated_items, args.llm, scenes)
+    elif RESULTS.exists():
+        kept = json.loads(RESULTS.read_text(encoding="utf-8")).get("llm")
+        if kept is not None:
+            results["llm"] = kept
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({"summary": summary, "by_kind": table}, indent=2) + "\n")
+    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
     return 0
 
 

@@ -43,7 +43,11 @@ CLAIM_TEMPLATES: tuple[Template, ...] = (
         ("The {a} is {v}.", "The {a} looks {v}.", "The {a} in the picture is {v}."),
         f"verify_attr(unique({_S}), {{cat}}, {{v}})",
     ),
-    Template("claim_position", ("The {a} is {pw}.", "The {a} is {pw} of the picture."), f"verify_attr(unique({_S}), {{pcat}}, {{p}})"),
+    Template(
+        "claim_position",
+        ("The {a} is {pw}.", "The {a} is {pw} of the picture."),
+        f"verify_attr(unique({_S}), {{pcat}}, {{p}})",
+    ),
     Template(
         "claim_rel",
         ("The {a} is {r} the {b}.", "The {a} is {r} a {b}."),
@@ -75,7 +79,9 @@ CLAIM_TEMPLATES: tuple[Template, ...] = (
         ("The {a} and the {b} have the same {cat_words}.", "The {a} is the same {cat_words} as the {b}."),
         f"two_same(unique({_S}), unique({_SB}), {{cat}})",
     ),
-    Template("claim_two", ("There are two {as}.", "I count two {as}.", "The picture shows two {as}."), f"exist({_TWO})"),
+    Template(
+        "claim_two", ("There are two {as}.", "I count two {as}.", "The picture shows two {as}."), f"exist({_TWO})"
+    ),
     Template("claim_three", ("There are three {as}.", "I count three {as}."), f"exist(negate(unique({_TWO}), {_TWO}))"),
 )
 
@@ -99,7 +105,8 @@ HAND_WRITTEN = (
     ("A woman is holding an umbrella.", "exist(relate(select(scene(), umbrella), woman, holding, subject))"),
     (
         "The plate is white and round.",
-        "and(verify_attr(unique(select(scene(), plate)), color, white), verify_attr(unique(select(scene(), plate)), shape, round))",
+        "and(verify_attr(unique(select(scene(), plate)), color, white), "
+        "verify_attr(unique(select(scene(), plate)), shape, round))",
     ),
 )
 

@@ -144,13 +144,17 @@ def _position_text(name: str, value: str, turn: int) -> str:
     return (f"The {n} is {where}.", f"The {n} is {where} of the picture.")[turn % 2]
 
 
-def _relation_text(subject: str, relation: str, target: str, attributes: tuple[tuple[str, str] | None, ...], turn: int) -> str:
+def _relation_text(
+    subject: str, relation: str, target: str, attributes: tuple[tuple[str, str] | None, ...], turn: int
+) -> str:
     first = f"{_words(attributes[0][1])} {_words(subject)}" if attributes[0] else _words(subject)
     second = f"{_words(attributes[1][1])} {_words(target)}" if attributes[1] else _words(target)
     relation = _words(relation)
     if attributes == (None, None):
         return (f"The {first} is {relation} the {second}.", f"The {first} is {relation} {_article(second)}.")[turn % 2]
-    return (f"The {first} is {relation} the {second}.", f"There is {_article(first)} {relation} the {second}.")[turn % 2]
+    return (f"The {first} is {relation} the {second}.", f"There is {_article(first)} {relation} the {second}.")[
+        turn % 2
+    ]
 
 
 def _count_text(name: str, count: int, turn: int) -> str:
@@ -214,7 +218,11 @@ def generate_claims(
         pairs = attribute_pairs(obj)
         held = {v for _, v in pairs}
         for category, value in pairs:
-            keep(GeneratedClaim("attribute", "none", _attribute_text(name, value, turn), _has(name, category, value), "supported"))
+            keep(
+                GeneratedClaim(
+                    "attribute", "none", _attribute_text(name, value, turn), _has(name, category, value), "supported"
+                )
+            )
             wrong = [v for v in attribute_values.get(category, ()) if v not in held and category in categories(v)]
             if wrong:
                 changed = rng.choice(wrong)
@@ -226,9 +234,21 @@ def generate_claims(
                 text = _attribute_text(name, value, turn)
                 keep(GeneratedClaim("attribute", "unverifiable", text, _has(name, category, value), "unverifiable"))
                 break
-        keep(GeneratedClaim("position", "none", _position_text(name, obj.hposition, turn), _has(name, "hposition", obj.hposition), "supported"))
+        keep(
+            GeneratedClaim(
+                "position",
+                "none",
+                _position_text(name, obj.hposition, turn),
+                _has(name, "hposition", obj.hposition),
+                "supported",
+            )
+        )
         moved = rng.choice([p for p in POSITION_VALUES["hposition"] if p != obj.hposition])
-        keep(GeneratedClaim("position", "position", _position_text(name, moved, turn), _has(name, "hposition", moved), "refuted"))
+        keep(
+            GeneratedClaim(
+                "position", "position", _position_text(name, moved, turn), _has(name, "hposition", moved), "refuted"
+            )
+        )
         for relation, target_id in obj.relations:
             target = by_number.get(target_id)
             if target is None or names[asp_constant(target.name)] != 1 or target_id == obj.id:
@@ -248,14 +268,18 @@ def generate_claims(
                 swapped = rng.choice(choices) if choices else None
             if swapped is not None and swapped not in linking:
                 text = _relation_text(name, swapped, tname, described_by, turn)
-                keep(GeneratedClaim("relation", "relation", text, _related(name, swapped, tname, described_by), "refuted"))
+                keep(
+                    GeneratedClaim(
+                        "relation", "relation", text, _related(name, swapped, tname, described_by), "refuted"
+                    )
+                )
     counts = Counter(c for cs in classes.values() for c in cs)
     for turn, (cls, count) in enumerate(sorted(counts.items())):
         if not 2 <= count <= 6:
             continue
         keep(GeneratedClaim("count", "none", _count_text(cls, count, turn), _counted(cls, count), "supported"))
-        wrong = count + 1 if count == 2 or turn % 2 == 0 else count - 1
-        keep(GeneratedClaim("count", "count", _count_text(cls, wrong, turn), _counted(cls, wrong), "refuted"))
+        other_count = count + 1 if count == 2 or turn % 2 == 0 else count - 1
+        keep(GeneratedClaim("count", "count", _count_text(cls, other_count, turn), _counted(cls, other_count), "refuted"))
     # A "the" that fits several objects, which differ in an attribute: the claim cannot be decided.
     for turn, (name, count) in enumerate(sorted(names.items())):
         if count < 2:

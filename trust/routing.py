@@ -47,7 +47,9 @@ class LinearHead:
     intercept: np.ndarray
 
     @classmethod
-    def fit(cls, features: np.ndarray, labels: Sequence[str], *, per_class: int = PER_CLASS, seed: int = 0) -> LinearHead:
+    def fit(
+        cls, features: np.ndarray, labels: Sequence[str], *, per_class: int = PER_CLASS, seed: int = 0
+    ) -> LinearHead:
         """Logistic regression (scikit-learn) on at most `per_class` rows of each label."""
         from sklearn.linear_model import LogisticRegression
 
@@ -92,13 +94,13 @@ class QuestionRouter:
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        arrays = {}
+        arrays: dict[str, np.ndarray] = {}
         for name in ("structural", "semantic"):
             head: LinearHead = getattr(self, name)
             arrays |= {f"{name}_classes": np.asarray(head.classes), f"{name}_coef": head.coef}
             arrays[f"{name}_intercept"] = head.intercept
         with path.open("wb") as handle:
-            np.savez(handle, **arrays)
+            np.savez(handle, **arrays)  # type: ignore[arg-type]  # numpy's stub reads the first keyword as allow_pickle
 
     @classmethod
     def load(cls, path: Path) -> QuestionRouter:

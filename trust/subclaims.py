@@ -241,9 +241,9 @@ class _Splitter:
     def boolean(self, step_id: int, holds: bool) -> Formula:
         step = self.program.step(step_id)
         if step.operation in ("and", "or"):
-            parts = tuple(self.boolean(d, holds) for d in step.dependencies)
+            branches = tuple(self.boolean(d, holds) for d in step.dependencies)
             # not (a and b) = not a or not b, and not (a or b) = not a and not b.
-            return Formula("all" if (step.operation == "and") == holds else "any", parts=parts)
+            return Formula("all" if (step.operation == "and") == holds else "any", parts=branches)
         if step.operation == "exist":
             if holds:
                 return Formula("all", parts=tuple(self.presuppositions(step.dependencies[0], set())))
@@ -258,7 +258,9 @@ class _Splitter:
             parts.append(self.named_object(step.arguments[0]))
         kind = {"verify_attr": "attribute", "verify_rel": "relation"}.get(step.operation, "comparison")
         text = _statement(self.program, step_id)
-        parts.append(self.add(kind, text if holds else f"not: {text}", (Check(_check_program(self.program, step_id), holds),)))
+        parts.append(
+            self.add(kind, text if holds else f"not: {text}", (Check(_check_program(self.program, step_id), holds),))
+        )
         return Formula("all", parts=tuple(parts))
 
 

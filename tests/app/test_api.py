@@ -383,7 +383,10 @@ def test_verify_an_answer_to_a_given_program(client):
     body = response.json()
     assert body["verdict"] == "supported" and body["holds"] is True
     assert body["program"]["flat"] == MUG_COLOR.replace("query(3, 2, color)", "verify_attr(3, 2, color, white)")
-    assert [(s["kind"], s["verdict"]) for s in body["subclaims"]] == [("object", "supported"), ("attribute", "supported")]
+    assert [(s["kind"], s["verdict"]) for s in body["subclaims"]] == [
+        ("object", "supported"),
+        ("attribute", "supported"),
+    ]
     assert "has_attr(3,color,white)" in body["subclaims"][1]["facts"]
 
 
@@ -404,7 +407,13 @@ def test_verify_a_property_the_scene_does_not_give_is_unverifiable(client):
 def test_verify_on_scene_facts_as_a_form(client):
     facts = "object(1). has_attr(1,class,dog). has_attr(1,name,dog)."
     response = client.post(
-        "/verify", data={"program": "exist(select(scene(), dog))", "representation": "nested", "answer": "no", "scene_facts": facts}
+        "/verify",
+        data={
+            "program": "exist(select(scene(), dog))",
+            "representation": "nested",
+            "answer": "no",
+            "scene_facts": facts,
+        },
     )
     assert response.status_code == 200, response.text
     assert response.json()["verdict"] == "refuted" and response.json()["holds"] is False
@@ -444,7 +453,9 @@ def test_verify_a_claim_translates_it_with_the_claim_examples(claim_client):
     assert body["verdict"] == "supported"
     assert {s["kind"] for s in body["subclaims"]} == {"object", "relation", "attribute"}
     assert all(s["facts"] for s in body["subclaims"])
-    assert body["translation"]["examples"] and all(e["id"].startswith(("claim", "gen-claim")) for e in body["translation"]["examples"])
+    assert body["translation"]["examples"] and all(
+        e["id"].startswith(("claim", "gen-claim")) for e in body["translation"]["examples"]
+    )
 
 
 def test_verify_a_claim_the_model_cannot_translate_is_422(claim_client):

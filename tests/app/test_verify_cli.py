@@ -17,7 +17,19 @@ def test_right_answer_is_supported_with_exit_0(tmp_path):
     program = tmp_path / "q.lp"
     program.write_text(MUG_COLOR)
     result = runner.invoke(
-        cli, ["verify", "--program", str(program), "--answer", "white", "--scene-graph", SCENES, "--image-id", "kitchen", "--json"]
+        cli,
+        [
+            "verify",
+            "--program",
+            str(program),
+            "--answer",
+            "white",
+            "--scene-graph",
+            SCENES,
+            "--image-id",
+            "kitchen",
+            "--json",
+        ],
     )
     assert result.exit_code == 0, result.output
     body = json.loads(result.stdout)

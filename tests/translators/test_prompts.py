@@ -86,7 +86,11 @@ def test_routed_prompts_differ_only_after_the_question(bank):
 
     plain = build_prompt("Is the cup red or blue?", bank.examples[:2], "nested", "v3", covering_examples(bank.examples))
     routed = build_prompt(
-        "Is the cup red or blue?", bank.examples[:2], "nested", routed_prompt("v3", "choose"), covering_examples(bank.examples)
+        "Is the cup red or blue?",
+        bank.examples[:2],
+        "nested",
+        routed_prompt("v3", "choose"),
+        covering_examples(bank.examples),
     )
     assert routed.messages[:-1] == plain.messages[:-1]
     assert routed.messages[-1]["content"].startswith(plain.messages[-1]["content"] + "\n(a choice")

@@ -22,10 +22,25 @@ def nested(text: str) -> Program:
 @pytest.mark.parametrize(
     ("question", "answer", "claim", "holds"),
     [
-        ("query(unique(select(scene(), bus)), color)", "Red", "verify_attr(unique(select(scene(), bus)), color, red)", True),
-        ("query(unique(select(scene(), animal)), name)", "horse", "verify_attr(unique(select(scene(), animal)), class, horse)", True),
+        (
+            "query(unique(select(scene(), bus)), color)",
+            "Red",
+            "verify_attr(unique(select(scene(), bus)), color, red)",
+            True,
+        ),
+        (
+            "query(unique(select(scene(), animal)), name)",
+            "horse",
+            "verify_attr(unique(select(scene(), animal)), class, horse)",
+            True,
+        ),
         ("exist(select(scene(), dog))", "no", "exist(select(scene(), dog))", False),
-        ("verify_attr(unique(select(scene(), bus)), color, red)", "yes", "verify_attr(unique(select(scene(), bus)), color, red)", True),
+        (
+            "verify_attr(unique(select(scene(), bus)), color, red)",
+            "yes",
+            "verify_attr(unique(select(scene(), bus)), color, red)",
+            True,
+        ),
         (
             "choose_attr(unique(select(scene(), cup)), color, red, blue)",
             "blue",

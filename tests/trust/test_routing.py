@@ -51,7 +51,9 @@ def test_routed_translator_shows_only_examples_of_the_predicted_type():
     bank = legacy_bank()
     embedder = WordEmbedder()
     router = QuestionRouter.train(bank, embedder.encode(bank.questions))
-    backend = ReplayBackend({("Is the cup red or blue?", None): ["choose_attr(unique(select(scene(), cup)), color, red, blue)"]})
+    backend = ReplayBackend(
+        {("Is the cup red or blue?", None): ["choose_attr(unique(select(scene(), cup)), color, red, blue)"]}
+    )
     settings = TranslationSettings(llm="replay", sampling="bert", template_retrieval=False, schema_decoding=False)
     routed = RoutedTranslator(
         settings, bank, backend, retriever=Retriever(bank, embedder), embedder=embedder, router=router

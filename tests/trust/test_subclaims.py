@@ -54,5 +54,8 @@ def test_or_and_negated_and():
 
 
 def test_each_subclaim_once():
-    result = split("and(verify_attr(unique(select(scene(), plate)), color, white), verify_attr(unique(select(scene(), plate)), shape, round))")
+    result = split(
+        "and(verify_attr(unique(select(scene(), plate)), color, white), "
+        "verify_attr(unique(select(scene(), plate)), shape, round))"
+    )
     assert [s.text for s in result.subclaims] == ["there is a plate", "the plate is white", "the plate is round"]

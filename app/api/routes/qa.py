@@ -245,7 +245,7 @@ async def verify(request: Request) -> VerifyResponse:
             {"translate": outcome.timings.get("translate", 0.0)},
         )
     return VerifyResponse(
-        verdict=outcome.verdict,  # type: ignore[arg-type]  # one of the three verdicts by construction
+        verdict=outcome.verdict,
         holds=outcome.holds,
         program=ProgramShown(
             representation=shown, text=show_program(outcome.program, shown), flat=format_flat(outcome.program)
