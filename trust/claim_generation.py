@@ -278,8 +278,8 @@ def generate_claims(
         if not 2 <= count <= 6:
             continue
         keep(GeneratedClaim("count", "none", _count_text(cls, count, turn), _counted(cls, count), "supported"))
-        other_count = count + 1 if count == 2 or turn % 2 == 0 else count - 1
-        keep(GeneratedClaim("count", "count", _count_text(cls, other_count, turn), _counted(cls, other_count), "refuted"))
+        wrong_n = count + 1 if count == 2 or turn % 2 == 0 else count - 1
+        keep(GeneratedClaim("count", "count", _count_text(cls, wrong_n, turn), _counted(cls, wrong_n), "refuted"))
     # A "the" that fits several objects, which differ in an attribute: the claim cannot be decided.
     for turn, (name, count) in enumerate(sorted(names.items())):
         if count < 2:
