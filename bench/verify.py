@@ -180,7 +180,7 @@ def main() -> int:
                     "text": item.text,
                     "expected": item.expected,
                     "verdict": result.verdict,
-                    "with_facts": all(s.facts or s.verdict == "unverifiable" for s in result.subclaims),
+                    "with_facts": all(s.facts for s in result.subclaims),
                 }
             )
     claim_seconds = time.perf_counter() - started
@@ -210,11 +210,11 @@ def main() -> int:
                     "answer": answer,
                     "expected": expected,
                     "verdict": result.verdict,
-                    "with_facts": all(s.facts or s.verdict == "unverifiable" for s in result.subclaims),
+                    "with_facts": all(s.facts for s in result.subclaims),
                 }
             )
     table = {}
-    print(f"{'kind/perturbation':28} {'n':>5} {'accuracy':>9} {'supported when not':>19} {'verdicts':40}")
+    print(f"{'kind/perturbation':28} {'n':>5} {'accuracy':>9} {'supported when not':>19} {'with facts':>11} verdicts")
     for key in sorted(rows):
         items = rows[key]
         correct = sum(r["verdict"] == r["expected"] for r in items)
@@ -228,7 +228,10 @@ def main() -> int:
             "with_facts": sum(r["with_facts"] for r in items) / len(items),
             "misses": [r for r in items if r["verdict"] != r["expected"]][:5],
         }
-        print(f"{key:28} {len(items):5d} {correct / len(items):9.1%} {wrongly_supported:19d} {dict(verdicts)}")
+        facts = table[key]["with_facts"]
+        print(
+            f"{key:28} {len(items):5d} {correct / len(items):9.1%} {wrongly_supported:19d} {facts:11.0%} {dict(verdicts)}"
+        )
     generated = [r for k, items in rows.items() if not k.startswith("question") for r in items]
     overall = sum(r["verdict"] == r["expected"] for r in generated) / len(generated)
     unverifiable = [r for r in generated if r["expected"] == "unverifiable"]
