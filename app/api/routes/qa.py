@@ -235,12 +235,14 @@ async def verify(request: Request) -> VerifyResponse:
         scene_facts=body.scene_facts,
         model=body.model,
     )
-    shown = "nested" if body.program is None else (body.representation or "flat")
+    # Claims are translated in the nested syntax, questions in the service's; a given program keeps its own.
+    shown = (body.representation or "flat") if body.program else "nested" if body.claim else settings.representation
+    shown = shown if shown in TEXT_REPRESENTATIONS else "flat"
     translation = None
     if outcome.translation is not None:
         translation = translation_body(
             body.claim or body.question or "",
-            "nested",
+            shown,
             outcome.translation,
             {"translate": outcome.timings.get("translate", 0.0)},
         )
