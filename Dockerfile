@@ -12,6 +12,7 @@ COPY scripts ./scripts
 COPY theory ./theory
 COPY translators ./translators
 COPY scene ./scene
+COPY trust ./trust
 COPY evaluation ./evaluation
 COPY app ./app
 RUN python -m venv /opt/venv \

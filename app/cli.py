@@ -15,6 +15,7 @@ from app.commands.interpret import interpret_command
 from app.commands.serve import serve_command
 from app.commands.solve import solve_command
 from app.commands.translate import translate_command
+from app.commands.verify import verify_command
 
 cli = typer.Typer(
     name="aspvqa",
@@ -28,6 +29,7 @@ cli.command("translate")(translate_command)
 cli.add_typer(bank_app, name="bank")
 cli.command("demo")(demo_command)
 cli.command("answer")(answer_command)
+cli.command("verify")(verify_command)
 cli.command("serve")(serve_command)
 cli.command("convert")(convert_command)
 cli.command("interpret")(interpret_command)

@@ -31,8 +31,9 @@ if TYPE_CHECKING:
     from translators.embeddings import Embedder
     from translators.ontology import Ontology
     from translators.retrieval import Retriever
-    from translators.translate import TranslationSettings, Translator
+    from translators.translate import Translation, TranslationSettings, Translator
     from translators.vocabulary import Grounder
+    from trust.routing import RoutedTranslator
 
 T = TypeVar("T")
 
@@ -146,6 +147,8 @@ class Components:
         self._retrievers: dict[tuple[bool, bool], Retriever] = {}
         self._translators: dict[tuple[TranslationSettings, str | None], Translator] = {}
         self._recorders: dict[tuple[str, str], Backend] = {}
+        self._routed: dict[TranslationSettings, RoutedTranslator] = {}
+        self._claim_translators: dict[TranslationSettings, Translator] = {}
         self._embedder: Embedder | None = None
         self._embedder_error: str | None = None
         self._embedder_tried = False
@@ -280,6 +283,51 @@ class Components:
                 translator = self._translators.setdefault(key, translator)
         return translator
 
+    def routed_translator(self, options: TranslationSettings) -> RoutedTranslator:
+        """The question translator for `options` that routes each question by its predicted type (built once)."""
+        from trust.routing import RoutedTranslator
+
+        with self._lock:
+            found = self._routed.get(options)
+        if found is not None:
+            return found
+        routed = RoutedTranslator(
+            options,
+            self.bank,
+            self.backend(options.llm),
+            retriever=self._retriever(semantic_only=False, templates=options.template_retrieval),
+            embedder=self.embedder(),
+            ontology=self.ontology,
+        )
+        with self._lock:
+            return self._routed.setdefault(options, routed)
+
+    def claim_translator(self, options: TranslationSettings) -> Translator:
+        """The translator of claims (statements -> yes/no programs) over the claim pool (built once per options)."""
+        from translators.retrieval import Retriever
+        from translators.templating import Templater
+        from translators.translate import Translator
+        from trust.claim_bank import claim_bank
+
+        settings = options.model_copy(update={"prompt_version": "claim-v1", "representation": "nested"})
+        with self._lock:
+            found = self._claim_translators.get(settings)
+        if found is not None:
+            return found
+        bank = claim_bank()
+        embedder = self.embedder() if settings.sampling.value == "bert" else self._optional_embedder()
+        templater = Templater(self.ontology) if settings.template_retrieval else None
+        translator = Translator(
+            settings,
+            bank,
+            self.backend(settings.llm),
+            embedder=embedder,
+            retriever=Retriever(bank, embedder, templater=templater),
+            ontology=self.ontology,
+        )
+        with self._lock:
+            return self._claim_translators.setdefault(settings, translator)
+
     def translation_settings(self, overrides: Mapping[str, Any] | None = None) -> TranslationSettings:
         """The translator's settings from these settings, with `overrides` (a grid run's parameters) on top."""
         from translators.backends.models import DEFAULT_LOCAL_MODEL
@@ -400,18 +448,33 @@ class ServiceTranslator:
         components.backend(self.default_model)
 
     def __call__(self, question: str, *, options: TranslationOptions, model: str | None = None) -> TranslationOutcome:
+        settings = self._settings(options, model)
+        if self.settings.routing and settings.representation != "gqa":
+            result = self.components.routed_translator(settings).translate(question)
+        else:
+            result = self.components.translator(settings).translate(question)
+        return self._outcome(result, settings.llm, "question")
+
+    def claim(self, claim: str, *, options: TranslationOptions, model: str | None = None) -> TranslationOutcome:
+        """A statement as a yes/no program, translated with the claim pool and prompt."""
+        settings = self._settings(options, model)
+        return self._outcome(self.components.claim_translator(settings).translate(claim), settings.llm, "claim")
+
+    def _settings(self, options: TranslationOptions, model: str | None) -> TranslationSettings:
         model = model or self.default_model
         if model != self.default_model and model not in self.settings.llm_choices:
             choices = ", ".join(self.settings.llm_choices) or "none"
             raise PipelineError("invalid_input", f"model {model!r} is not offered here (ASPVQA_LLM_CHOICES: {choices})")
-        settings = self.components.translation_settings(options.model_dump() | {"llm": model})
-        result = self.components.translator(settings).translate(question)
+        return self.components.translation_settings(options.model_dump() | {"llm": model})
+
+    def _outcome(self, result: Translation, model: str, what: str) -> TranslationOutcome:
         if result.retryable:  # the model's server is overloaded or unreachable: try again later
             raise PipelineError("model_unavailable", f"the language model did not answer: {result.error}")
         if result.program is None:
-            raise PipelineError(
-                "invalid_input", f"could not translate the question into a valid program: {result.error}"
-            )
+            raise PipelineError("invalid_input", f"could not translate the {what} into a valid program: {result.error}")
+        details: dict[str, Any] = {}
+        if result.route is not None:
+            details["route"] = result.route
         return TranslationOutcome(
             program=result.program,
             raw=result.raw,
@@ -424,7 +487,8 @@ class ServiceTranslator:
                 "mappings": result.mappings,
                 "schema_fixes": result.schema_fixes,
                 "cached": result.cached,
-            },
+            }
+            | details,
         )
 
 

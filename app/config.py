@@ -49,6 +49,11 @@ class Settings(BaseSettings, TranslationOptions):
     schema_decoding: bool = Field(
         True, description="constrain and repair categories, values and relations with the ontology"
     )
+    routing: bool = Field(
+        False,
+        description="route each question to the examples and prompt of its predicted type (verify, query, choose, "
+        "logical, compare), predicted from its embedding without a model call",
+    )
     ontology_dir: str | None = Field(
         None,
         description="folder with gqa_all_class.json, gqa_all_attribute.json, gqa_relation.json; "
@@ -75,6 +80,9 @@ class Settings(BaseSettings, TranslationOptions):
         "bundled",
         description="vocabulary entailment table that lets a general scene word answer for a more specific "
         "asked one, ranked below exact answers and marked approximate: bundled, off, or a TSV file",
+    )
+    verify_min_confidence: float = Field(
+        0.8, gt=0.5, le=1.0, description="likelihood a claim verdict needs; below it a sub-claim is unverifiable"
     )
 
     # Request limits of the service.

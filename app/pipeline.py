@@ -29,8 +29,18 @@ from theory.explain import explain_no_answer
 from theory.operations import OPERATIONS
 from theory.representations import TEXT_REPRESENTATIONS, format_program, parse_program
 from translators.options import TranslationOptions
+from trust.claims import ClaimError, as_claim, claim_from_answer
+from trust.verify import ClaimVerifier, VerificationError
 
-__all__ = ["AnswerOutcome", "Pipeline", "PipelineError", "TranslationOutcome", "concepts_by_role", "show_program"]
+__all__ = [
+    "AnswerOutcome",
+    "Pipeline",
+    "PipelineError",
+    "TranslationOutcome",
+    "VerifyOutcome",
+    "concepts_by_role",
+    "show_program",
+]
 
 
 @dataclass
@@ -49,6 +59,19 @@ class AnswerOutcome:
     timings: dict[str, float]
     translation: TranslationOutcome | None = None
     explanation: dict[str, Any] | None = None
+
+
+@dataclass
+class VerifyOutcome:
+    """Everything `/verify` reports."""
+
+    verdict: str
+    holds: bool
+    program: Program
+    subclaims: list[dict[str, Any]]
+    detections: list[dict[str, Any]]
+    timings: dict[str, float]
+    translation: TranslationOutcome | None = None
 
 
 def show_program(program: Program, representation: str) -> str:
@@ -136,17 +159,7 @@ class Pipeline:
         word (marked approximate, ranked below exact answers). A `no_answer` says why.
         """
         timings: dict[str, float] = {}
-        given = [
-            k
-            for k, v in (("image", image), ("scene_graph", scene_graph), ("scene_facts", scene_facts))
-            if v is not None
-        ]
-        if len(given) != 1:
-            raise PipelineError(
-                "invalid_input",
-                "give exactly one of: image, scene_graph, scene_facts"
-                + (f" (got {', '.join(given)})" if given else ""),
-            )
+        self._check_one_scene(image, scene_graph, scene_facts)
         if program is None and not question:
             raise PipelineError("invalid_input", "give a question or a program")
         if question is not None and len(question) > self.settings.max_question_chars:
@@ -166,30 +179,17 @@ class Pipeline:
             shown_repr = representation or self.settings.representation
         timings["translate"] = time.perf_counter() - started
 
-        started = time.perf_counter()
-        detections: list[dict[str, Any]] = []
-        if scene_facts is not None:
-            try:
-                scene = SceneFacts.from_asp(scene_facts)
-            except ProgramError as exc:
-                raise PipelineError("invalid_input", f"scene_facts: {exc}") from None
-        elif scene_graph is not None:
-            try:
-                scene = self.components.scene_graph_encoder(scene_graph, parsed)
-            except (ValueError, TypeError, KeyError) as exc:
-                raise PipelineError("invalid_input", f"scene_graph: {exc}") from None
-        else:
-            built = self.components.image_reader(image or b"", parsed)
-            scene, detections = built.facts, built.detections
-            timings.update({f"scene.{k}": v for k, v in built.timings.items()})
-        timings["scene"] = time.perf_counter() - started
+        scene, detections = self.scene(
+            parsed, image=image, scene_graph=scene_graph, scene_facts=scene_facts, timings=timings
+        )
 
         started = time.perf_counter()
-        limits = SolveLimits(timeout_s=self.settings.solve_timeout_s, max_scene_facts=self.settings.max_scene_facts)
         table = self.components.entailments
         entailments = None if exact else table
         with self._solve_slots:
-            result = solve(parsed, scene, top_k=top_k or self.settings.top_k, limits=limits, entailments=entailments)
+            result = solve(
+                parsed, scene, top_k=top_k or self.settings.top_k, limits=self.solve_limits(), entailments=entailments
+            )
             explanation = None
             if result.status is SolveStatus.NO_ANSWER:
                 # A scene graph was encoded for the program's words only; the scene's other words
@@ -229,16 +229,152 @@ class Pipeline:
             explanation=explanation.to_json() if explanation else None,
         )
 
-    def _check_question(self, question: str) -> None:
+    def solve_limits(self) -> SolveLimits:
+        """The time and size limits of one solve, from the settings."""
+        return SolveLimits(timeout_s=self.settings.solve_timeout_s, max_scene_facts=self.settings.max_scene_facts)
+
+    def scene(
+        self,
+        program: Program,
+        *,
+        image: bytes | None = None,
+        scene_graph: Mapping[str, Any] | None = None,
+        scene_facts: str | None = None,
+        timings: dict[str, float],
+        complete: bool = False,
+    ) -> tuple[SceneFacts, list[dict[str, Any]]]:
+        """The scene facts (and detections) from the one scene given; an image is read for the
+        program's concepts, a scene graph for them too unless `complete`. Adds the times to `timings`."""
+        started = time.perf_counter()
+        detections: list[dict[str, Any]] = []
+        if scene_facts is not None:
+            try:
+                scene = SceneFacts.from_asp(scene_facts)
+            except ProgramError as exc:
+                raise PipelineError("invalid_input", f"scene_facts: {exc}") from None
+        elif scene_graph is not None:
+            try:
+                scene = self.components.scene_graph_encoder(scene_graph, None if complete else program)
+            except (ValueError, TypeError, KeyError) as exc:
+                raise PipelineError("invalid_input", f"scene_graph: {exc}") from None
+        else:
+            built = self.components.image_reader(image or b"", program)
+            scene, detections = built.facts, built.detections
+            timings.update({f"scene.{k}": v for k, v in built.timings.items()})
+        timings["scene"] = time.perf_counter() - started
+        return scene, detections
+
+    def _check_one_scene(self, image: object, scene_graph: object, scene_facts: object) -> None:
+        given = [
+            k
+            for k, v in (("image", image), ("scene_graph", scene_graph), ("scene_facts", scene_facts))
+            if v is not None
+        ]
+        if len(given) != 1:
+            raise PipelineError(
+                "invalid_input",
+                "give exactly one of: image, scene_graph, scene_facts"
+                + (f" (got {', '.join(given)})" if given else ""),
+            )
+
+    def verify(
+        self,
+        *,
+        claim: str | None = None,
+        question: str | None = None,
+        answer: str | None = None,
+        program: str | None = None,
+        representation: str | None = None,
+        image: bytes | None = None,
+        scene_graph: Mapping[str, Any] | None = None,
+        scene_facts: str | None = None,
+        model: str | None = None,
+    ) -> VerifyOutcome:
+        """Verify a claim, or an answer to a question (or to a given question program), on one scene."""
+        timings: dict[str, float] = {}
+        self._check_one_scene(image, scene_graph, scene_facts)
+        if (claim is None) == (answer is None):
+            raise PipelineError("invalid_input", "give either a claim, or an answer with its question or program")
+        if answer is not None and question is None and program is None:
+            raise PipelineError("invalid_input", "an answer needs its question (or the question's program)")
+        if claim is not None and (question is not None or program is not None):
+            raise PipelineError("invalid_input", "a claim is verified on its own: leave out question and program")
+        started = time.perf_counter()
+        translation = None
+        try:
+            if claim is not None:
+                self._check_question(claim, "claim")
+                translate_claim = getattr(self.components.question_translator, "claim", None)
+                if translate_claim is None:
+                    raise PipelineError("model_unavailable", "this service's translator does not translate claims")
+                options = self.settings.options().with_overrides(representation="nested")
+                translation = translate_claim(claim, options=options, model=model)
+                stated = as_claim(translation.program)
+            else:
+                if program is not None:
+                    parsed = self.parse_given_program(program, representation)
+                else:
+                    translation = self.translate(question or "", model=model)
+                    parsed = translation.program
+                if not (answer or "").strip():
+                    raise PipelineError("invalid_input", "answer is empty")
+                stated = claim_from_answer(parsed, answer or "")
+        except ClaimError as exc:
+            raise PipelineError("invalid_input", str(exc)) from None
+        timings["translate"] = time.perf_counter() - started
+        scene, detections = self.scene(
+            stated.program,
+            image=image,
+            scene_graph=scene_graph,
+            scene_facts=scene_facts,
+            timings=timings,
+            complete=True,
+        )
+        started = time.perf_counter()
+        try:
+            with self._solve_slots:
+                verifier = ClaimVerifier(
+                    scene, limits=self.solve_limits(), min_confidence=self.settings.verify_min_confidence
+                )
+                result = verifier.verify(stated)
+        except VerificationError as exc:
+            raise PipelineError("invalid_input", str(exc)) from None
+        timings["verify"] = time.perf_counter() - started
+        return VerifyOutcome(
+            verdict=result.verdict,
+            holds=stated.holds,
+            program=stated.program,
+            subclaims=[
+                {
+                    "id": s.subclaim.id,
+                    "kind": s.subclaim.kind,
+                    "text": s.subclaim.text,
+                    "verdict": s.verdict,
+                    "confidence": None if s.confidence is None else round(s.confidence, 4),
+                    "facts": s.facts,
+                    "reason": s.reason,
+                    "checks": [
+                        {"program": format_program(c.program, "flat"), "expected": "yes" if c.expected else "no"}
+                        for c in s.subclaim.checks
+                    ],
+                }
+                for s in result.subclaims
+            ],
+            detections=detections,
+            timings={k: round(v, 6) for k, v in timings.items()},
+            translation=translation,
+        )
+
+    def _check_question(self, question: str, what: str = "question") -> None:
         if not question or not question.strip():
-            raise PipelineError("invalid_input", "question is empty")
+            raise PipelineError("invalid_input", f"{what} is empty")
         try:
             question.encode("utf-8")
         except UnicodeEncodeError:
-            raise PipelineError("invalid_input", "question is not valid text (an unpaired surrogate)") from None
+            raise PipelineError("invalid_input", f"{what} is not valid text (an unpaired surrogate)") from None
         if len(question) > self.settings.max_question_chars:
             raise PipelineError(
-                "too_large", f"question has {len(question)} characters, limit {self.settings.max_question_chars}"
+                "too_large", f"{what} has {len(question)} characters, limit {self.settings.max_question_chars}"
             )
 
 

@@ -13,6 +13,7 @@ number this script reports is on the test part; nothing here looks at the tuning
              retrieval (the translator before; k as the default)
   schema   - legacy plus schema-aware decoding (prompt v3 with the direction rule, grammar, repair)
   noschema - the bundled bank without schema-aware decoding
+  routed   - the default with routing (trust.routing): the examples and prompt of the question's predicted type
   loo      - the old protocol, for comparison: bank = every val question + bundled bank, each
              target's own id and its `equivalent` ids left out (leave-one-out); it lets questions
              of the target's template and vocabulary into the prompt, so it overstates accuracy
@@ -55,7 +56,10 @@ from translators.bundled import bundled_digest, default_bank  # noqa: E402
 from translators.embeddings import load_embedder  # noqa: E402
 from translators.gqa_program import GQAProgramError, gqa_to_program  # noqa: E402
 from translators.ontology import bundled_ontology  # noqa: E402
+from translators.retrieval import Retriever  # noqa: E402
+from translators.templating import Templater  # noqa: E402
 from translators.translate import TranslationSettings, Translator  # noqa: E402
+from trust.routing import RoutedTranslator  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 # The per-question log holds GQA question texts, so it lives in the user cache, not the repository.
@@ -86,6 +90,7 @@ class Run:
     versioned: bool = True
     label: str = ""
     bank_digest: str = ""  # records of an earlier bundled bank ("name@digest")
+    routed: bool = False  # trust.routing: examples and prompt of the question's predicted type
 
     @property
     def key(self) -> str:
@@ -99,6 +104,7 @@ class Run:
                 if self.bank == "bundled" and self.versioned
                 else ""
             )
+            + ("|route=1" if self.routed else "")
         )
 
 
@@ -172,6 +178,8 @@ def runs_for(names: list[str], llm: str, size: int, grid_size: int) -> list[Run]
             runs.append(Run("noschema", default.model_copy(update={"schema_decoding": False}), "bundled", size))
         elif name == "candidates":
             runs.append(Run("candidates", default.model_copy(update={"samples": 3}), "bundled", size))
+        elif name == "routed":
+            runs.append(Run("routed", default, "bundled", size, routed=True))
         elif name == "loo":
             runs.append(Run("loo", default, "loo", size))
         elif name == "grid":
@@ -329,7 +337,7 @@ def main() -> int:
     parser.add_argument(
         "--runs",
         default="default",
-        help="comma-separated, each optionally name:n for its first n questions: default, before, legacy, schema, noschema, candidates, loo, grid, flat, code, gqa",
+        help="comma-separated, each optionally name:n for its first n questions: default, before, legacy, schema, noschema, candidates, routed, loo, grid, flat, code, gqa",
     )
     parser.add_argument("--budget-s", type=float, default=300.0)
     parser.add_argument("--limit", type=int, default=0, help="questions per run (0: the whole test part)")
@@ -363,7 +371,12 @@ def main() -> int:
     for run in runs:
         if run.bank not in banks:
             banks[run.bank] = make_bank(run.bank, val_examples)
-        translators.append((run, Translator(run.settings, banks[run.bank], backend, embedder=embedder)))
+        if run.routed:
+            retriever = Retriever(banks[run.bank], embedder, templater=Templater(bundled_ontology()))
+            routed = RoutedTranslator(run.settings, banks[run.bank], backend, retriever=retriever, embedder=embedder)
+            translators.append((run, routed))
+        else:
+            translators.append((run, Translator(run.settings, banks[run.bank], backend, embedder=embedder)))
     verdicts = {(r["program"], r["gold"]): (r["canonical"], r["semantic"]) for r in done.values() if r["program"]}
     LOG.parent.mkdir(parents=True, exist_ok=True)
     for round_start in range(0, size, args.round):
@@ -399,6 +412,8 @@ def main() -> int:
                     "error": result.error,
                     "examples": [e["id"] for e in result.examples],
                 }
+                if result.route is not None:
+                    record["route"] = result.route
                 done[(run.key, target["id"])] = record
                 with LOG.open("a", encoding="utf-8") as handle:
                     handle.write(json.dumps(record) + "\n")

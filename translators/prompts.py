@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from theory.operations import OPERATIONS, TEXT_REPRESENTATIONS
@@ -103,10 +103,14 @@ class PromptTemplate:
     with_conventions: bool = False  # the direction rule, its worked pair and the ontology's categories
     question_prefix: str = "Question: "
     program_prefix: str = "Program: "
+    # Said after the question only (routing's note on the question's type): the system part and the
+    # fixed examples stay identical across types, so a local model keeps their KV cache.
+    question_note: str = ""
+    task: str = _TASK  # what the model is asked to do (claims have their own)
 
     def system(self, representation: str, ontology: Ontology | None = None) -> str:
         """The fixed system part for a representation (identical across questions: cacheable)."""
-        parts = [_TASK, _SYNTAX[representation]]
+        parts = [self.task, _SYNTAX[representation]]
         if self.with_conventions:
             parts.append(conventions(representation, ontology))
         if self.with_reference:
@@ -124,6 +128,37 @@ PROMPTS: dict[str, PromptTemplate] = {
     "v3": PromptTemplate("v3", with_reference=False, fixed_examples=True, with_conventions=True),
 }
 DEFAULT_PROMPT = "v3"
+
+# Routing (trust.routing) sends a question to the examples of its predicted structural type and to
+# a v3 prompt that names the type after the question: "v3-<type>".
+ROUTED_NOTES = {
+    "verify": "(a yes/no question about one thing: exist, verify_attr or verify_rel)",
+    "query": "(an open question: query the asked category; name for what a thing is)",
+    "choose": "(a choice between the two options the question names: choose_attr or choose_rel)",
+    "logical": "(two yes/no conditions joined: and or or)",
+    "compare": "(a comparison of two things: two_same, two_different, common, compare or all_same)",
+}
+for _type, _note in ROUTED_NOTES.items():
+    PROMPTS[f"v3-{_type}"] = replace(PROMPTS["v3"], version=f"v3-{_type}", question_note=_note)
+
+
+# Claims (trust.claim_bank): a statement becomes a yes/no program that holds when the statement is true.
+CLAIM_TASK = (
+    "You translate statements about a picture into yes/no programs that a solver checks on the picture's "
+    "objects: the program answers yes exactly when the statement is true. Use only the operations listed; "
+    "words are lower case with underscores (to_the_left_of). Name one object with unique(...); use exist for "
+    "'there is'; a number n of things is exist of the things with n - 1 of them taken away by "
+    "negate(unique(X), X). Answer with the program only."
+)
+PROMPTS["claim-v1"] = replace(
+    PROMPTS["v3"], version="claim-v1", task=CLAIM_TASK, question_prefix="Claim: ", program_prefix="Program: "
+)
+
+
+def routed_prompt(version: str, structural_type: str) -> str:
+    """The prompt version for a question routed to `structural_type` (versions without a routed form stay)."""
+    routed = f"{version}-{structural_type}"
+    return routed if routed in PROMPTS else version
 
 
 # --- GQA compact text ----------------------------------------------------------------------------
@@ -236,6 +271,7 @@ def build_prompt(
         messages.append({"role": "user", "content": template.question_prefix + example.question})
         messages.append({"role": "assistant", "content": text})
         blocks.append(f"{template.question_prefix}{example.question}\n{template.program_prefix}{text}\n")
-    messages.append({"role": "user", "content": template.question_prefix + question})
-    blocks.append(f"{template.question_prefix}{question}\n{template.program_prefix}")
+    asked = f"{question}\n{template.question_note}" if template.question_note else question
+    messages.append({"role": "user", "content": template.question_prefix + asked})
+    blocks.append(f"{template.question_prefix}{asked}\n{template.program_prefix}")
     return Prompt(messages, "\n".join(blocks), [e for e, _ in shown], template.version, representation)

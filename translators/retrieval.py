@@ -106,6 +106,18 @@ class Retriever:
         self.nprobe = 16
         self.exact_limit = EXACT_LIMIT
 
+    def restricted(self, rows: Sequence[int]) -> Retriever:
+        """A retriever over the examples at `rows` only (in that order), sharing this one's embeddings:
+        nothing is encoded again. Routing uses it to show only examples of one question type."""
+        index = np.asarray(rows, dtype=np.int64)
+        subset = ExampleBank([self.bank[int(r)] for r in index])
+        matrix = self.matrix[index] if self.embedder is not None or self._matrix is not None else None
+        view = Retriever(subset, self.embedder, matrix=matrix, templater=self.templater, raw_weight=self.raw_weight)
+        if self.templater is not None and self.embedder is not None:
+            view._template_matrix = np.ascontiguousarray(self.template_matrix[index])
+        view.nprobe, view.exact_limit = self.nprobe, self.exact_limit
+        return view
+
     # --- scores -----------------------------------------------------------------------------
     @property
     def matrix(self) -> np.ndarray:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from theory.nested import parse_nested
@@ -972,10 +972,12 @@ def _consistent(template: Template, phrasing: str, slots: dict[str, str]) -> boo
 FAMILY_WEIGHTS = {"query_attr_rel_s": 3, "query_attr_rel_o": 2, "query_rel_s": 2, "query_rel_o": 2, "query_who_s": 2}
 
 
-def _iter_examples(ontology: Ontology, per_template: int, seed: int) -> Iterator[tuple[str, str, str]]:
+def _iter_examples(
+    ontology: Ontology, per_template: int, seed: int, templates: Sequence[Template]
+) -> Iterator[tuple[str, str, str]]:
     rng = random.Random(seed)
     filler = _Filler(ontology, rng)
-    for template in TEMPLATES:
+    for template in templates:
         made = 0
         wanted = per_template * FAMILY_WEIGHTS.get(template.family, 1)
         for _ in range(wanted * 6):
@@ -1000,12 +1002,17 @@ def _iter_examples(ontology: Ontology, per_template: int, seed: int) -> Iterator
 
 
 def generate_examples(
-    ontology: Ontology, per_template: int = 400, seed: int = 0, progress: Callable[[int], None] | None = None
+    ontology: Ontology,
+    per_template: int = 400,
+    seed: int = 0,
+    progress: Callable[[int], None] | None = None,
+    templates: Sequence[Template] = TEMPLATES,
 ) -> list[Example]:
-    """Deduplicated generated examples (ids ``gen-<family>-<n>``), deterministic for the arguments."""
+    """Deduplicated generated examples (ids ``gen-<family>-<n>``), deterministic for the arguments;
+    `templates` other than the question templates (claims, `trust.claim_bank`) use the same slots."""
     examples: list[Example] = []
     seen: set[str] = set()
-    for family, question, text in _iter_examples(ontology, per_template, seed):
+    for family, question, text in _iter_examples(ontology, per_template, seed, templates):
         key = normalise_question(question)
         if key in seen:
             continue

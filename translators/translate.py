@@ -16,10 +16,11 @@ Example (with recorded output):
 from __future__ import annotations
 
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from pydantic import ConfigDict, Field, field_validator
 
 from theory.canonical import canonical
@@ -27,7 +28,7 @@ from theory.flat import format_flat
 from theory.program import Program
 from translators.backends.base import Backend, BackendError, GenerationRequest, RetryableBackendError
 from translators.backends.models import DEFAULT_LOCAL_MODEL
-from translators.bank import ExampleBank
+from translators.bank import Example, ExampleBank
 from translators.cache import TranslationCache, cache_key
 from translators.consistency import majority_vote
 from translators.embeddings import Embedder
@@ -95,6 +96,7 @@ class Translation:
     # The model could not be asked for a while (rate limit, server error, dropped connection): no
     # verdict on the question, to be asked again later.
     retryable: bool = False
+    route: dict[str, str] | None = None  # the predicted question types, when the translator routes
 
     @property
     def flat(self) -> str | None:
@@ -132,6 +134,8 @@ class Translation:
             record["samples"], record["agreement"] = self.samples, self.agreement
         if self.cached:
             record["cached"] = True
+        if self.route is not None:
+            record["route"] = self.route
         return record
 
     @classmethod
@@ -153,6 +157,7 @@ class Translation:
             samples=record.get("samples", []),
             agreement=record.get("agreement"),
             cached=True,
+            route=record.get("route"),
         )
 
 
@@ -170,6 +175,7 @@ class Translator:
         cache: TranslationCache | None = None,
         grounder: Grounder | None = None,
         ontology: Ontology | None = None,
+        fixed: Sequence[Example] | None = None,
     ) -> None:
         self.settings = settings
         # Schema-aware decoding uses the given ontology, else the bundled one.
@@ -191,7 +197,8 @@ class Translator:
         self.retriever = retriever
         # Fixed examples come from the hand-written examples only: a bank built from a dataset must
         # not put the dataset's own questions (a target's siblings) in every prompt.
-        own = [e for e in bank if e.source == "project"]
+        # `fixed` gives them from elsewhere (a routed translator's pool is part of a bank).
+        own = [e for e in bank if e.source == "project"] if fixed is None else list(fixed)
         self.fixed = covering_examples(own) if PROMPTS[settings.prompt_version].fixed_examples else []
         use_grammar = settings.constrained and backend.supports_grammar
         vocabulary = grounder.vocabulary if grounder is not None else None
@@ -209,9 +216,14 @@ class Translator:
         return cache_key(question, self._key_base | {"exclude": sorted(exclude_ids)})
 
     def translate(
-        self, question: str, question_id: str | None = None, exclude_ids: Collection[str] = ()
+        self,
+        question: str,
+        question_id: str | None = None,
+        exclude_ids: Collection[str] = (),
+        vector: np.ndarray | None = None,
     ) -> Translation:
-        """Translate one question; never raises for a bad model output (the result says why)."""
+        """Translate one question (`vector`: its embedding, when the caller has it already); never
+        raises for a bad model output (the result says why)."""
         exclude = set(exclude_ids) | ({question_id} if question_id else set())
         key = self._key(question, exclude) if self.cache is not None else ""
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
@@ -221,7 +233,13 @@ class Translator:
         s = self.settings
         start = time.perf_counter()
         retrieved = self.retriever.retrieve(
-            question, s.examples, s.sampling, cover_operators=s.cover_operators, exclude_ids=exclude, seed=s.seed
+            question,
+            s.examples,
+            s.sampling,
+            cover_operators=s.cover_operators,
+            exclude_ids=exclude,
+            seed=s.seed,
+            vector=vector,
         )
         retrieval_s = time.perf_counter() - start
         shown = [r.example for r in retrieved]

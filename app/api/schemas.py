@@ -129,3 +129,51 @@ class Readiness(BaseModel):
 
 class ErrorBody(BaseModel):
     detail: str
+
+
+class VerifyRequest(BaseModel):
+    """JSON form of /verify: a claim, or another model's answer with its question (or program), and one scene.
+
+    Images are sent as multipart/form-data with the same field names plus `image`.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    claim: str | None = Field(None, description="a statement about the picture, e.g. 'The red bus is left of the car.'")
+    question: str | None = Field(None, description="the question `answer` answers (translated unless `program`)")
+    answer: str | None = Field(None, description="the answer to verify (with `question` or `program`)")
+    program: str | None = Field(None, description="the question's program in `representation` (skips translation)")
+    representation: TextRepresentation | None = Field(None, description="syntax of `program` (default flat)")
+    scene_graph: dict[str, Any] | None = Field(None, description="one image's GQA scene graph object")
+    scene_facts: str | None = Field(None, description="scene facts in ASP")
+    model: str | None = Field(None, description="language model (one of the configured choices)")
+
+
+class CheckShown(BaseModel):
+    program: str = Field(..., description="the yes/no program solved (flat ASP)")
+    expected: Literal["yes", "no"]
+
+
+class SubClaimShown(BaseModel):
+    """One object, attribute, relation, count or comparison the claim states, and its verdict."""
+
+    id: int
+    kind: Literal["object", "attribute", "relation", "count", "comparison"]
+    text: str
+    verdict: Literal["supported", "refuted", "unverifiable"]
+    confidence: float | None = Field(None, description="likelihood of what the scene says (1 on a certain scene)")
+    facts: list[str] = Field(..., description="the scene facts behind the verdict")
+    reason: str
+    checks: list[CheckShown]
+
+
+class VerifyResponse(BaseModel):
+    """The claim's verdict, each sub-claim's with its facts, and the claim's program."""
+
+    verdict: Literal["supported", "refuted", "unverifiable"]
+    holds: bool = Field(..., description="whether the claim says the program answers yes (false: no)")
+    program: ProgramShown
+    subclaims: list[SubClaimShown]
+    detections: list[dict[str, Any]]
+    timings: dict[str, float]
+    translation: TranslateResponse | None = None

@@ -60,7 +60,7 @@ def answer_command(
             question,
             program=read_input(program, "program") if program else None,
             representation=representation,
-            image=_read_image(image) if image else None,
+            image=read_image(image) if image else None,
             scene_graph=load_scene_graph(scene_graph, image_id) if scene_graph else None,
             scene_facts=read_input(scene, "scene") if scene else None,
             top_k=top_k,
@@ -106,7 +106,8 @@ def approximate_note(answer: dict) -> str:
     return f"  (approximate: {readings})" if readings else ""
 
 
-def _read_image(path: Path) -> bytes:
+def read_image(path: Path) -> bytes:
+    """The bytes of an image file (exit status 2 when it is missing)."""
     if not path.is_file():
         fail(f"image file not found: {path}")
     return path.read_bytes()

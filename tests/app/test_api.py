@@ -399,3 +399,99 @@ def test_unencodable_text_is_422(client, translating_client):
     )
     program = '{"program": "scene(0). select(1, 0, \\"\\ud800\\"). exist(2, 1). end(2).", "scene_facts": "object(1)."}'
     assert client.post("/answer", content=program, headers={"content-type": "application/json"}).status_code == 422
+
+
+# --- /verify ------------------------------------------------------------------------------------
+
+
+def test_openapi_documents_verify(client):
+    paths = client.get("/openapi.json").json()["paths"]
+    body = paths["/verify"]["post"]["requestBody"]["content"]
+    assert "multipart/form-data" in body and "application/json" in body
+    assert "verdict" in client.get("/openapi.json").json()["components"]["schemas"]["VerifyResponse"]["properties"]
+
+
+def test_verify_an_answer_to_a_given_program(client):
+    response = client.post("/verify", json={"program": MUG_COLOR, "answer": "white", "scene_graph": KITCHEN})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["verdict"] == "supported" and body["holds"] is True
+    assert body["program"]["flat"] == MUG_COLOR.replace("query(3, 2, color)", "verify_attr(3, 2, color, white)")
+    assert [(s["kind"], s["verdict"]) for s in body["subclaims"]] == [
+        ("object", "supported"),
+        ("attribute", "supported"),
+    ]
+    assert "has_attr(3,color,white)" in body["subclaims"][1]["facts"]
+
+
+def test_verify_a_wrong_answer_is_refuted_by_the_facts(client):
+    response = client.post("/verify", json={"program": MUG_COLOR, "answer": "red", "scene_graph": KITCHEN})
+    body = response.json()
+    assert body["verdict"] == "refuted"
+    assert body["subclaims"][1]["reason"] == "the scene answers no"
+    assert "has_attr(3,color,white)" in body["subclaims"][1]["facts"]
+
+
+def test_verify_a_property_the_scene_does_not_give_is_unverifiable(client):
+    program = "scene(0). select(1, 0, mug). unique(2, 1). query(3, 2, size). end(3)."
+    body = client.post("/verify", json={"program": program, "answer": "small", "scene_graph": KITCHEN}).json()
+    assert body["verdict"] == "unverifiable"
+
+
+def test_verify_on_scene_facts_as_a_form(client):
+    facts = "object(1). has_attr(1,class,dog). has_attr(1,name,dog)."
+    response = client.post(
+        "/verify",
+        data={
+            "program": "exist(select(scene(), dog))",
+            "representation": "nested",
+            "answer": "no",
+            "scene_facts": facts,
+        },
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["verdict"] == "refuted" and response.json()["holds"] is False
+
+
+@pytest.mark.parametrize(
+    ("payload", "fragment"),
+    [
+        ({"answer": "white", "scene_graph": KITCHEN}, "needs its question"),
+        ({"program": MUG_COLOR, "scene_graph": KITCHEN}, "either a claim"),
+        ({"claim": "The mug is white.", "answer": "yes", "scene_graph": KITCHEN}, "either a claim"),
+        ({"program": MUG_COLOR, "answer": "white"}, "exactly one of"),
+        ({"program": "scene(0). exist(1, 0). end(1).", "answer": "maybe", "scene_graph": KITCHEN}, "yes or no"),
+        ({"claim": "x", "unknown": 1, "scene_graph": KITCHEN}, "unknown"),
+    ],
+)
+def test_verify_invalid_input_is_422(client, payload, fragment):
+    response = client.post("/verify", json=payload)
+    assert response.status_code == 422, response.text
+    assert fragment in response.json()["detail"]
+
+
+@pytest.fixture
+def claim_client(tmp_path):
+    recording = tmp_path / "claims.jsonl"
+    program = "exist(filter(relate(select(scene(), chair), cat, on, subject), color, black))"
+    recording.write_text(json.dumps({"question": "The black cat is on the chair.", "outputs": [program] * 3}) + "\n")
+    settings = Settings(llm=f"replay:{recording}", sampling="jaccard")
+    with TestClient(create_app(settings, Pipeline(settings))) as test_client:
+        yield test_client
+
+
+def test_verify_a_claim_translates_it_with_the_claim_examples(claim_client):
+    response = claim_client.post("/verify", json={"claim": "The black cat is on the chair.", "scene_graph": KITCHEN})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["verdict"] == "supported"
+    assert {s["kind"] for s in body["subclaims"]} == {"object", "relation", "attribute"}
+    assert all(s["facts"] for s in body["subclaims"])
+    assert body["translation"]["examples"] and all(
+        e["id"].startswith(("claim", "gen-claim")) for e in body["translation"]["examples"]
+    )
+
+
+def test_verify_a_claim_the_model_cannot_translate_is_422(claim_client):
+    response = claim_client.post("/verify", json={"claim": "The dog is asleep.", "scene_graph": KITCHEN})
+    assert response.status_code == 422 and "could not translate the claim" in response.json()["detail"]

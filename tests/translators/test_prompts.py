@@ -79,3 +79,25 @@ def test_gqa_representation_skips_examples_without_a_gqa_program(bank):
     assert prompt.examples == []
     with pytest.raises(ValueError, match="representation"):
         build_prompt("Is there a cat?", [], "yaml")
+
+
+def test_routed_prompts_differ_only_after_the_question(bank):
+    from translators.prompts import routed_prompt
+
+    plain = build_prompt("Is the cup red or blue?", bank.examples[:2], "nested", "v3", covering_examples(bank.examples))
+    routed = build_prompt(
+        "Is the cup red or blue?",
+        bank.examples[:2],
+        "nested",
+        routed_prompt("v3", "choose"),
+        covering_examples(bank.examples),
+    )
+    assert routed.messages[:-1] == plain.messages[:-1]
+    assert routed.messages[-1]["content"].startswith(plain.messages[-1]["content"] + "\n(a choice")
+    assert routed_prompt("v1", "choose") == "v1"
+
+
+def test_claim_prompt_asks_for_yes_no_programs(bank):
+    prompt = build_prompt("The cup is red.", bank.examples[:1], "nested", "claim-v1")
+    assert "statements about a picture" in prompt.messages[0]["content"]
+    assert prompt.messages[-1]["content"] == "Claim: The cup is red."

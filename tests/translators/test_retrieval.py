@@ -88,3 +88,14 @@ def test_paraphrases_of_an_excluded_question_are_never_returned(bank):
     got = retriever.retrieve(paraphrase.question + " now", 10, "jaccard", exclude_ids=["1"])
     assert "gqa-2" not in {r.example.id for r in got}
     assert "gqa-2" in {r.example.id for r in retriever.retrieve(paraphrase.question + " now", 10, "jaccard")}
+
+
+def test_restricted_retriever_shows_only_its_rows_and_shares_the_embeddings(bank, embedder):
+    full = Retriever(bank, embedder)
+    rows = [i for i, e in enumerate(bank) if "exist" in e.operations]
+    view = full.restricted(rows)
+    assert len(view.bank) == len(rows)
+    assert view.matrix.base is not None or view.matrix.shape == (len(rows), full.matrix.shape[1])
+    assert (view.matrix == full.matrix[rows]).all()
+    found = view.retrieve("Is there a cat or a dog?", 5)
+    assert found and all("exist" in r.example.operations for r in found)

@@ -1,4 +1,4 @@
-"""POST /translate and POST /answer."""
+"""POST /translate, POST /answer and POST /verify."""
 
 from __future__ import annotations
 
@@ -19,11 +19,14 @@ from app.api.schemas import (
     ExplanationShown,
     ProgramShown,
     RankedAnswer,
+    SubClaimShown,
     TranslateRequest,
     TranslateResponse,
+    VerifyRequest,
+    VerifyResponse,
 )
-from app.config import first_error
-from app.pipeline import AnswerOutcome, Pipeline, PipelineError, TranslationOutcome, show_program
+from app.config import Settings, first_error
+from app.pipeline import AnswerOutcome, Pipeline, PipelineError, TranslationOutcome, VerifyOutcome, show_program
 from theory import format_flat
 from theory.representations import TEXT_REPRESENTATIONS
 
@@ -100,11 +103,8 @@ ANSWER_BODY = {
 }
 
 
-@router.post("/answer", response_model=AnswerResponse, responses=ERRORS, openapi_extra=ANSWER_BODY)
-async def answer(request: Request) -> AnswerResponse:
-    """Answer a question on an image (multipart), a GQA scene graph or scene facts (JSON)."""
-    pipeline: Pipeline = request.app.state.pipeline
-    settings = pipeline.settings
+async def _fields_and_image(request: Request, settings: Settings) -> tuple[Any, bytes | None]:
+    """The request's fields (JSON, or a form whose `scene_graph` is JSON text) and its uploaded image."""
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     image: bytes | None = None
     if content_type == "application/json":
@@ -129,6 +129,15 @@ async def answer(request: Request) -> AnswerResponse:
             "unsupported_media",
             f"send application/json or a form (multipart/form-data), not {content_type or 'nothing'}",
         )
+    return fields, image
+
+
+@router.post("/answer", response_model=AnswerResponse, responses=ERRORS, openapi_extra=ANSWER_BODY)
+async def answer(request: Request) -> AnswerResponse:
+    """Answer a question on an image (multipart), a GQA scene graph or scene facts (JSON)."""
+    pipeline: Pipeline = request.app.state.pipeline
+    settings = pipeline.settings
+    fields, image = await _fields_and_image(request, settings)
     try:
         body = AnswerRequest.model_validate(fields)
     except ValidationError as exc:
@@ -170,6 +179,86 @@ async def answer(request: Request) -> AnswerResponse:
         timings=outcome.timings,
         translation=translation,
         explanation=ExplanationShown(**outcome.explanation) if outcome.explanation else None,
+    )
+
+
+VERIFY_BODY = {
+    "requestBody": {
+        "content": {
+            "application/json": {"schema": {"$ref": "#/components/schemas/VerifyRequest"}},
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "properties": {
+                        "image": {"type": "string", "format": "binary"},
+                        "claim": {"type": "string"},
+                        "question": {"type": "string"},
+                        "answer": {"type": "string"},
+                        "program": {"type": "string"},
+                        "representation": {"type": "string", "enum": list(TEXT_REPRESENTATIONS)},
+                        "scene_graph": {"type": "string", "description": "JSON of one GQA scene graph"},
+                        "scene_facts": {"type": "string"},
+                    },
+                }
+            },
+        },
+        "required": True,
+    }
+}
+
+
+@router.post("/verify", response_model=VerifyResponse, responses=ERRORS, openapi_extra=VERIFY_BODY, tags=["claims"])
+async def verify(request: Request) -> VerifyResponse:
+    """Verify a claim, or another model's answer to a question, on an image, a GQA scene graph or scene facts.
+
+    The claim becomes a yes/no program, split into sub-claims (each object, attribute, relation
+    and count it states); each is solved and judged supported, refuted or unverifiable with the
+    facts behind it, and the claim is judged from them.
+    """
+    pipeline: Pipeline = request.app.state.pipeline
+    settings = pipeline.settings
+    fields, image = await _fields_and_image(request, settings)
+    try:
+        body = VerifyRequest.model_validate(fields)
+    except ValidationError as exc:
+        raise PipelineError("invalid_input", first_error(exc.errors())) from None
+    translated = body.program is None
+    budget = 4 * settings.solve_timeout_s + (settings.translate_timeout_s if translated else 0) + 60
+    outcome: VerifyOutcome = await _within(
+        budget,
+        "verifying",
+        pipeline.verify,
+        claim=body.claim,
+        question=body.question,
+        answer=body.answer,
+        program=body.program,
+        representation=body.representation,
+        image=image,
+        scene_graph=body.scene_graph,
+        scene_facts=body.scene_facts,
+        model=body.model,
+    )
+    # Claims are translated in the nested syntax, questions in the service's; a given program keeps its own.
+    shown = (body.representation or "flat") if body.program else "nested" if body.claim else settings.representation
+    shown = shown if shown in TEXT_REPRESENTATIONS else "flat"
+    translation = None
+    if outcome.translation is not None:
+        translation = translation_body(
+            body.claim or body.question or "",
+            shown,
+            outcome.translation,
+            {"translate": outcome.timings.get("translate", 0.0)},
+        )
+    return VerifyResponse(
+        verdict=outcome.verdict,
+        holds=outcome.holds,
+        program=ProgramShown(
+            representation=shown, text=show_program(outcome.program, shown), flat=format_flat(outcome.program)
+        ),
+        subclaims=[SubClaimShown(**s) for s in outcome.subclaims],
+        detections=outcome.detections,
+        timings=outcome.timings,
+        translation=translation,
     )
 
 

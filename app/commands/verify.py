@@ -1,0 +1,72 @@
+"""`aspvqa verify`: a claim, or another model's answer to a question, checked on a scene."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from app.commands.answer import load_scene_graph, read_image
+from app.commands.io import fail, read_input
+from app.config import ConfigError, load_settings
+from app.pipeline import Pipeline, PipelineError
+from theory.flat import format_flat
+
+
+def verify_command(
+    claim: Annotated[str | None, typer.Option("--claim", "-c", help="A statement about the picture.")] = None,
+    question: Annotated[str | None, typer.Option("--question", "-q", help="The question --answer answers.")] = None,
+    answer: Annotated[str | None, typer.Option("--answer", "-a", help="The answer to verify.")] = None,
+    program: Annotated[str | None, typer.Option("--program", help="The question's program file.")] = None,
+    representation: Annotated[
+        str | None, typer.Option("--repr", help="Syntax of --program: flat, nested or code.")
+    ] = None,
+    image: Annotated[Path | None, typer.Option("--image", help="An image file (JPEG, PNG, WebP).")] = None,
+    scene_graph: Annotated[str | None, typer.Option("--scene-graph", help="GQA scene graph JSON file.")] = None,
+    image_id: Annotated[str | None, typer.Option("--image-id", help="Which image of the scene graph file.")] = None,
+    scene: Annotated[str | None, typer.Option("--scene", help="Scene facts file in ASP.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Verify a claim (or an answer): the verdict, each sub-claim's verdict and the facts behind it.
+
+    Exit status: 0 supported, 1 refuted or unverifiable, 2 bad input.
+    """
+    if len([s for s in (image, scene_graph, scene) if s is not None]) != 1:
+        fail("give exactly one of --image, --scene-graph, --scene")
+    if (claim is None) == (answer is None):
+        fail("give either --claim, or --answer with --question or --program")
+    if answer is not None and question is None and program is None:
+        fail("--answer needs --question (or --program)")
+    try:
+        pipeline = Pipeline(load_settings())
+        outcome = pipeline.verify(
+            claim=claim,
+            question=question,
+            answer=answer,
+            program=read_input(program, "program") if program else None,
+            representation=representation,
+            image=read_image(image) if image else None,
+            scene_graph=load_scene_graph(scene_graph, image_id) if scene_graph else None,
+            scene_facts=read_input(scene, "scene") if scene else None,
+        )
+    except (PipelineError, ConfigError) as exc:
+        fail(str(exc))
+    if as_json:
+        body = {
+            "verdict": outcome.verdict,
+            "holds": outcome.holds,
+            "program": format_flat(outcome.program),
+            "subclaims": outcome.subclaims,
+            "detections": outcome.detections,
+            "timings": outcome.timings,
+        }
+        typer.echo(json.dumps(body))
+    else:
+        typer.echo(f"{outcome.verdict}: {format_flat(outcome.program)}" + ("" if outcome.holds else " answers no"))
+        for sub in outcome.subclaims:
+            typer.echo(f"  {sub['id']}. [{sub['kind']}] {sub['text']}: {sub['verdict']} ({sub['reason']})")
+            if sub["facts"]:
+                typer.echo("     facts: " + " ".join(sub["facts"][:12]) + (" ..." if len(sub["facts"]) > 12 else ""))
+    raise typer.Exit(0 if outcome.verdict == "supported" else 1)

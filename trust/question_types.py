@@ -1,0 +1,103 @@
+"""GQA's question types read off a program: structural (what the answer is) and semantic (what it is about).
+
+GQA labels every question with a structural type (verify, query, choose, logical, compare) and a
+semantic type (obj, attr, cat, rel, global). Both follow from the program: the answer step's
+operation gives the structure; the words it asks about give the semantics. The rules were
+written against GQA's own labels on the tuning part of the split (`evaluation.splits`), where
+they agree on the structural type for every question and on the semantic type for most.
+
+Example:
+    >>> from theory.nested import parse_nested
+    >>> program_types(parse_nested("choose_rel(unique(select(scene(), cup)), table, on, under, object)"))
+    QuestionType(structural='choose', semantic='rel')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from theory.program import Program, Step
+
+Structural = Literal["verify", "query", "choose", "logical", "compare"]
+Semantic = Literal["obj", "attr", "cat", "rel", "global"]
+STRUCTURAL_TYPES: tuple[str, ...] = get_args(Structural)
+SEMANTIC_TYPES: tuple[str, ...] = get_args(Semantic)
+
+# The answer step's operation -> structural type.
+_STRUCTURE: dict[str, Structural] = {
+    "exist": "verify",
+    "verify_attr": "verify",
+    "verify_rel": "verify",
+    "query": "query",
+    "choose_attr": "choose",
+    "choose_rel": "choose",
+    "and": "logical",
+    "or": "logical",
+    "compare": "compare",
+    "common": "compare",
+    "two_same": "compare",
+    "two_different": "compare",
+    "all_same": "compare",
+    "all_different": "compare",
+}
+# Categories that describe the whole picture (GQA's "global" questions: place, room, weather ...).
+GLOBAL_CATEGORIES = frozenset({"place", "room", "weather", "location", "scene"})
+_IDENTITY = frozenset({"name", "class"})
+_RELATING = frozenset({"relate", "relate_any", "relate_attr"})
+
+
+@dataclass(frozen=True)
+class QuestionType:
+    """GQA's two labels of one question."""
+
+    structural: Structural
+    semantic: Semantic
+
+
+def _ancestors(program: Program, step: Step) -> list[Step]:
+    """The steps `step` reads, directly or not (each once)."""
+    seen: dict[int, Step] = {}
+    stack = list(step.dependencies)
+    while stack:
+        sid = stack.pop()
+        if sid in seen or sid not in program:
+            continue
+        seen[sid] = program.step(sid)
+        stack.extend(seen[sid].dependencies)
+    return list(seen.values())
+
+
+def _semantic(program: Program, answer: Step) -> Semantic:
+    inputs = _ancestors(program, answer)
+    related = any(s.operation in _RELATING for s in inputs)
+    selects_scene = any(s.operation == "select" and s.arguments[0] == "scene" for s in inputs)
+    op, args = answer.operation, answer.arguments
+    if op in ("and", "or"):
+        return "attr" if any(s.operation in ("verify_attr", "choose_attr") for s in inputs) else "obj"
+    if op == "exist":
+        return "rel" if related else "obj"
+    if op in ("verify_rel", "choose_rel"):
+        return "rel"
+    if op == "verify_attr":
+        return "attr"
+    category = args[0] if args else ""
+    if op == "choose_attr":
+        if category in GLOBAL_CATEGORIES or selects_scene:
+            return "global"
+        if category in _IDENTITY:
+            return "rel" if related else "cat"
+        return "attr"
+    if op == "query":
+        if category in GLOBAL_CATEGORIES or selects_scene:
+            return "global"
+        if category in _IDENTITY:
+            return "rel" if related else "cat"
+        return "attr"
+    return "attr" if op in ("two_same", "two_different", "all_same", "all_different", "common") else "obj"
+
+
+def program_types(program: Program) -> QuestionType:
+    """The structural and semantic type of the question `program` answers."""
+    answer = program.step(program.answer)
+    return QuestionType(_STRUCTURE.get(answer.operation, "query"), _semantic(program, answer))
