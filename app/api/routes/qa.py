@@ -24,7 +24,7 @@ from app.api.schemas import (
 from app.config import first_error
 from app.pipeline import AnswerOutcome, Pipeline, PipelineError, TranslationOutcome, show_program
 from theory import format_flat
-from theory.representations import TEXT_REPRESENTATIONS
+from translators.options import REPRESENTATIONS
 
 router = APIRouter(tags=["questions"])
 
@@ -86,7 +86,7 @@ ANSWER_BODY = {
                         "image": {"type": "string", "format": "binary"},
                         "question": {"type": "string"},
                         "program": {"type": "string"},
-                        "representation": {"type": "string", "enum": list(TEXT_REPRESENTATIONS)},
+                        "representation": {"type": "string", "enum": list(REPRESENTATIONS)},
                         "top_k": {"type": "integer", "minimum": 1, "maximum": 50},
                         "scene_graph": {"type": "string", "description": "JSON of one GQA scene graph"},
                         "scene_facts": {"type": "string"},
