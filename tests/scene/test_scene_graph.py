@@ -114,7 +114,20 @@ def test_common_needs_every_attribute():
 
 @pytest.mark.parametrize(
     "graph",
-    [{}, {"objects": []}, {"width": 10, "height": 10, "objects": {"1": {"name": "a"}}}, {"objects": {"1": {"x": 0}}}],
+    [
+        {},
+        {"objects": []},
+        {"width": 10, "height": 10, "objects": {"1": {"name": "a"}}},
+        {"objects": {"1": {"x": 0}}},
+        # words with no letter or digit cannot be ASP constants
+        {"objects": {"1": {"name": "", "x": 0, "y": 0, "w": 1, "h": 1}}},
+        {"objects": {"1": {"name": "cat", "x": 0, "y": 0, "w": 1, "h": 1, "attributes": ["??"]}}},
+        {
+            "objects": {
+                "1": {"name": "cat", "x": 0, "y": 0, "w": 1, "h": 1, "relations": [{"name": "-", "object": "1"}]}
+            }
+        },
+    ],
 )
 def test_malformed_graphs_are_refused(graph):
     with pytest.raises(SceneGraphError):
