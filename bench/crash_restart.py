@@ -35,7 +35,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.service_process import ROOT, Service, start_service  # noqa: E402
+from bench._service import ROOT, Service, start_service  # noqa: E402
 from theory.representations import format_program, parse_program  # noqa: E402
 
 GQA_DIR = Path(os.environ.get("ASPVQA_GQA_DIR", ROOT / "../shared/data/gqa"))
