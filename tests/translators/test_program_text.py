@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from theory.canonical import canonical
 from theory.program import ProgramError
@@ -69,3 +71,12 @@ def test_text_in_no_known_syntax_names_what_was_tried(text, fragment):
 def test_gqa_json_with_unknown_operation_is_a_program_error():
     with pytest.raises(ProgramError):
         parse_gqa_text(json.dumps([{"operation": "teleport", "argument": "x", "dependencies": []}]))
+
+
+@given(st.text(max_size=80) | st.text(alphabet="select(scene),=:[]{}\"0123 \n%#é", max_size=80))
+def test_any_text_reads_as_a_program_or_raises_a_program_error(text):
+    try:
+        read = read_program(text)
+    except ProgramError:
+        return
+    assert read.representation in ("flat", "nested", "code", "gqa")
