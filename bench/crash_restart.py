@@ -1,8 +1,8 @@
 """kill -9 mid-work, then restart: nothing lost, nothing duplicated.
 
 Three scenarios, each against an uninterrupted reference:
-- service: `aspvqa serve` (bundled model, ASPVQA_THREADS=1) is killed while /translate and /answer
-  requests are in flight, three times at different moments; after each restart the client sends
+- service: `aspvqa serve` (ASPVQA_THREADS=1) is killed while /answer requests (some taking
+  seconds of solving) and /translate requests are in flight, three times at different moments; after each restart the client sends
   again every request that got no response. Every request must end with exactly one 200 response
   whose body matches the reference pass (answers, or the translated flat program).
 - evaluation: `aspvqa evaluate` (public CLI; oracle, asp-oracle and isolated settings with a local
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import signal
 import subprocess
@@ -36,6 +37,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._service import ROOT, Service, start_service  # noqa: E402
+from bench.soak import gold_recording, translate_questions  # noqa: E402
 from theory.representations import format_program, parse_program  # noqa: E402
 
 GQA_DIR = Path(os.environ.get("ASPVQA_GQA_DIR", ROOT / "../shared/data/gqa"))
@@ -45,14 +47,27 @@ TIMEOUT_S = 300.0
 
 
 # --- service -----------------------------------------------------------------------------------------
-def service_requests() -> list[tuple[str, str, dict[str, Any]]]:
-    """(id, path, body): three translations and forty answers in every syntax, on the demo scenes."""
+def heavy_scene(objects: int) -> str:
+    """Uncertain colours of many balls: asking whether all differ takes the solver a second or more."""
+    lines = []
+    for oid in range(1, objects + 1):
+        lines.append(f"object({oid}). has_attr({oid},class,ball).")
+        for j, color in enumerate(["red", "green", "blue", "pink"]):
+            p = ((oid * 7 + j * 13) % 97) / 100 + 0.01
+            atom = f"has_attr({oid},color,{color})"
+            on, off = int(min(-1000 * math.log(p), 5000)), int(min(-1000 * math.log(1 - p), 5000))
+            lines.append(f"{{ {atom} }}. :~ {atom}. [{on},{atom},1] :~ not {atom}. [{off},{atom},0]")
+    return "\n".join(lines)
+
+
+def service_requests(questions: list[str]) -> list[tuple[str, str, dict[str, Any]]]:
+    """(id, path, body): four slow answers (seconds of solving), three translations and forty answers
+    in every syntax on the demo scenes."""
     graphs = json.loads((ROOT / "app/data/demo/scenes.json").read_text())
     bank = [json.loads(line) for line in (ROOT / "translators/data/bank.jsonl").read_text().splitlines() if line]
-    requests: list[tuple[str, str, dict[str, Any]]] = [
-        (f"t{i}", "/translate", {"question": q})
-        for i, q in enumerate(["What is the cat sitting on?", "Is the mug white?", "What color is the table?"])
-    ]
+    slow = {"program": "all_different(select(scene(), ball), color)", "scene_facts": heavy_scene(18)}
+    requests: list[tuple[str, str, dict[str, Any]]] = [(f"s{i}", "/answer", slow) for i in range(4)]
+    requests += [(f"t{i}", "/translate", {"question": q}) for i, q in enumerate(questions[:3])]
     for i, example in enumerate(bank[:40]):
         program = format_program(parse_program(example["program"], "flat"), ("flat", "nested", "code")[i % 3])
         graph = graphs["kitchen" if i % 2 else "street"]
@@ -106,9 +121,11 @@ def send_all(
 
 
 def service_scenario(llm: str, work: Path) -> dict[str, Any]:
-    requests = service_requests()
+    requests = service_requests(translate_questions())
     by_id = {r[0]: r for r in requests}
-    env = {"ASPVQA_THREADS": "1", "ASPVQA_LLM": llm}
+    work.mkdir(parents=True, exist_ok=True)
+    model = f"replay:{gold_recording(work, copies=20)}" if llm == "replay" else llm
+    env = {"ASPVQA_THREADS": "1", "ASPVQA_LLM": model}
     log = work / "service.log"
     started = time.perf_counter()
     service = start_service(env, log)
@@ -311,7 +328,9 @@ def model_join_scenario(work: Path) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", default="service,evaluation,model-join")
-    parser.add_argument("--llm", default="qwen2.5-coder-1.5b", help="the service's model")
+    parser.add_argument(
+        "--llm", default="replay", help="the service's model; 'replay' replays the GQA gold programs (see soak.py)"
+    )
     parser.add_argument("--eval-llm", default="smollm2-135m", help="the evaluation's model (isolated setting)")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()

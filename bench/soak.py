@@ -35,8 +35,9 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._service import ROOT, Service, start_service  # noqa: E402
+from theory.program import ProgramError  # noqa: E402
 from theory.representations import PROGRAM_SYNTAXES, format_program, parse_program  # noqa: E402
-from translators.gqa_program import format_gqa  # noqa: E402
+from translators.gqa_program import format_gqa, gqa_to_program  # noqa: E402
 
 GQA_DIR = Path(os.environ.get("ASPVQA_GQA_DIR", ROOT / "../shared/data/gqa"))
 SAMPLE_EVERY_S = 15.0
@@ -62,6 +63,26 @@ def answer_payloads(rng: random.Random) -> list[dict[str, Any]]:
         payloads.append({"program": text, "scene_graph": graphs[rng.choice(["kitchen", "street"])]})
     rng.shuffle(payloads)
     return payloads
+
+
+def gold_recording(folder: Path, copies: int) -> Path:
+    """A replay recording of the GQA gold programs in every representation (`--llm replay`): the
+    service's whole translation path runs, with a stand-in for the model's generation."""
+    real = GQA_DIR / "questions" / "val_balanced_sample.json"
+    source = real if real.is_file() else ROOT / "tests" / "data" / "gqa_questions.json"
+    path = folder / "gold.jsonl"
+    with path.open("w", encoding="utf-8") as out:
+        for record in json.loads(source.read_text()).values():
+            try:
+                program = gqa_to_program(record["semantic"])
+            except ProgramError:
+                continue
+            texts = {r: format_program(program, r) for r in ("flat", "nested", "code")}
+            texts["gqa"] = format_gqa(record["semantic"])
+            for representation, text in texts.items():
+                line = {"question": record["question"], "representation": representation, "outputs": [text] * copies}
+                out.write(json.dumps(line) + "\n")
+    return path
 
 
 def translate_questions() -> list[str]:
@@ -131,7 +152,12 @@ def main() -> None:
     parser.add_argument(
         "--question-every", type=int, default=4, help="every n-th model request is an /answer with a question"
     )
-    parser.add_argument("--llm", default="qwen2.5-coder-1.5b", help="the service's ASPVQA_LLM")
+    parser.add_argument(
+        "--llm",
+        default="qwen2.5-coder-1.5b",
+        help="the service's ASPVQA_LLM; 'replay' replays the GQA gold programs (no model generation)",
+    )
+    parser.add_argument("--model-rate", type=float, default=2.0, help="model requests per second at most")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
@@ -139,8 +165,10 @@ def main() -> None:
     payloads = answer_payloads(rng)
     questions = translate_questions()
     graphs = json.loads((ROOT / "app/data/demo/scenes.json").read_text())
-    log = Path(tempfile.mkdtemp(prefix="aspvqa-soak-")) / "service.log"
-    env = {"ASPVQA_THREADS": "1", "ASPVQA_LLM": args.llm}
+    folder = Path(tempfile.mkdtemp(prefix="aspvqa-soak-"))
+    log = folder / "service.log"
+    llm = f"replay:{gold_recording(folder, copies=5)}" if args.llm == "replay" else args.llm
+    env = {"ASPVQA_THREADS": "1", "ASPVQA_LLM": llm}
     started_at = time.perf_counter()
     service = start_service(env, log)
     ready_s = time.perf_counter() - started_at
@@ -160,6 +188,7 @@ def main() -> None:
             with httpx.Client(base_url=service.url) as client:
                 index = 1
                 while not stop.is_set():
+                    began = time.perf_counter()
                     question = questions[index % len(questions)]
                     if index % args.question_every == 0:
                         body = {"question": question, "scene_graph": graphs["kitchen"]}
@@ -168,6 +197,7 @@ def main() -> None:
                         syntax = PROGRAM_SYNTAXES[index % len(PROGRAM_SYNTAXES)]
                         tally.post(client, "translate", "/translate", {"question": question, "representation": syntax})
                     index += 1
+                    stop.wait(max(0.0, began + 1 / args.model_rate - time.perf_counter()))
 
         def sampling() -> None:
             while not stop.wait(SAMPLE_EVERY_S):
