@@ -73,7 +73,7 @@ def test_gqa_json_with_unknown_operation_is_a_program_error():
         parse_gqa_text(json.dumps([{"operation": "teleport", "argument": "x", "dependencies": []}]))
 
 
-@given(st.text(max_size=80) | st.text(alphabet="select(scene),=:[]{}\"0123 \n%#é", max_size=80))
+@given(st.text(max_size=80) | st.text(alphabet='select(scene),=:[]{}"0123 \n%#é', max_size=80))
 def test_any_text_reads_as_a_program_or_raises_a_program_error(text):
     try:
         read = read_program(text)
