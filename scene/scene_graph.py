@@ -55,10 +55,15 @@ class GraphObject:
     vposition: str
 
 
+def _is_number(text: str) -> bool:
+    # str.isdigit() also accepts digits int() refuses, such as superscripts ("³")
+    return text.isascii() and text.isdigit()
+
+
 def object_number(object_id: str | int, fallback: dict[str, int]) -> int:
     """A GQA object id as an integer (ids that are not numbers get numbers after the largest)."""
     text = str(object_id)
-    if text.isdigit():
+    if _is_number(text):
         return int(text)
     return fallback[text]
 
@@ -73,9 +78,9 @@ def graph_objects(graph: Mapping[str, Any]) -> dict[str, GraphObject]:
         raise SceneGraphError(f"not a GQA scene graph: {exc}") from exc
     if not isinstance(objects, Mapping):
         raise SceneGraphError("scene graph 'objects' must map object ids to objects")
-    numeric = [int(k) for k in objects if str(k).isdigit()]
+    numeric = [int(k) for k in objects if _is_number(str(k))]
     start = max(numeric, default=0) + 1
-    fallback = {str(k): start + i for i, k in enumerate(sorted(str(k) for k in objects if not str(k).isdigit()))}
+    fallback = {str(k): start + i for i, k in enumerate(sorted(str(k) for k in objects if not _is_number(str(k))))}
     result: dict[str, GraphObject] = {}
     for key, obj in objects.items():
         try:
