@@ -280,6 +280,10 @@ def main() -> None:
         for line in fuzzed.unexpected[:3]:
             print("   ", line.replace("\n", "\n    "))
     if not args.no_write:
+        if chosen and RESULTS.is_file():  # a run of some parsers keeps the others' last rows
+            kept = [r for r in json.loads(RESULTS.read_text())["results"] if r["parser"] not in chosen]
+            order = [f.name for f in fuzzed_parsers()]
+            rows = sorted(kept + rows, key=lambda r: order.index(r["parser"]))
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
         RESULTS.write_text(
             json.dumps(
