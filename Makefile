@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 
-.PHONY: install wordnet llm bank browser demo check test bench
+.PHONY: install wordnet llm bank browser demo check test bench reliability
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -42,5 +42,13 @@ check: $(STAMP)
 test: install browser check
 	$(BIN)/python -m pytest
 
+# The reliability runs take long (fuzzing 10,000 inputs per parser, a 10-minute soak, kill -9 and
+# restart): `make reliability`. Files starting with _ are helpers.
+RELIABILITY = bench/fuzz.py bench/soak.py bench/crash_restart.py
+
 bench: install
-	@for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+	@for script in $(filter-out $(RELIABILITY),$(wildcard bench/[!_]*.py)); do \
+		echo "== $$script"; $(BIN)/python $$script || exit 1; done
+
+reliability: install
+	@for script in $(RELIABILITY); do echo "== $$script"; ASPVQA_THREADS=1 $(BIN)/python $$script || exit 1; done

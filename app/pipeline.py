@@ -27,8 +27,9 @@ from theory import Program, ProgramError, SceneFacts, SolveLimits, SolveStatus, 
 from theory.entailment import bundled_entailments
 from theory.explain import explain_no_answer
 from theory.operations import OPERATIONS
-from theory.representations import TEXT_REPRESENTATIONS, format_program, parse_program
+from theory.representations import TEXT_REPRESENTATIONS, format_program
 from translators.options import TranslationOptions
+from translators.program_text import ReadProgram, read_program
 from trust.claims import ClaimError, as_claim, claim_from_answer
 from trust.verify import ClaimVerifier, VerificationError
 
@@ -125,20 +126,16 @@ class Pipeline:
         self._check_question(question)
         return self.components.question_translator(question, options=options or self.settings.options(), model=model)
 
-    def parse_given_program(self, text: str, representation: str | None) -> Program:
-        """A program supplied by the user in any representation (default: flat)."""
+    def parse_given_program(self, text: str, representation: str | None) -> ReadProgram:
+        """A program supplied by the user in any syntax; None: the syntax its first characters show."""
         if len(text) > self.settings.max_program_chars:
             raise PipelineError(
                 "too_large", f"program has {len(text)} characters, limit {self.settings.max_program_chars}"
             )
-        if representation == "gqa":
-            raise PipelineError("invalid_input", "give GQA programs as JSON to /translate's converter, not as text")
         try:
-            return parse_program(text, representation or "flat")
+            return read_program(text, representation)
         except ProgramError as exc:
             raise PipelineError("invalid_input", f"program: {exc}") from None
-        except ValueError as exc:
-            raise PipelineError("invalid_input", f"representation: {exc}") from None
 
     def answer(
         self,
@@ -170,8 +167,8 @@ class Pipeline:
         started = time.perf_counter()
         translation = None
         if program is not None:
-            parsed = self.parse_given_program(program, representation)
-            shown_repr = representation or "flat"
+            read = self.parse_given_program(program, representation)
+            parsed, shown_repr = read.program, read.representation
         else:
             options = self.settings.options().with_overrides(representation=representation)
             translation = self.translate(question or "", options, model=model)
@@ -312,7 +309,7 @@ class Pipeline:
                 stated = as_claim(translation.program)
             else:
                 if program is not None:
-                    parsed = self.parse_given_program(program, representation)
+                    parsed = self.parse_given_program(program, representation).program
                 else:
                     translation = self.translate(question or "", model=model)
                     parsed = translation.program

@@ -20,7 +20,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -55,10 +55,15 @@ class GraphObject:
     vposition: str
 
 
+def _is_number(text: str) -> bool:
+    # str.isdigit() also accepts digits int() refuses, such as superscripts ("³")
+    return text.isascii() and text.isdigit()
+
+
 def object_number(object_id: str | int, fallback: dict[str, int]) -> int:
     """A GQA object id as an integer (ids that are not numbers get numbers after the largest)."""
     text = str(object_id)
-    if text.isdigit():
+    if _is_number(text):
         return int(text)
     return fallback[text]
 
@@ -73,9 +78,9 @@ def graph_objects(graph: Mapping[str, Any]) -> dict[str, GraphObject]:
         raise SceneGraphError(f"not a GQA scene graph: {exc}") from exc
     if not isinstance(objects, Mapping):
         raise SceneGraphError("scene graph 'objects' must map object ids to objects")
-    numeric = [int(k) for k in objects if str(k).isdigit()]
+    numeric = [int(k) for k in objects if _is_number(str(k))]
     start = max(numeric, default=0) + 1
-    fallback = {str(k): start + i for i, k in enumerate(sorted(str(k) for k in objects if not str(k).isdigit()))}
+    fallback = {str(k): start + i for i, k in enumerate(sorted(str(k) for k in objects if not _is_number(str(k))))}
     result: dict[str, GraphObject] = {}
     for key, obj in objects.items():
         try:
@@ -150,32 +155,47 @@ def scene_graph_facts(
     scene = SceneFacts()
     vocabulary: dict[str, set[str]] = {c: set() for c in POSITION_CATEGORIES}
     objects = graph_objects(graph)
-    for obj in objects.values():
-        name = asp_constant(obj.name)
-        scene.add_fact("object", obj.id)
-        classes = [name] + sorted({asp_constant(c) for c in taxonomy.categories_of(obj.name)} - {name})
-        for cls in classes:
-            if keep(cls, "class"):
-                scene.add_fact("has_attr", obj.id, "class", cls)
-        scene.add_fact("has_attr", obj.id, "name", name)
-        scene.add_fact("has_attr", obj.id, "hposition", obj.hposition)
-        scene.add_fact("has_attr", obj.id, "vposition", obj.vposition)
-        vocabulary["hposition"].add(obj.hposition)
-        vocabulary["vposition"].add(obj.vposition)
-        for value in obj.attributes:
-            constant = asp_constant(value)
-            # A value the mapping does not place still counts, under the unnamed category.
-            categories = attributes.categories_of(value) or {OTHER_CATEGORY}
-            for category in sorted(asp_constant(c) for c in categories):
-                if keep(category, constant):
-                    scene.add_fact("has_attr", obj.id, category, constant)
-                    vocabulary.setdefault(category, set()).add(constant)
-        for relation, target in obj.relations:
-            constant = asp_constant(relation)
-            if keep(constant):
-                scene.add_fact("has_rel", obj.id, constant, target)
+    for key, obj in objects.items():
+        try:
+            _add_object(scene, vocabulary, obj, taxonomy, attributes, keep)
+        except ValueError as exc:  # a name, attribute or relation with no letter or digit in it
+            raise SceneGraphError(f"object {key}: {exc}") from None
     scene.add_vocabulary(vocabulary)
     return _deduplicated(scene)
+
+
+def _add_object(
+    scene: SceneFacts,
+    vocabulary: dict[str, set[str]],
+    obj: GraphObject,
+    taxonomy: Taxonomy,
+    attributes: AttributeCategories,
+    keep: Callable[..., bool],
+) -> None:
+    """The facts of one object: its classes, name, position, attributes and relations."""
+    name = asp_constant(obj.name)
+    scene.add_fact("object", obj.id)
+    classes = [name] + sorted({asp_constant(c) for c in taxonomy.categories_of(obj.name)} - {name})
+    for cls in classes:
+        if keep(cls, "class"):
+            scene.add_fact("has_attr", obj.id, "class", cls)
+    scene.add_fact("has_attr", obj.id, "name", name)
+    scene.add_fact("has_attr", obj.id, "hposition", obj.hposition)
+    scene.add_fact("has_attr", obj.id, "vposition", obj.vposition)
+    vocabulary["hposition"].add(obj.hposition)
+    vocabulary["vposition"].add(obj.vposition)
+    for value in obj.attributes:
+        constant = asp_constant(value)
+        # A value the mapping does not place still counts, under the unnamed category.
+        categories = attributes.categories_of(value) or {OTHER_CATEGORY}
+        for category in sorted(asp_constant(c) for c in categories):
+            if keep(category, constant):
+                scene.add_fact("has_attr", obj.id, category, constant)
+                vocabulary.setdefault(category, set()).add(constant)
+    for relation, target in obj.relations:
+        constant = asp_constant(relation)
+        if keep(constant):
+            scene.add_fact("has_rel", obj.id, constant, target)
 
 
 def _deduplicated(scene: SceneFacts) -> SceneFacts:

@@ -20,7 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from scene.wordnet import lemma_key, load_wordnet
+from scene.wordnet import READER_LOCK, lemma_key, load_wordnet
 from theory.operations import OTHER_CATEGORY
 
 CLASS_FILE = "gqa_all_class.json"
@@ -90,7 +90,8 @@ class WordNetTaxonomy:
         cached = self._senses_of.get(word)
         if cached is None:
             # Sense counts are binary searches in WordNet's files: slow enough to be worth keeping.
-            cached = self._find_synsets(word)
+            with READER_LOCK:
+                cached = self._find_synsets(word)
             with self._lock:
                 self._senses_of[word] = cached
         return cached
@@ -120,14 +121,15 @@ class WordNetTaxonomy:
         key = _words(name)
         cached = self._up.get(key)
         if cached is None:
-            senses = self.synsets(key)
-            ancestors = set()
-            for synset in senses:
-                ancestors.update(synset.closure(_hypernyms))
-            words = _lemma_words(ancestors)
-            head = key.rsplit(" ", 1)[-1]
-            if senses and head != key and not self.wordnet.synsets(lemma_key(key), pos="n"):
-                words |= _lemma_words(set(senses))  # "brick wall" is a wall
+            with READER_LOCK:
+                senses = self.synsets(key)
+                ancestors = set()
+                for synset in senses:
+                    ancestors.update(synset.closure(_hypernyms))
+                words = _lemma_words(ancestors)
+                head = key.rsplit(" ", 1)[-1]
+                if senses and head != key and not self.wordnet.synsets(lemma_key(key), pos="n"):
+                    words |= _lemma_words(set(senses))  # "brick wall" is a wall
             cached = frozenset(words) - {key}
             with self._lock:
                 self._up[key] = cached
@@ -138,9 +140,10 @@ class WordNetTaxonomy:
         cached = self._down.get(key)
         if cached is None:
             descendants = set()
-            for synset in self.synsets(key):
-                descendants.update(synset.closure(_hyponyms))
-            cached = frozenset(_lemma_words(descendants)) - {key}
+            with READER_LOCK:
+                for synset in self.synsets(key):
+                    descendants.update(synset.closure(_hyponyms))
+                cached = frozenset(_lemma_words(descendants)) - {key}
             with self._lock:
                 self._down[key] = cached
         return set(cached)
@@ -321,7 +324,8 @@ class HeuristicAttributes:
         if value in self._index:
             return self._index[value]
         if self._use_wordnet:
-            found = _wordnet_attribute_categories(load_wordnet(self._wordnet_dir), value)
+            with READER_LOCK:
+                found = _wordnet_attribute_categories(load_wordnet(self._wordnet_dir), value)
             if found:
                 return frozenset(found)
         return frozenset({OTHER_CATEGORY})

@@ -169,6 +169,10 @@ def _reader_class() -> type:
 
 _lock = threading.Lock()
 _readers: dict[str, WordNetCorpusReader] = {}
+# Held around every read of a shared reader: NLTK's reader seeks and reads shared file objects, so
+# two threads can get each other's lines (an AssertionError in synset_from_pos_and_offset, nltk
+# issue 2335). Reentrant, because a lookup may call another.
+READER_LOCK = threading.RLock()
 
 
 def load_wordnet(path: str | Path | None = None) -> WordNetCorpusReader:

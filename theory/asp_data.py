@@ -10,6 +10,7 @@ allowed, a choice of one scene atom or a weak constraint on one).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import clingo
@@ -55,37 +56,35 @@ class DataStatements:
     weak_constraints: list[WeakConstraint]
 
 
-def _directive_position(text: str) -> tuple[int, int, str] | None:
-    """Line, column and word of the first ``#`` outside strings and comments, if any.
+# What clingo's lexer reads as one unit that may hold any character: a string exactly as clingo
+# reads one (only the escapes \\ \" \n, no line break), a block comment, a line comment. A quote
+# that opens no such string is a lexer error after which clingo reads on from the next character.
+_OPAQUE = re.compile(r'"(?:[^"\\\n]|\\[\\"n])*"|%\*.*?(?:\*%|\Z)|%[^\n]*', re.DOTALL)
+_NOTABLE = re.compile(r'["%#]|[^\x00-\x7f]')
 
-    Written by hand because clingo's parser acts on some directives (``#include``) while parsing.
+
+def _hazard_position(text: str) -> tuple[int, int, str] | None:
+    """Line, column and text of the first ``#`` word or non-ASCII character outside strings and comments.
+
+    Written by hand because clingo acts on some directives while parsing (``#include`` opens a
+    file), and because its lexer reports a non-ASCII character as one byte of it, which its
+    Python logger cannot decode: the process aborts (clingo 5.8.3). Block comments nest in clingo
+    but not here, which only ever treats more text as code.
     """
-    i, n = 0, len(text)
-    in_string = False
-    while i < n:
+    position = 0
+    while (found := _NOTABLE.search(text, position)) is not None:
+        i = found.start()
         ch = text[i]
-        if in_string:
-            if ch == "\\":
-                i += 2
-                continue
-            in_string = ch != '"'
-        elif ch == '"':
-            in_string = True
-        elif text.startswith("%*", i):
-            end = text.find("*%", i + 2)
-            i = n if end < 0 else end + 2
+        if ch in '"%':
+            opaque = _OPAQUE.match(text, i)
+            position = opaque.end() if opaque else i + 1
             continue
-        elif ch == "%":
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-            continue
-        elif ch == "#":
-            j = i + 1
-            while j < n and (text[j].isalnum() or text[j] == "_"):
-                j += 1
-            line = text.count("\n", 0, i) + 1
-            return line, i - (text.rfind("\n", 0, i) + 1) + 1, text[i:j]
-        i += 1
+        line = text.count("\n", 0, i) + 1
+        column = i - (text.rfind("\n", 0, i) + 1) + 1
+        if ch == "#":
+            word = re.match(r"#[A-Za-z0-9_]*", text[i:])
+            return line, column, word.group() if word else "#"
+        return line, column, ch
     return None
 
 
@@ -157,10 +156,15 @@ def parse_data(
         plain = scan(text, allowed, allow_choices=allow_choices)
         if plain is not None:
             return _plain_statements(plain)
-    found = _directive_position(text)
+    found = _hazard_position(text)
     if found is not None:
         line, col, word = found
-        raise UnsafeProgramError(f"directive {word or '#'} is not allowed in a {what}", f"line {line}:{col}")
+        if word.startswith("#"):
+            raise UnsafeProgramError(f"directive {word} is not allowed in a {what}", f"line {line}:{col}")
+        raise ProgramSyntaxError(
+            f"character {word!r} outside a quoted string (a word with other letters than a-z must be quoted)",
+            f"line {line}:{col}",
+        )
 
     statements: list[ast.AST] = []
     messages: list[str] = []

@@ -34,7 +34,7 @@ from typing import Any
 
 from theory.canonical import canonical
 from theory.operations import OPERATIONS, OTHER_CATEGORY, Kind
-from theory.program import Program, ProgramError, ProgramValidationError, Step
+from theory.program import Program, ProgramError, ProgramSyntaxError, ProgramValidationError, Step
 from theory.scene_facts import asp_constant
 
 # GQA's spelling: object ids after arguments ("snow (823324)"), negated values ("not(red)"),
@@ -314,3 +314,38 @@ def gqa_to_program(
     of bare ``verify``/``choose`` values; without it they use category-free forms where one exists.
     """
     return _Converter(semantic, attribute_categories or {}).convert()
+
+
+# --- the compact text form: one line per step, ``operation [inputs]: argument`` ---------------------
+# No two adjacent parts can take the same characters, so a hostile line is matched in linear time.
+_GQA_LINE = re.compile(r"\s*(?P<op>[A-Za-z][A-Za-z _\t]*)(?:\[(?P<deps>[0-9,\s]*)\]\s*)?:(?P<arg>.*)\Z")
+
+
+def format_gqa(semantic: Sequence[Mapping[str, Any]]) -> str:
+    """GQA semantic steps as lines ``op [deps]: argument`` (object ids dropped)."""
+    lines = []
+    for step in semantic:
+        deps = ",".join(str(d) for d in step.get("dependencies", []))
+        argument = GQA_OBJECT_IDS.sub("", str(step.get("argument", "")))
+        head = f"{step['operation']} [{deps}]" if deps else str(step["operation"])
+        lines.append(f"{head}: {argument}")
+    return "\n".join(lines)
+
+
+def parse_gqa(text: str) -> list[dict[str, Any]]:
+    """Lines ``op [deps]: argument`` back to GQA semantic steps; raises `ProgramSyntaxError`."""
+    steps: list[dict[str, Any]] = []
+    for number, line in enumerate((ln for ln in text.strip().splitlines() if ln.strip()), start=1):
+        match = _GQA_LINE.match(line)
+        if match is None:
+            raise ProgramSyntaxError(f"expected 'operation [inputs]: argument', got {line.strip()!r}", f"line {number}")
+        deps_text = match.group("deps") or ""
+        deps = [int(d) for d in deps_text.replace(" ", "").split(",") if d]
+        for dep in deps:
+            if dep >= len(steps):
+                raise ProgramSyntaxError(f"step {len(steps)} reads step {dep}, which is not earlier", f"line {number}")
+        operation, argument = match.group("op").strip(), match.group("arg").strip()
+        steps.append({"operation": operation, "argument": argument, "dependencies": deps})
+    if not steps:
+        raise ProgramSyntaxError("empty program")
+    return steps

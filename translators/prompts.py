@@ -12,16 +12,17 @@ line form of GQA's semantic programs (``op [deps]: argument``), converted by
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from theory.operations import OPERATIONS, TEXT_REPRESENTATIONS
-from theory.program import Program, ProgramSyntaxError
+from theory.program import Program
 from theory.representations import Representation, format_program
 from translators.bank import Example, normalise_question
-from translators.gqa_program import GQA_OBJECT_IDS
+
+# The compact GQA text form lives beside the GQA converter; named here too, where prompts use it.
+from translators.gqa_program import format_gqa as format_gqa
+from translators.gqa_program import parse_gqa as parse_gqa
 from translators.ontology import OTHER_CATEGORY, Ontology
 from translators.options import REPRESENTATIONS
 
@@ -159,39 +160,6 @@ def routed_prompt(version: str, structural_type: str) -> str:
     """The prompt version for a question routed to `structural_type` (versions without a routed form stay)."""
     routed = f"{version}-{structural_type}"
     return routed if routed in PROMPTS else version
-
-
-# --- GQA compact text ----------------------------------------------------------------------------
-_GQA_LINE = re.compile(r"^\s*(?P<op>[A-Za-z][A-Za-z _]*?)\s*(?:\[(?P<deps>[0-9,\s]*)\])?\s*:\s*(?P<arg>.*?)\s*$")
-
-
-def format_gqa(semantic: Sequence[dict[str, Any]]) -> str:
-    """GQA semantic steps as lines ``op [deps]: argument`` (object ids dropped)."""
-    lines = []
-    for step in semantic:
-        deps = ",".join(str(d) for d in step.get("dependencies", []))
-        argument = GQA_OBJECT_IDS.sub("", str(step.get("argument", "")))
-        head = f"{step['operation']} [{deps}]" if deps else str(step["operation"])
-        lines.append(f"{head}: {argument}")
-    return "\n".join(lines)
-
-
-def parse_gqa(text: str) -> list[dict[str, Any]]:
-    """Lines ``op [deps]: argument`` back to GQA semantic steps; raises `ProgramSyntaxError`."""
-    steps: list[dict[str, Any]] = []
-    for number, line in enumerate((ln for ln in text.strip().splitlines() if ln.strip()), start=1):
-        match = _GQA_LINE.match(line)
-        if match is None:
-            raise ProgramSyntaxError(f"expected 'operation [inputs]: argument', got {line.strip()!r}", f"line {number}")
-        deps_text = match.group("deps") or ""
-        deps = [int(d) for d in deps_text.replace(" ", "").split(",") if d]
-        for dep in deps:
-            if dep >= len(steps):
-                raise ProgramSyntaxError(f"step {len(steps)} reads step {dep}, which is not earlier", f"line {number}")
-        steps.append({"operation": match.group("op").strip(), "argument": match.group("arg"), "dependencies": deps})
-    if not steps:
-        raise ProgramSyntaxError("empty program")
-    return steps
 
 
 def render_program(example: Example, representation: str) -> str | None:

@@ -13,8 +13,7 @@ from theory.canonical import canonical
 from theory.postprocess import clean_model_output, strip_fences
 from theory.program import Program, ProgramError
 from theory.representations import Representation, parse_program
-from translators.gqa_program import gqa_to_program
-from translators.prompts import parse_gqa
+from translators.gqa_program import gqa_to_program, parse_gqa
 
 MAX_REPAIRS = 3
 

@@ -6,7 +6,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from theory.representations import TextRepresentation
 from translators.options import Examples, ProgramRepresentation, TranslationOptions
 from translators.retrieval import Sampling
 
@@ -65,7 +64,11 @@ class AnswerRequest(BaseModel):
 
     question: str | None = Field(None, description="the question; translated unless `program` is given")
     program: str | None = Field(None, description="a program in `representation` (skips translation)")
-    representation: TextRepresentation | None = Field(None, description="syntax of `program` (default flat)")
+    representation: ProgramRepresentation | None = Field(
+        None,
+        description="syntax of `program` (detected from its first characters when omitted), "
+        "or the syntax the model writes for `question` (default from settings)",
+    )
     scene_graph: dict[str, Any] | None = Field(None, description="one image's GQA scene graph object")
     scene_facts: str | None = Field(None, description="scene facts in ASP")
     top_k: int | None = Field(None, ge=1, le=50)
@@ -143,7 +146,7 @@ class VerifyRequest(BaseModel):
     question: str | None = Field(None, description="the question `answer` answers (translated unless `program`)")
     answer: str | None = Field(None, description="the answer to verify (with `question` or `program`)")
     program: str | None = Field(None, description="the question's program in `representation` (skips translation)")
-    representation: TextRepresentation | None = Field(None, description="syntax of `program` (default flat)")
+    representation: ProgramRepresentation | None = Field(None, description="syntax of `program` (default flat)")
     scene_graph: dict[str, Any] | None = Field(None, description="one image's GQA scene graph object")
     scene_facts: str | None = Field(None, description="scene facts in ASP")
     model: str | None = Field(None, description="language model (one of the configured choices)")

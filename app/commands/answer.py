@@ -40,7 +40,8 @@ def answer_command(
     scene: Annotated[str | None, typer.Option("--scene", help="Scene facts file in ASP.")] = None,
     program: Annotated[str | None, typer.Option("--program", help="A program file (skips translation).")] = None,
     representation: Annotated[
-        str | None, typer.Option("--repr", help="Syntax of --program: flat, nested or code.")
+        str | None,
+        typer.Option("--repr", help="Syntax of --program: flat, nested, code or gqa (detected when omitted)."),
     ] = None,
     top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=50)] = 5,
     exact: Annotated[

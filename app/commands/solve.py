@@ -1,4 +1,4 @@
-"""`aspvqa solve`: answer a flat ASP question program on a scene encoding."""
+"""`aspvqa solve`: answer a question program (any syntax, detected) on a scene encoding."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from typing import Annotated
 import typer
 
 from app.commands.io import fail, read_input
-from theory import SolveLimits, SolveResult, SolveStatus, solve
+from theory import ProgramError, SolveLimits, SolveResult, SolveStatus, solve
+from translators.program_text import read_program
 
 # Exit codes: 0 answered, 1 the solver found no answer (or hit a limit), 2 bad input.
 _EXIT = {SolveStatus.OK: 0, SolveStatus.INVALID_PROGRAM: 2, SolveStatus.INVALID_SCENE: 2}
@@ -45,8 +46,12 @@ def print_result(result: SolveResult) -> None:
 
 
 def solve_command(
-    program: Annotated[str, typer.Option("--program", "-p", help="Flat ASP question program file ('-' for stdin).")],
+    program: Annotated[str, typer.Option("--program", "-p", help="Question program file ('-' for stdin).")],
     scene: Annotated[str, typer.Option("--scene", "-s", help="Scene facts file in ASP ('-' for stdin).")],
+    representation: Annotated[
+        str | None,
+        typer.Option("--repr", help="Syntax of --program: flat, nested, code or gqa (detected when omitted)."),
+    ] = None,
     top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=100, help="Number of ranked answers.")] = 5,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     timeout: Annotated[float, typer.Option("--timeout", min=0.001, help="Solver time limit in seconds.")] = 10.0,
@@ -54,9 +59,13 @@ def solve_command(
     """Answer a question program on a scene; answers ranked by cost, with supporting facts."""
     if program == "-" and scene == "-":
         fail("--program and --scene cannot both read stdin")
-    result = solve(
-        read_input(program, "program"), read_input(scene, "scene"), top_k=top_k, limits=SolveLimits(timeout_s=timeout)
-    )
+    program_text, scene_text = read_input(program, "program"), read_input(scene, "scene")
+    try:
+        parsed = read_program(program_text, representation).program
+    except ProgramError as exc:
+        result = SolveResult(SolveStatus.INVALID_PROGRAM, message=str(exc))
+    else:
+        result = solve(parsed, scene_text, top_k=top_k, limits=SolveLimits(timeout_s=timeout))
     if as_json:
         typer.echo(json.dumps(result_json(result)))
     if result.status in (SolveStatus.INVALID_PROGRAM, SolveStatus.INVALID_SCENE):

@@ -110,6 +110,34 @@ def test_answer_program_in_nested_syntax(client):
     assert [a["answer"] for a in response.json()["answers"]] == ["chair"]
 
 
+@pytest.mark.parametrize(
+    ("program", "representation"),
+    [
+        ("query(unique(relate_any(unique(select(scene(), cat)), on, object)), name)", "nested"),
+        ("cat = unique(select(scene(), cat))\nquery(unique(relate_any(cat, on, object)), name)", "code"),
+        (
+            "scene(0). select(1, 0, cat). unique(2, 1). relate_any(3, 2, on, object). unique(4, 3). "
+            "query(5, 4, name). end(5).",
+            "flat",
+        ),
+        ("select: cat\nrelate [0]: _,on,o\nquery [1]: name", "gqa"),
+    ],
+)
+def test_answer_detects_the_syntax_of_a_program_given_without_representation(client, program, representation):
+    response = client.post("/answer", json={"program": program, "scene_graph": KITCHEN})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert [a["answer"] for a in body["answers"]] == ["chair"]
+    assert body["program"]["representation"] == representation
+
+
+def test_program_in_no_known_syntax_is_one_422_naming_what_was_tried(client):
+    response = client.post("/answer", json={"program": "what is on the cat?", "scene_graph": KITCHEN})
+    assert response.status_code == 422
+    detail = response.json()["detail"]
+    assert "no known syntax" in detail and "flat, nested, code, gqa" in detail
+
+
 def test_answer_on_weighted_scene_facts_ranks_by_cost(client):
     program = "scene(0). select(1, 0, ball). unique(2, 1). query(3, 2, color). end(3)."
     response = client.post(

@@ -45,6 +45,29 @@ def test_solve_reads_program_from_stdin(files):
 
 
 @pytest.mark.parametrize(
+    "program",
+    [
+        "query(unique(select(scene(), ball)), color)",
+        "b = unique(select(scene(), ball))\nquery(b, color)",
+        '[{"operation": "select", "argument": "ball (1)", "dependencies": []},'
+        ' {"operation": "query", "argument": "color", "dependencies": [0]}]',
+    ],
+)
+def test_solve_detects_the_program_syntax(files, program):
+    _, scene = files
+    result = runner.invoke(cli, ["solve", "--program", "-", "--scene", str(scene)], input=program)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0].startswith("1. red")
+
+
+def test_solve_program_in_no_known_syntax_is_one_line_naming_what_was_tried(files):
+    _, scene = files
+    result = runner.invoke(cli, ["solve", "--program", "-", "--scene", str(scene)], input="is the ball red?")
+    assert result.exit_code == 2
+    assert "tried flat, nested, code, gqa" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
     ("program", "reason"),
     [
         ("#script (python)\nimport os\nos.system('echo pwned')\n#end.\nscene(0). exist(1,0). end(1).", "#script"),

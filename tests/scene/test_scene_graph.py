@@ -114,7 +114,20 @@ def test_common_needs_every_attribute():
 
 @pytest.mark.parametrize(
     "graph",
-    [{}, {"objects": []}, {"width": 10, "height": 10, "objects": {"1": {"name": "a"}}}, {"objects": {"1": {"x": 0}}}],
+    [
+        {},
+        {"objects": []},
+        {"width": 10, "height": 10, "objects": {"1": {"name": "a"}}},
+        {"objects": {"1": {"x": 0}}},
+        # words with no letter or digit cannot be ASP constants
+        {"objects": {"1": {"name": "", "x": 0, "y": 0, "w": 1, "h": 1}}},
+        {"objects": {"1": {"name": "cat", "x": 0, "y": 0, "w": 1, "h": 1, "attributes": ["??"]}}},
+        {
+            "objects": {
+                "1": {"name": "cat", "x": 0, "y": 0, "w": 1, "h": 1, "relations": [{"name": "-", "object": "1"}]}
+            }
+        },
+    ],
 )
 def test_malformed_graphs_are_refused(graph):
     with pytest.raises(SceneGraphError):
@@ -145,3 +158,13 @@ def test_real_scene_graphs_encode_and_solve():
             "has_attr(722310,material,wood)"} <= encoded  # fmt: skip
     program = parse_flat("scene(0). select(1,0,animal). unique(2,1). query(3,2,color). end(3).")
     assert [a.answer for a in solve(program, horse).answers] == ["white"]
+
+
+def test_ids_with_digits_int_cannot_read_are_ids_like_any_other():
+    graph = {
+        "objects": {
+            "³": {"name": "cat", "x": 0, "y": 0, "w": 1, "h": 1},
+            "7": {"name": "dog", "x": 0, "y": 0, "w": 1, "h": 1},
+        }
+    }
+    assert {o.id for o in graph_objects(graph).values()} == {7, 8}

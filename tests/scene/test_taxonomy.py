@@ -151,3 +151,49 @@ class TestHeuristicAttributes:
         pairs = [(category.lower(), value) for category, values in data.items() for value in values]
         agree = sum(category in attributes.categories_of(value) for category, value in pairs)
         assert agree / len(pairs) >= 0.75, f"{agree}/{len(pairs)}"
+
+
+class _WatchedReader:
+    """A stand-in WordNet reader that records any read made without holding READER_LOCK."""
+
+    def __init__(self) -> None:
+        self.unlocked_reads: list[str] = []
+
+    def _check(self, what: str) -> None:
+        import threading
+
+        from scene.wordnet import READER_LOCK
+
+        free: list[bool] = []
+
+        def probe() -> None:  # another thread can take the lock only if this one does not hold it
+            if READER_LOCK.acquire(blocking=False):
+                READER_LOCK.release()
+                free.append(True)
+
+        thread = threading.Thread(target=probe)
+        thread.start()
+        thread.join()
+        if free:
+            self.unlocked_reads.append(what)
+
+    def synsets(self, word: str, pos: str | None = None) -> list:
+        self._check(f"synsets({word})")
+        return []
+
+    def morphy(self, word: str, pos: str | None = None) -> str:
+        self._check(f"morphy({word})")
+        return word
+
+
+def test_every_wordnet_read_holds_the_reader_lock(monkeypatch):
+    # NLTK's reader shares file objects between threads; unlocked concurrent reads return each
+    # other's lines (an AssertionError that reached the service as a 500).
+    reader = _WatchedReader()
+    monkeypatch.setattr("scene.taxonomy.load_wordnet", lambda _folder=None: reader)
+    taxonomy, attributes = WordNetTaxonomy(), HeuristicAttributes()
+    taxonomy.categories_of("brick wall")
+    taxonomy.members("furniture")
+    taxonomy.knows("zebra")
+    attributes.categories_of("glittery")
+    assert reader.unlocked_reads == []

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support import REPO
 from theory import (
     OPERATIONS,
     Kind,
@@ -142,3 +147,42 @@ def test_random_programs_round_trip(program):
 def test_text_clingo_cannot_read_is_a_syntax_error(text):
     with pytest.raises(ProgramSyntaxError):
         parse_flat(text)
+
+
+HOSTILE = [
+    "scene(0). select(1, 0, café). exist(2, 1). end(2).",  # a non-ASCII letter where clingo expects a word
+    'scene(0). select(1, 0, "caf\\é"). exist(2, 1). end(2).',  # an escape clingo does not know
+    'scene(0). select(1, 0, "café). exist(2, 1). end(2).',  # an unterminated string
+    "scene(0). 猫",
+]
+
+
+def test_text_whose_clingo_error_would_abort_the_process_is_refused_first():
+    # clingo 5.8.3 reports a lexer error on a non-ASCII character with one byte of it, which its
+    # Python logger cannot decode: the process aborts. A child process shows that it survives.
+    script = (
+        "import json, sys\n"
+        "from theory import ProgramSyntaxError, parse_flat, SceneFacts\n"
+        "for text in json.loads(sys.argv[1]):\n"
+        "    for read in (parse_flat, SceneFacts.from_asp):\n"
+        "        try:\n"
+        "            read(text)\n"
+        "        except ProgramSyntaxError as exc:\n"
+        "            print(exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, json.dumps(HOSTILE)], capture_output=True, text=True, cwd=REPO, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 2 * len(HOSTILE) and all("outside a quoted string" in line for line in lines)
+
+
+def test_a_directive_after_a_quote_that_opens_no_string_is_refused(tmp_path):
+    # clingo ends a string at a line break and reads on after the quote, so the #include is live
+    included = tmp_path / "included.lp"
+    included.write_text("secret.")
+    with pytest.raises(UnsafeProgramError, match="#include"):
+        parse_flat(f'scene(0). end(0).\n"\n#include "{included}".')
+    assert parse_flat('scene(0). exist(1, 0). end(1). % "café #include').answer == 1
+    assert parse_flat('scene(0). select(1, 0, "café"). exist(2, 1). end(2).').step(1).arguments == ("café",)

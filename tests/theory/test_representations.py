@@ -11,7 +11,7 @@ from theory.flat import format_flat, parse_flat
 from theory.operations import ARGUMENT_CHOICES, OPERATIONS, Kind
 from theory.postprocess import clean_model_output
 from theory.program import Program, ProgramError, Step
-from theory.representations import Representation, format_program, parse_program
+from theory.representations import Representation, detect_representation, format_program, parse_program
 
 # Words as models and GQA write them, including ones that need quoting in ASP.
 WORDS = st.sampled_from(
@@ -134,3 +134,40 @@ def test_representation_names_are_declared_once():
     from theory.representations import TEXT_REPRESENTATIONS, Representation
 
     assert tuple(r.value for r in Representation) == TEXT_REPRESENTATIONS == ("flat", "nested", "code")
+
+
+@settings(max_examples=200, deadline=None)
+@given(programs(), st.sampled_from(REPRESENTATIONS), st.sampled_from(["", "\n  ", "% a comment\n"]))
+def test_the_syntax_of_any_printed_program_is_detected(program, representation, prefix):
+    text = prefix + format_program(program, representation)
+    detected = detect_representation(text)
+    # a code-like program without variables is a nested expression
+    expected = "nested" if representation is Representation.CODE and "=" not in text else representation.value
+    assert detected == expected
+    assert canonical(parse_program(text, detected)) == canonical(program)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('[{"operation": "select", "argument": "cat", "dependencies": []}]', "gqa"),
+        ('{"semantic": []}', "gqa"),
+        ("select: cat\nquery [0]: name", "gqa"),
+        ("filter color [1]: red", "gqa"),
+        ("#script (python)", "flat"),
+        ("scene( 0 ). end(0).", "flat"),
+        ("scene()", "nested"),
+        ("x1 = select(scene(), cat)", "code"),
+        ("What is the cat on?", None),
+        ("", None),
+        ("% only a comment", None),
+        ("(select(scene(), cat))", None),
+    ],
+)
+def test_detection_by_first_characters(text, expected):
+    assert detect_representation(text) == expected
+
+
+def test_detection_reads_a_bounded_opening():
+    assert detect_representation("a" + " " * 100_000 + "b") is None
+    assert detect_representation("select" + " " * 300 + ": cat") is None

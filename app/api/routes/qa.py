@@ -28,7 +28,8 @@ from app.api.schemas import (
 from app.config import Settings, first_error
 from app.pipeline import AnswerOutcome, Pipeline, PipelineError, TranslationOutcome, VerifyOutcome, show_program
 from theory import format_flat
-from theory.representations import TEXT_REPRESENTATIONS
+from theory.operations import TEXT_REPRESENTATIONS
+from translators.options import REPRESENTATIONS
 
 router = APIRouter(tags=["questions"])
 
@@ -90,7 +91,7 @@ ANSWER_BODY = {
                         "image": {"type": "string", "format": "binary"},
                         "question": {"type": "string"},
                         "program": {"type": "string"},
-                        "representation": {"type": "string", "enum": list(TEXT_REPRESENTATIONS)},
+                        "representation": {"type": "string", "enum": list(REPRESENTATIONS)},
                         "top_k": {"type": "integer", "minimum": 1, "maximum": 50},
                         "scene_graph": {"type": "string", "description": "JSON of one GQA scene graph"},
                         "scene_facts": {"type": "string"},
@@ -195,7 +196,7 @@ VERIFY_BODY = {
                         "question": {"type": "string"},
                         "answer": {"type": "string"},
                         "program": {"type": "string"},
-                        "representation": {"type": "string", "enum": list(TEXT_REPRESENTATIONS)},
+                        "representation": {"type": "string", "enum": list(REPRESENTATIONS)},
                         "scene_graph": {"type": "string", "description": "JSON of one GQA scene graph"},
                         "scene_facts": {"type": "string"},
                     },
