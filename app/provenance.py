@@ -23,10 +23,14 @@ PACKAGES = (
     "aspvqa", "clingo", "pydantic", "ijson", "tenacity", "httpx", "nltk", "numpy", "torch", "transformers",
     "sentence-transformers", "faiss-cpu", "llama_cpp_python", "ray",
 )  # fmt: skip
-# What one worker holds of its own, beyond the shared memory-mapped model file (estimates, checked
-# against a worker's peak RSS by bench/worker_plan.py): the interpreter, WordNet and scene caches;
-# llama.cpp's context (KV cache at 4,096 tokens) and buffers for a 1.5B model; the sentence encoder
-# with torch and the bank's embedding matrices; OWL-ViT and CLIP base in fp32.
+# What one worker holds of its own, beyond the shared memory-mapped model file (estimates): the
+# interpreter, WordNet and scene caches; llama.cpp's context (KV cache at 4,096 tokens) and buffers
+# for a 1.5B model; the sentence encoder with torch and the bank's embedding matrices; OWL-ViT and
+# CLIP base in fp32. bench/worker_plan.py found the translated settings' sum (1.75 GiB) a little
+# above what `isolated` workers with the bundled Qwen2.5-Coder-1.5B used over 20 questions: 1.50-1.58
+# GiB of private memory (RssAnon) at peak, plus 1.22 GiB of file-backed pages (the 1.04 GiB model
+# file and libraries), shared by every worker but counted in each one's peak RSS (2.7-2.8 GiB).
+# The image models' share was not measured.
 BASE_BYTES = GIB // 2
 LLAMA_CONTEXT_BYTES = GIB * 3 // 4
 EMBEDDER_BYTES = GIB // 2

@@ -3,7 +3,8 @@ format, through `aspvqa evaluate -s asp-oracle` with streaming input, killed wit
 and resumed.
 
 Prints and writes bench/results/full_size.json: the time of each part, the peak memory (VmHWM) of
-the job process, and whether the resumed results are exactly one per question. The generated files
+the job process, whether the resumed results are exactly one per question, and the load average
+at the start and the end (the machine may be shared). The generated files
 live in a temporary folder that is removed afterwards (never in the repository).
 
     python bench/full_size.py [--questions 132062] [--images 10696] [--kill-at 0.5]
@@ -132,6 +133,10 @@ def peak_rss(pid: int) -> int | None:
     return None
 
 
+def load_average() -> list[float]:
+    return [float(v) for v in Path("/proc/loadavg").read_text().split()[:3]]
+
+
 def run(command: list[str], results: Path, kill_at: int | None, env: dict[str, str]) -> dict:
     """Run the job; with `kill_at`, SIGKILL it once that many results are written."""
     start = time.perf_counter()
@@ -173,6 +178,7 @@ def main() -> None:
     if not TAXONOMY.is_dir():
         sys.exit(f"GQA's taxonomy files are not in {TAXONOMY} (set ASPVQA_GQA_DIR)")
     env = dict(os.environ, PYTHONPATH=str(REPO), ASPVQA_THREADS="1")
+    load_start = load_average()
     with tempfile.TemporaryDirectory(prefix="aspvqa-full-size-") as tmp:
         folder = Path(tmp)
         env["ASPVQA_CACHE_DIR"] = str(folder / "cache")  # the scene-graph index goes with the data
@@ -210,6 +216,8 @@ def main() -> None:
             "exactly_one_per_question": records == len(keys) == args.questions,
             "correct": correct,
             "questions_per_second": round(args.questions / (first["seconds"] + second["seconds"]), 1),
+            "load_average_start": load_start,
+            "load_average_end": load_average(),
         }
     print(json.dumps(summary, indent=2))
     RESULTS.parent.mkdir(parents=True, exist_ok=True)

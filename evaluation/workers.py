@@ -30,8 +30,11 @@ from translators.backends.local import THREADS_VARIABLE
 
 # Threads per language-model worker on a large machine. llama.cpp's generation is bound by memory
 # bandwidth and its threads meet at a barrier per layer, so past a few threads a process gains
-# little; more processes of 4 threads each use the cores better. On 2 cores measured with the
-# bundled model (bench/worker_plan.py): see the README's worker plan section.
+# little; more processes of 4 threads each use the cores better (not measured: no machine with
+# more than 2 cores here). On 2 cores, shared with other busy processes (load average 9-13),
+# bench/worker_plan.py measured the `isolated` setting with the bundled model on 20 GQA questions
+# once per plan: 2 workers x 1 thread 0.031 questions/s (p50 37 s a question), the previous 2 x 2
+# 0.009 (p50 179 s): llama.cpp's spinning threads lose most when they outnumber the cores.
 MODEL_THREADS_PER_WORKER = 4
 # Memory kept free for the parent process, the page cache and the rest of the machine.
 RESERVED_BYTES = 1 << 30
