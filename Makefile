@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 
-.PHONY: install wordnet llm bank browser demo check test bench reliability
+.PHONY: install wordnet llm bank browser demo check test bench reliability scale stress
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -45,10 +45,19 @@ test: install browser check
 # The reliability runs take long (fuzzing 10,000 inputs per parser, a 10-minute soak, kill -9 and
 # restart): `make reliability`. Files starting with _ are helpers.
 RELIABILITY = bench/fuzz.py bench/soak.py bench/crash_restart.py
+# The evaluation job at full GQA size and its worker plan with the bundled model (an hour together).
+SCALE = bench/full_size.py bench/worker_plan.py
 
 bench: install
-	@for script in $(filter-out $(RELIABILITY),$(wildcard bench/[!_]*.py)); do \
+	@for script in $(filter-out $(RELIABILITY) $(SCALE),$(wildcard bench/[!_]*.py)); do \
 		echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 reliability: install
 	@for script in $(RELIABILITY); do echo "== $$script"; ASPVQA_THREADS=1 $(BIN)/python $$script || exit 1; done
+
+scale: install
+	@for script in $(SCALE); do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+
+# The app tests and concurrent first-time model loads, 20 rounds under CPU load.
+stress: install
+	$(BIN)/python scripts/stress_check.py --rounds 20
