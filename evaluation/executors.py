@@ -14,7 +14,10 @@ Example:
 from __future__ import annotations
 
 import multiprocessing
+import os
 import sys
+import threading
+import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
@@ -39,8 +42,22 @@ def progress(total: int, description: str, enabled: bool = True) -> tqdm:
     )
 
 
+def exit_with_parent(poll_s: float = 1.0) -> None:
+    """Stop this process once its parent is gone: a job killed with kill -9 cannot stop its pool,
+    and its workers would otherwise run on, owned by no one, until their queue breaks."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll_s)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
 def _init_worker(evaluator: Evaluator, threads: int | None) -> None:
     global _WORKER
+    exit_with_parent()
     if threads is not None:
         apply_threads(threads)
     _WORKER = evaluator

@@ -8,6 +8,7 @@ record, and readers take the latest record of each (run, setting, questionId).
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -81,4 +82,7 @@ def write_manifest(path: Path, runs: Sequence[Run], settings: Sequence[str], ext
     if provenance:
         manifest["provenance"] = provenance
     manifest["settings"] = list(dict.fromkeys(list(previous.get("settings", [])) + list(settings)))
-    path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    # Written beside and renamed over: a job killed mid-write keeps the previous manifest whole.
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    partial.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(partial, path)

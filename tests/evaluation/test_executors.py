@@ -76,3 +76,46 @@ def test_executor_names():
         make_executor("dask")
     with pytest.raises(ValueError):
         LocalExecutor(workers=0)
+
+
+def test_workers_stop_when_the_job_process_is_killed(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "job.py"
+    script.write_text(
+        "import os, time\n"
+        "from concurrent.futures import ProcessPoolExecutor\n"
+        "from evaluation.executors import exit_with_parent\n"
+        "def pid(_):\n"
+        "    time.sleep(0.2)\n"
+        "    return os.getpid()\n"
+        "if __name__ == '__main__':\n"
+        "    pool = ProcessPoolExecutor(2, initializer=exit_with_parent, initargs=(0.1,))\n"
+        "    print(*sorted(set(pool.map(pid, range(8)))), flush=True)\n"
+        "    time.sleep(60)\n"
+    )
+    job = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=dict(os.environ))
+    workers = [int(p) for p in job.stdout.readline().split()]
+    assert workers
+    os.kill(job.pid, signal.SIGKILL)
+    job.wait()
+    deadline = time.monotonic() + 10
+    alive = workers
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.1)
+        alive = [p for p in workers if os.path.exists(f"/proc/{p}") and "Z" not in _state(p)]
+    for pid in alive:  # leave nothing behind when the check fails
+        os.kill(pid, signal.SIGKILL)
+    assert alive == []
+
+
+def _state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "Z"
