@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from app.config import Settings
 from app.errors import PipelineError
-from theory import Program, SceneFacts
+from theory import Program, SceneFacts, format_flat
 from theory.entailment import Entailments, EntailmentTableError, bundled_entailments, load_entailments
 from theory.errors import ModelNotAvailableError
 from translators.options import TranslationOptions
+from trust.calibration import Calibration, CalibrationError
 
 if TYPE_CHECKING:
     from app.devices import DeviceChoice
@@ -49,6 +50,8 @@ class TranslationOutcome:
     examples: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
     details: dict[str, Any] = field(default_factory=dict)
+    # The settings a calibration must have been made with to hold for this translation.
+    calibration_settings: dict[str, Any] = field(default_factory=dict)
 
 
 class QuestionTranslator(Protocol):
@@ -143,6 +146,7 @@ class Components:
         self._ontology: Lazy[Ontology] = Lazy(self._load_ontology)
         self._image_scene_builder: Lazy[ImageSceneBuilder] = Lazy(self._load_image_scene_builder)
         self._entailments: Lazy[Entailments | None] = Lazy(self._load_entailments)
+        self._calibration: Lazy[Calibration | bool] = Lazy(self._load_calibration)
         self._retrievers: dict[tuple[bool, bool], Retriever] = {}
         self._translators: dict[tuple[TranslationSettings, str | None], Translator] = {}
         self._recorders: dict[tuple[str, str], Backend] = {}
@@ -205,6 +209,18 @@ class Components:
     def entailments(self) -> Entailments | None:
         """The vocabulary entailment table for approximate answers (None: exact words only)."""
         return self._entailments.get()
+
+    @property
+    def calibration(self) -> Calibration | None:
+        """The configured calibration, checked against these settings (None: none configured)."""
+        found = self._calibration.get()
+        return found if isinstance(found, Calibration) else None
+
+    def confidence_settings(self, translation: TranslationSettings) -> dict[str, Any]:
+        """What a calibration must have been made with to hold for translations with `translation`."""
+        from trust.confidence import calibration_settings
+
+        return calibration_settings(translation.model_dump(mode="json"), self.bank.fingerprint())
 
     @property
     def ontology(self) -> Ontology:
@@ -286,7 +302,11 @@ class Components:
         from translators.translate import TranslationSettings
 
         s = self.settings
-        base = s.options().model_dump() | {"llm": s.llm or DEFAULT_LOCAL_MODEL, "schema_decoding": s.schema_decoding}
+        base = s.options().model_dump() | {
+            "llm": s.llm or DEFAULT_LOCAL_MODEL,
+            "schema_decoding": s.schema_decoding,
+            "samples": s.confidence_samples,
+        }
         return TranslationSettings.model_validate(base | dict(overrides or {}))
 
     # --- builders ---------------------------------------------------------------------------
@@ -301,6 +321,18 @@ class Components:
             return load_entailments(choice)
         except (OSError, UnicodeDecodeError, EntailmentTableError) as exc:
             raise PipelineError("model_unavailable", f"entailment table {choice}: {exc}") from None
+
+    def _load_calibration(self) -> Calibration | bool:
+        # False stands for "none configured" (a Lazy part is built once and must not be None).
+        path = self.settings.calibration
+        if not path:
+            return False
+        try:
+            calibration = Calibration.load(path)
+            calibration.check_settings(self.confidence_settings(self.translation_settings()))
+        except CalibrationError as exc:
+            raise PipelineError("model_unavailable", f"{exc} (ASPVQA_CALIBRATION)") from None
+        return calibration
 
     def _load_bank(self) -> ExampleBank:
         from translators.bank import load_bank
@@ -412,10 +444,16 @@ class ServiceTranslator:
             raise PipelineError(
                 "invalid_input", f"could not translate the question into a valid program: {result.error}"
             )
+        bank = self.components.bank
+        examples = []
+        for shown in result.examples:
+            # The example's program goes with it: its skeleton is part of the answer's confidence.
+            row = bank.index_of(shown["id"])
+            examples.append(shown | ({"program": format_flat(bank[row].program)} if row is not None else {}))
         return TranslationOutcome(
             program=result.program,
             raw=result.raw,
-            examples=result.examples,
+            examples=examples,
             seconds=result.seconds,
             details={
                 "model": model,
@@ -424,7 +462,10 @@ class ServiceTranslator:
                 "mappings": result.mappings,
                 "schema_fixes": result.schema_fixes,
                 "cached": result.cached,
+                "samples": settings.samples,
+                "agreement": result.agreement,
             },
+            calibration_settings=self.components.confidence_settings(settings),
         )
 
 

@@ -265,7 +265,10 @@ class Translator:
             error=None if program is not None else error,
             attempts=attempts,
             retryable=retryable,
-            examples=[{"id": r.example.id, "question": r.example.question, "reason": r.reason} for r in retrieved],
+            examples=[
+                {"id": r.example.id, "question": r.example.question, "reason": r.reason, "score": round(r.score, 4)}
+                for r in retrieved
+            ],
             timings={"retrieval_s": retrieval_s, "generation_s": generation_s},
         )
         if vote is not None:

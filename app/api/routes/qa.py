@@ -13,6 +13,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 from app.api.schemas import (
+    AbstentionShown,
+    ConfidencePartsShown,
     AnswerRequest,
     AnswerResponse,
     ErrorBody,
@@ -91,6 +93,7 @@ ANSWER_BODY = {
                         "top_k": {"type": "integer", "minimum": 1, "maximum": 50},
                         "scene_graph": {"type": "string", "description": "JSON of one GQA scene graph"},
                         "scene_facts": {"type": "string"},
+                        "risk": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
                     },
                 }
             },
@@ -148,6 +151,7 @@ async def answer(request: Request) -> AnswerResponse:
         top_k=body.top_k,
         model=body.model,
         exact=body.exact,
+        risk=body.risk,
     )
     translation = None
     if outcome.translation is not None:
@@ -170,6 +174,10 @@ async def answer(request: Request) -> AnswerResponse:
         timings=outcome.timings,
         translation=translation,
         explanation=Explanation(**outcome.explanation) if outcome.explanation else None,
+        confidence=outcome.confidence,
+        confidence_parts=ConfidencePartsShown(**outcome.confidence_parts) if outcome.confidence_parts else None,
+        abstained=outcome.abstention["abstained"] if outcome.abstention else None,
+        abstention=AbstentionShown(**outcome.abstention) if outcome.abstention else None,
     )
 
 

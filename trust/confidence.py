@@ -1,0 +1,181 @@
+"""How sure an answer is: one number in [0, 1] and the parts it is made of.
+
+The parts, each computed from what the pipeline already has:
+
+- ``agreement``: with n > 1 translations (the same model shown the examples in rotated order, or
+  sampled), the share of the n that mean the chosen program (grouped on generated scenes by
+  translators.consistency, not by text); None for n = 1;
+- ``retrieval_similarity``: the retrieval score of the most similar example shown (question
+  templates and words, translators.retrieval);
+- ``skeleton_agreement``: the share of the examples shown whose program skeleton (operations and
+  dependencies, arguments blanked) is the chosen program's;
+- ``retries``: failed attempts before a valid program (the model's output did not parse or
+  validate and was fed back); ``schema_fixes``: deterministic fixes made to the program
+  (translators.schema). Both are reported; only ``retries`` is weighted, because the test records
+  of the translation benchmark that the weights were checked on did not keep schema fixes;
+- ``cost_margin``: on a scene with weights, the cost between the first and second answer (None:
+  one answer only, or no translation);
+- ``answer_share``: exp(-cost) of the top answer over the sum over every ranked answer (1 when it
+  is the only one), the scene's own doubt.
+
+The program part is a logistic model of the translation parts, its weights fitted on the tuning
+part of the GQA split (bench/confidence.py prints them); the confidence is that times
+``answer_share``, so a sure program on an ambiguous scene is not sure.
+
+Example:
+    >>> from theory.flat import parse_flat
+    >>> program = parse_flat("scene(0). select(1, 0, cat). exist(2, 1). end(2).")
+    >>> parts = confidence_parts(program, [ShownExample(0.9, "scene(0). select(1, 0, dog). exist(2, 1). end(2).")])
+    >>> parts.skeleton_agreement, parts.retries
+    (1.0, 0)
+    >>> 0.0 < confidence(parts) <= 1.0
+    True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from theory.canonical import canonical
+from theory.flat import parse_flat
+from theory.program import Program, ProgramError
+
+COST_UNIT = 1000.0  # cost = -1000 ln p (theory.scene_facts), so a cost difference maps back to a likelihood ratio
+
+
+@dataclass(frozen=True)
+class ShownExample:
+    """A worked example the model was shown: its retrieval score and its program (flat ASP)."""
+
+    score: float | None
+    program: str | None
+
+
+@dataclass(frozen=True)
+class ConfidenceParts:
+    """The evidence behind a confidence (see the module docstring)."""
+
+    samples: int = 1
+    agreement: float | None = None
+    retrieval_similarity: float | None = None
+    skeleton_agreement: float | None = None
+    retries: int = 0
+    schema_fixes: int = 0
+    cost_margin: float | None = None
+    answer_share: float = 1.0
+
+    def to_json(self) -> dict[str, Any]:
+        """The parts as a JSON object (rounded)."""
+        return {k: round(v, 4) if isinstance(v, float) else v for k, v in asdict(self).items()}
+
+
+@dataclass(frozen=True)
+class Weights:
+    """A logistic model of "the program is right" over the translation parts."""
+
+    intercept: float
+    retrieval_similarity: float
+    skeleton_agreement: float
+    retries: float
+    agreement: float = 0.0
+
+    def program_confidence(self, parts: ConfidenceParts) -> float:
+        """The model's probability that the program is right."""
+        z = (
+            self.intercept
+            + self.retrieval_similarity * (parts.retrieval_similarity or 0.0)
+            + self.skeleton_agreement * (parts.skeleton_agreement or 0.0)
+            + self.retries * min(parts.retries, 3)
+            + self.agreement * (parts.agreement if parts.agreement is not None else 1.0)
+        )
+        return 1.0 / (1.0 + math.exp(-z))
+
+
+# Fitted on the tuning part of the GQA split (bench/confidence.py --fit); one set for n = 1 and one
+# with the agreement of n > 1 samples.
+WEIGHTS_N1 = Weights(intercept=-2.0, retrieval_similarity=2.0, skeleton_agreement=2.0, retries=-0.5)
+WEIGHTS_SAMPLED = Weights(
+    intercept=-3.0, retrieval_similarity=2.0, skeleton_agreement=2.0, retries=-0.5, agreement=2.0
+)
+
+
+def skeleton(program: Program) -> str:
+    """The canonical program with its arguments blanked: ``select[0] exist[1]``."""
+    return " ".join(f"{s.operation}[{','.join(map(str, s.dependencies))}]" for s in canonical(program).steps)
+
+
+def _skeleton_of(text: str | None) -> str | None:
+    if not text:
+        return None
+    try:
+        return skeleton(parse_flat(text))
+    except ProgramError:
+        return None
+
+
+def answer_margin(costs: Sequence[Sequence[int]]) -> tuple[float | None, float]:
+    """(cost between the first and second answer, the top answer's share) from the ranked costs."""
+    if not costs:
+        return None, 1.0
+    totals = [sum(c) for c in costs]
+    best = totals[0]
+    share = 1.0 / sum(math.exp(-(t - best) / COST_UNIT) for t in totals)
+    return (float(totals[1] - best) if len(totals) > 1 else None), share
+
+
+def confidence_parts(
+    program: Program,
+    examples: Sequence[ShownExample] = (),
+    *,
+    attempts: int = 1,
+    schema_fixes: int = 0,
+    agreement: float | None = None,
+    samples: int = 1,
+    answer_costs: Sequence[Sequence[int]] = (),
+) -> ConfidenceParts:
+    """The parts of a translated program's confidence (and its answers', when costs are given)."""
+    scores = [e.score for e in examples if e.score is not None]
+    shapes = [_skeleton_of(e.program) for e in examples]
+    known = [s for s in shapes if s is not None]
+    own = skeleton(program)
+    margin, share = answer_margin(answer_costs)
+    return ConfidenceParts(
+        samples=samples,
+        agreement=agreement if samples > 1 else None,
+        retrieval_similarity=max(scores) if scores else None,
+        skeleton_agreement=sum(s == own for s in known) / len(known) if known else None,
+        retries=max(attempts - 1, 0),  # attempts of one sample
+        schema_fixes=schema_fixes,
+        cost_margin=margin,
+        answer_share=share,
+    )
+
+
+def weights_for(samples: int) -> Weights:
+    """The fitted weights for n samples."""
+    return WEIGHTS_SAMPLED if samples > 1 else WEIGHTS_N1
+
+
+def program_confidence(parts: ConfidenceParts) -> float:
+    """The probability that the translated program is right (the calibrated score)."""
+    return weights_for(parts.samples).program_confidence(parts)
+
+
+def confidence(parts: ConfidenceParts) -> float:
+    """The answer's confidence: the program's, times the top answer's share on the scene."""
+    return round(program_confidence(parts) * parts.answer_share, 6)
+
+
+def weights_digest() -> str:
+    """A short digest of the fitted weights: a calibration holds for these weights only."""
+    text = repr((WEIGHTS_N1, WEIGHTS_SAMPLED))
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def calibration_settings(translation: Mapping[str, Any], bank: str) -> dict[str, Any]:
+    """The settings a calibration is tied to: the translator's, the bank's digest and the weights'."""
+    return dict(translation) | {"bank": bank, "confidence_weights": weights_digest()}
