@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from app.config import Settings
 from app.errors import PipelineError
-from theory import Program, SceneFacts, format_flat
+from theory import Program, SceneFacts
 from theory.entailment import Entailments, EntailmentTableError, bundled_entailments, load_entailments
 from theory.errors import ModelNotAvailableError
 from translators.options import TranslationOptions
@@ -444,16 +444,10 @@ class ServiceTranslator:
             raise PipelineError(
                 "invalid_input", f"could not translate the question into a valid program: {result.error}"
             )
-        bank = self.components.bank
-        examples = []
-        for shown in result.examples:
-            # The example's program goes with it: its skeleton is part of the answer's confidence.
-            row = bank.index_of(shown["id"])
-            examples.append(shown | ({"program": format_flat(bank[row].program)} if row is not None else {}))
         return TranslationOutcome(
             program=result.program,
             raw=result.raw,
-            examples=examples,
+            examples=result.examples,
             seconds=result.seconds,
             details={
                 "model": model,

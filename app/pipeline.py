@@ -161,7 +161,9 @@ class Pipeline:
         calibration = self.components.calibration if program is None else None
         if risk is not None:
             if calibration is None:
-                raise PipelineError("invalid_input", "risk needs a calibration: none is configured (ASPVQA_CALIBRATION)")
+                raise PipelineError(
+                    "invalid_input", "risk needs a calibration: none is configured (ASPVQA_CALIBRATION)"
+                )
             try:
                 calibration.check_risk(risk)
             except CalibrationError as exc:

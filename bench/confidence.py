@@ -75,7 +75,10 @@ def parts_of(record: dict[str, Any], extra: dict[str, Any] | None) -> tuple[Conf
     chosen = next(
         i
         for i, s in enumerate(samples)
-        if s and (canonical(parse_flat(s)) == vote.majority or equivalent(parse_flat(s), vote.majority, scenes=12).equivalent)
+        if s
+        and (
+            canonical(parse_flat(s)) == vote.majority or equivalent(parse_flat(s), vote.majority, scenes=12).equivalent
+        )
     )
     parts = confidence_parts(
         parse_flat(samples[chosen]),
@@ -217,9 +220,7 @@ def main() -> int:
             continue
         if args.fit:
             print(name, "weights fitted on the tuning part:", fit_weights(*zip(*by_part["tuning"])))  # type: ignore[arg-type]
-        scored = {
-            part: [(program_confidence(p), w) for p, w in rows] for part, rows in by_part.items()
-        }
+        scored = {part: [(program_confidence(p), w) for p, w in rows] for part, rows in by_part.items()}
         results.append(evaluate(name, scored["tuning"], scored["test"]))
     text = render(results)
     print(text)

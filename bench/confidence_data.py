@@ -173,7 +173,11 @@ def main() -> int:
                 "attempts": len(result.attempts),
                 "schema_fixes": len(result.schema_fixes),
                 "examples": [
-                    {"id": e["id"], "score": e["score"], "program": format_flat(bank[bank.index_of(e["id"]) or 0].program)}
+                    {
+                        "id": e["id"],
+                        "score": e["score"],
+                        "program": format_flat(bank[bank.index_of(e["id"]) or 0].program),
+                    }
                     for e in result.examples
                 ],
                 "seconds": result.seconds,

@@ -8,14 +8,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).parents[1]
-PACKAGES = ("theory", "translators", "scene", "evaluation", "app")
+PACKAGES = ("theory", "translators", "scene", "trust", "evaluation", "app")
 # What each package may import (docs: DESIGN.md section 1); the service never imports evaluation/.
 ALLOWED = {
     "theory": {"theory"},
     "translators": {"theory", "translators"},
     "scene": {"theory", "scene"},
-    "evaluation": {"theory", "translators", "scene", "evaluation"},
-    "app": {"theory", "translators", "scene", "evaluation", "app"},
+    "trust": {"theory", "translators", "scene", "trust"},
+    "evaluation": {"theory", "translators", "scene", "trust", "evaluation"},
+    "app": {"theory", "translators", "scene", "trust", "evaluation", "app"},
 }
 
 

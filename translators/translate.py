@@ -84,7 +84,7 @@ class Translation:
     program: Program | None
     error: str | None
     attempts: list[Attempt]
-    examples: list[dict[str, str]]
+    examples: list[dict[str, Any]]
     timings: dict[str, float]
     mappings: list[dict[str, Any]] = field(default_factory=list)
     unknown: list[dict[str, Any]] = field(default_factory=list)
@@ -266,7 +266,13 @@ class Translator:
             attempts=attempts,
             retryable=retryable,
             examples=[
-                {"id": r.example.id, "question": r.example.question, "reason": r.reason, "score": round(r.score, 4)}
+                {
+                    "id": r.example.id,
+                    "question": r.example.question,
+                    "reason": r.reason,
+                    "score": round(r.score, 4),
+                    "program": format_flat(r.example.program),
+                }
                 for r in retrieved
             ],
             timings={"retrieval_s": retrieval_s, "generation_s": generation_s},

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from trust.conformal import METHODS, ThresholdFit, fit_threshold, smallest_risk
 
-FORMAT_VERSION = 1
+FORMAT_VERSION: Literal[1] = 1
 LARGEST_RISK = 0.5  # above this an abstention threshold says little; requests may not ask for more
 
 
@@ -90,9 +90,9 @@ class Calibration(BaseModel):
         if not scores:
             raise CalibrationError("no calibration questions could be scored")
         made = cls(
-            method=method,  # type: ignore[arg-type]  # checked above
+            method=method,
             risk=risk,
-            label=label,  # type: ignore[arg-type]  # chosen by the caller from the two kinds
+            label=label,
             scores=[round(float(s), 6) for s in scores],
             wrong=[bool(w) for w in wrong],
             data=dict(data),
@@ -129,7 +129,13 @@ class Calibration(BaseModel):
         what = "kept answers wrong" if self.method == "ltt" else "answers kept and wrong"
         bound = f"at most {fit.risk:.0%} {what} ({self.method}, {fit.n} calibration questions)"
         if confidence >= fit.threshold:
-            return Abstention(False, f"confidence {confidence:.2f} reaches {fit.threshold:.2f}: {bound}", fit.threshold, fit.risk, self.method)
+            return Abstention(
+                False,
+                f"confidence {confidence:.2f} reaches {fit.threshold:.2f}: {bound}",
+                fit.threshold,
+                fit.risk,
+                self.method,
+            )
         if fit.threshold == float("inf"):
             reason = f"no threshold keeps {bound}: every answer is held back"
         else:

@@ -98,9 +98,7 @@ class Weights:
 # Fitted on the tuning part of the GQA split (bench/confidence.py --fit); one set for n = 1 and one
 # with the agreement of n > 1 samples.
 WEIGHTS_N1 = Weights(intercept=-2.0, retrieval_similarity=2.0, skeleton_agreement=2.0, retries=-0.5)
-WEIGHTS_SAMPLED = Weights(
-    intercept=-3.0, retrieval_similarity=2.0, skeleton_agreement=2.0, retries=-0.5, agreement=2.0
-)
+WEIGHTS_SAMPLED = Weights(intercept=-3.0, retrieval_similarity=2.0, skeleton_agreement=2.0, retries=-0.5, agreement=2.0)
 
 
 def skeleton(program: Program) -> str:
@@ -179,3 +177,19 @@ def weights_digest() -> str:
 def calibration_settings(translation: Mapping[str, Any], bank: str) -> dict[str, Any]:
     """The settings a calibration is tied to: the translator's, the bank's digest and the weights'."""
     return dict(translation) | {"bank": bank, "confidence_weights": weights_digest()}
+
+
+def translation_parts(translation: Any) -> ConfidenceParts | None:
+    """The parts of a `translators.translate.Translation` (None when it has no program)."""
+    if translation.program is None:
+        return None
+    samples = max(1, len(getattr(translation, "samples", None) or ()))
+    attempts = len(getattr(translation, "attempts", None) or ()) or 1
+    return confidence_parts(
+        translation.program,
+        [ShownExample(e.get("score"), e.get("program")) for e in getattr(translation, "examples", None) or ()],
+        attempts=attempts - (samples - 1),
+        schema_fixes=len(getattr(translation, "schema_fixes", None) or ()),
+        agreement=getattr(translation, "agreement", None),
+        samples=samples,
+    )

@@ -94,7 +94,9 @@ def fit_threshold(
     return describe(method, risk, chosen, scores, wrong)
 
 
-def describe(method: str, risk: float, threshold: float, scores: Sequence[float], wrong: Sequence[bool]) -> ThresholdFit:
+def describe(
+    method: str, risk: float, threshold: float, scores: Sequence[float], wrong: Sequence[bool]
+) -> ThresholdFit:
     """What `threshold` does on these scores and labels."""
     n = len(scores)
     kept = [bool(w) for s, w in zip(scores, wrong) if s >= threshold]

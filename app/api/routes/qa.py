@@ -14,9 +14,9 @@ from starlette.datastructures import UploadFile
 
 from app.api.schemas import (
     AbstentionShown,
-    ConfidencePartsShown,
     AnswerRequest,
     AnswerResponse,
+    ConfidencePartsShown,
     ErrorBody,
     Explanation,
     ProgramShown,
