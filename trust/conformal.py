@@ -10,6 +10,8 @@ new questions exchangeable with the calibration set:
 - ``ltt`` (Learn then Test, Angelopoulos et al. 2021): the share wrong *among the kept answers*
   is at most alpha with probability 1 - delta; thresholds are tested from the strictest down
   (fixed-sequence testing) with the exact binomial tail, and the last one that passes is taken.
+  The sequence starts at the first threshold that keeps enough answers for a pass to be possible
+  at all (a count fixed by alpha and delta), else it would stop at its first, hopeless, test.
 
 The first is the brief's bound and needs no test; the second is the statement a user makes
 ("at most 10 % wrong among the answers you give me") and is stricter.
@@ -50,6 +52,12 @@ def _bound_ok(method: str, n: int, kept: int, wrong_kept: int, alpha: float, del
     return kept > 0 and binomial_cdf(wrong_kept, kept, alpha) <= delta
 
 
+def _least_kept(alpha: float, delta: float) -> int:
+    # The fewest kept answers with which "none wrong" passes: (1 - alpha)^k <= delta. The sequence
+    # starts there; this depends on the scores' count only, never on the labels, so testing stays valid.
+    return math.ceil(math.log(delta) / math.log1p(-alpha))
+
+
 def binomial_cdf(k: int, n: int, p: float) -> float:
     """P(X <= k) for X ~ Binomial(n, p), summed in log space.
 
@@ -88,6 +96,8 @@ def fit_threshold(
         wrong_kept += bool(is_wrong)
         if i + 1 < n and pairs[i + 1][0] == score:
             continue
+        if method == "ltt" and i + 1 < _least_kept(risk, delta):
+            continue  # too few kept to pass even with none wrong: not yet a hypothesis of the sequence
         if not _bound_ok(method, n, i + 1, wrong_kept, risk, delta):
             break
         chosen = float(score)
