@@ -91,15 +91,14 @@ def parts_of(record: dict[str, Any], extra: dict[str, Any] | None) -> tuple[Conf
 
 
 def features(parts: ConfidenceParts) -> list[float]:
-    row = [parts.retrieval_similarity or 0.0, parts.skeleton_agreement or 0.0, float(min(parts.retries, 3))]
-    return row + ([parts.agreement if parts.agreement is not None else 1.0] if parts.samples > 1 else [])
+    return [parts.retrieval_similarity or 0.0, parts.skeleton_agreement or 0.0, float(min(parts.retries, 3))]
 
 
 def fit_weights(rows: list[ConfidenceParts], wrong: list[bool]) -> dict[str, float]:
     from sklearn.linear_model import LogisticRegression
 
     model = LogisticRegression(C=1.0, max_iter=1000).fit([features(p) for p in rows], [not w for w in wrong])
-    names = ["retrieval_similarity", "skeleton_agreement", "retries", "agreement"]
+    names = ["retrieval_similarity", "skeleton_agreement", "retries"]
     return {"intercept": round(float(model.intercept_[0]), 3)} | {
         n: round(float(c), 3) for n, c in zip(names, model.coef_[0])
     }
@@ -218,7 +217,7 @@ def main() -> int:
         if not by_part["tuning"] or not by_part["test"]:
             print(f"{name}: no records on both parts yet")
             continue
-        if args.fit:
+        if args.fit and kind is None:
             print(name, "weights fitted on the tuning part:", fit_weights(*zip(*by_part["tuning"])))  # type: ignore[arg-type]
         scored = {part: [(program_confidence(p), w) for p, w in rows] for part, rows in by_part.items()}
         results.append(evaluate(name, scored["tuning"], scored["test"]))

@@ -18,9 +18,9 @@ The parts, each computed from what the pipeline already has:
 - ``answer_share``: exp(-cost) of the top answer over the sum over every ranked answer (1 when it
   is the only one), the scene's own doubt.
 
-The program part is a logistic model of the translation parts, its weights fitted on the tuning
-part of the GQA split (bench/confidence.py prints them); the confidence is that times
-``answer_share``, so a sure program on an ambiguous scene is not sure.
+The program part is a logistic model of the weighted translation parts, its weights fitted on the
+tuning part of the GQA split (bench/confidence.py prints them), times the agreement when n > 1;
+the confidence is that times ``answer_share``, so a sure program on an ambiguous scene is not sure.
 
 Example:
     >>> from theory.flat import parse_flat
@@ -75,13 +75,12 @@ class ConfidenceParts:
 
 @dataclass(frozen=True)
 class Weights:
-    """A logistic model of "the program is right" over the translation parts."""
+    """A logistic model of "the program is right" over the translation parts of one translation."""
 
     intercept: float
     retrieval_similarity: float
     skeleton_agreement: float
     retries: float
-    agreement: float = 0.0
 
     def program_confidence(self, parts: ConfidenceParts) -> float:
         """The model's probability that the program is right."""
@@ -90,15 +89,12 @@ class Weights:
             + self.retrieval_similarity * (parts.retrieval_similarity or 0.0)
             + self.skeleton_agreement * (parts.skeleton_agreement or 0.0)
             + self.retries * min(parts.retries, 3)
-            + self.agreement * (parts.agreement if parts.agreement is not None else 1.0)
         )
         return 1.0 / (1.0 + math.exp(-z))
 
 
-# Fitted on the tuning part of the GQA split (bench/confidence.py --fit); one set for n = 1 and one
-# with the agreement of n > 1 samples.
-WEIGHTS_N1 = Weights(intercept=-2.0, retrieval_similarity=2.0, skeleton_agreement=2.0, retries=-0.5)
-WEIGHTS_SAMPLED = Weights(intercept=-3.0, retrieval_similarity=2.0, skeleton_agreement=2.0, retries=-0.5, agreement=2.0)
+# Fitted on the tuning part of the GQA split (bench/confidence.py --fit).
+WEIGHTS = Weights(intercept=-2.0, retrieval_similarity=2.0, skeleton_agreement=2.0, retries=-0.5)
 
 
 def skeleton(program: Program) -> str:
@@ -153,14 +149,15 @@ def confidence_parts(
     )
 
 
-def weights_for(samples: int) -> Weights:
-    """The fitted weights for n samples."""
-    return WEIGHTS_SAMPLED if samples > 1 else WEIGHTS_N1
-
-
 def program_confidence(parts: ConfidenceParts) -> float:
-    """The probability that the translated program is right (the calibrated score)."""
-    return weights_for(parts.samples).program_confidence(parts)
+    """The probability that the translated program is right (the score a calibration thresholds).
+
+    With n > 1 samples it is the one-translation model's times the agreement: not fitted (no
+    tuning data with samples fitted in this machine's budget), and a calibration made with the
+    same n still gives its guarantee, since the threshold is fitted to whatever the score is.
+    """
+    single = WEIGHTS.program_confidence(parts)
+    return single * parts.agreement if parts.samples > 1 and parts.agreement is not None else single
 
 
 def confidence(parts: ConfidenceParts) -> float:
@@ -170,7 +167,7 @@ def confidence(parts: ConfidenceParts) -> float:
 
 def weights_digest() -> str:
     """A short digest of the fitted weights: a calibration holds for these weights only."""
-    text = repr((WEIGHTS_N1, WEIGHTS_SAMPLED))
+    text = repr(WEIGHTS) + "|agreement-factor"
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
