@@ -233,7 +233,7 @@ class Pipeline:
             }
             for a in result.answers
         ]
-        parts = answer_confidence(translation, [a.cost for a in result.answers])
+        parts = answer_confidence(translation, [a.cost for a in result.answers], question)
         score = confidence(parts) if translation is not None else round(parts.answer_share, 6)
         return AnswerOutcome(
             confidence=score,
@@ -266,7 +266,9 @@ class Pipeline:
             )
 
 
-def answer_confidence(translation: TranslationOutcome | None, costs: list[tuple[int, ...]]) -> ConfidenceParts:
+def answer_confidence(
+    translation: TranslationOutcome | None, costs: list[tuple[int, ...]], question: str | None = None
+) -> ConfidenceParts:
     """The parts of the answer's confidence: the translation's evidence (when translated) and the costs'."""
     if translation is None:
         margin, share = answer_margin(costs)
@@ -281,6 +283,7 @@ def answer_confidence(translation: TranslationOutcome | None, costs: list[tuple[
         agreement=details.get("agreement"),
         samples=samples,
         answer_costs=costs,
+        question=question,
     )
 
 

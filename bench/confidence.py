@@ -62,7 +62,8 @@ def parts_of(record: dict[str, Any], extra: dict[str, Any] | None) -> tuple[Conf
     if extra is None:
         if program is None:
             return ConfidenceParts(retrieval_similarity=None), True
-        return confidence_parts(program, shown, attempts=record["attempts"]), not record["correct"]
+        parts = confidence_parts(program, shown, attempts=record["attempts"], question=record["question"])
+        return parts, not record["correct"]
     samples = [record["program"], *extra["samples"]]
     verdicts = [record["correct"], *extra["correct"]]
     vote = majority_vote([parse_flat(s) if s else None for s in samples])
@@ -86,19 +87,26 @@ def parts_of(record: dict[str, Any], extra: dict[str, Any] | None) -> tuple[Conf
         attempts=record["attempts"] if chosen == 0 else 1,
         agreement=vote.agreement,
         samples=len(samples),
+        question=record["question"],
     )
     return parts, not verdicts[chosen]
 
 
 def features(parts: ConfidenceParts) -> list[float]:
-    return [parts.retrieval_similarity or 0.0, parts.skeleton_agreement or 0.0, float(min(parts.retries, 3))]
+    return [
+        parts.retrieval_similarity or 0.0,
+        parts.skeleton_agreement or 0.0,
+        float(min(parts.retries, 3)),
+        parts.word_coverage if parts.word_coverage is not None else 1.0,
+        parts.word_grounding if parts.word_grounding is not None else 1.0,
+    ]
 
 
 def fit_weights(rows: list[ConfidenceParts], wrong: list[bool]) -> dict[str, float]:
     from sklearn.linear_model import LogisticRegression
 
     model = LogisticRegression(C=1.0, max_iter=1000).fit([features(p) for p in rows], [not w for w in wrong])
-    names = ["retrieval_similarity", "skeleton_agreement", "retries"]
+    names = ["retrieval_similarity", "skeleton_agreement", "retries", "word_coverage", "word_grounding"]
     return {"intercept": round(float(model.intercept_[0]), 3)} | {
         n: round(float(c), 3) for n, c in zip(names, model.coef_[0])
     }

@@ -13,6 +13,10 @@ The parts, each computed from what the pipeline already has:
   validate and was fed back); ``schema_fixes``: deterministic fixes made to the program
   (translators.schema). Both are reported; only ``retries`` is weighted, because the test records
   of the translation benchmark that the weights were checked on did not keep schema fixes;
+- ``word_coverage``: the share of the question's content words that the program's classes,
+  values and relations mention (a filter or an object the model dropped lowers it), and
+  ``word_grounding``: the share of the program's words that the question has (a word the model
+  made up lowers it); both by word, with plurals folded;
 - ``cost_margin``: on a scene with weights, the cost between the first and second answer (None:
   one answer only, or no translation);
 - ``answer_share``: exp(-cost) of the top answer over the sum over every ranked answer (1 when it
@@ -24,6 +28,7 @@ the confidence is that times ``answer_share``, so a sure program on an ambiguous
 
 Example:
     >>> from theory.flat import parse_flat
+from theory.operations import OPERATIONS
     >>> program = parse_flat("scene(0). select(1, 0, cat). exist(2, 1). end(2).")
     >>> parts = confidence_parts(program, [ShownExample(0.9, "scene(0). select(1, 0, dog). exist(2, 1). end(2).")])
     >>> parts.skeleton_agreement, parts.retries
@@ -36,14 +41,27 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from theory.canonical import canonical
 from theory.flat import parse_flat
+from theory.operations import OPERATIONS
 from theory.program import Program, ProgramError
 
+# Words a question uses for its form, not its content (a short list kept here: the few dozen words
+# do not justify a corpus download).
+FUNCTION_WORDS = frozenset(
+    """a an the is are was were be been do does did of in on at to for with by from and or but not no
+    this that these those it its there here what which who whom whose where when how why you your i me my
+    we he she they them his her their one ones thing things kind type sort color colour side picture
+    image photo look looks think made appear appears called item items other than both either same
+    different any all as much many can could would should has have having""".split()
+)
+_WORDS = re.compile(r"[a-z]+")
+_NAMED_ROLES = ("class", "value", "relation")
 COST_UNIT = 1000.0  # cost = -1000 ln p (theory.scene_facts), so a cost difference maps back to a likelihood ratio
 
 
@@ -65,6 +83,8 @@ class ConfidenceParts:
     skeleton_agreement: float | None = None
     retries: int = 0
     schema_fixes: int = 0
+    word_coverage: float | None = None
+    word_grounding: float | None = None
     cost_margin: float | None = None
     answer_share: float = 1.0
 
@@ -81,6 +101,8 @@ class Weights:
     retrieval_similarity: float
     skeleton_agreement: float
     retries: float
+    word_coverage: float = 0.0
+    word_grounding: float = 0.0
 
     def program_confidence(self, parts: ConfidenceParts) -> float:
         """The model's probability that the program is right."""
@@ -89,6 +111,8 @@ class Weights:
             + self.retrieval_similarity * (parts.retrieval_similarity or 0.0)
             + self.skeleton_agreement * (parts.skeleton_agreement or 0.0)
             + self.retries * min(parts.retries, 3)
+            + self.word_coverage * (parts.word_coverage if parts.word_coverage is not None else 1.0)
+            + self.word_grounding * (parts.word_grounding if parts.word_grounding is not None else 1.0)
         )
         return 1.0 / (1.0 + math.exp(-z))
 
@@ -111,6 +135,24 @@ def _skeleton_of(text: str | None) -> str | None:
         return None
 
 
+def _fold(word: str) -> str:
+    # Plurals folded so that "shoes" meets "shoe"; enough for matching, not a lemmatiser.
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def word_overlap(question: str, program: Program) -> tuple[float | None, float | None]:
+    """(share of the question's content words the program names, share of the program's words in the question)."""
+    asked = {_fold(w) for w in _WORDS.findall(question.lower()) if w not in FUNCTION_WORDS}
+    named: set[str] = set()
+    for step in program.steps:
+        for role, value in zip(OPERATIONS[step.operation].arguments, step.arguments):
+            if role in _NAMED_ROLES:
+                named |= {_fold(w) for w in _WORDS.findall(value.lower()) if w not in FUNCTION_WORDS}
+    coverage = len(asked & named) / len(asked) if asked else None
+    grounding = len(asked & named) / len(named) if named else None
+    return coverage, grounding
+
+
 def answer_margin(costs: Sequence[Sequence[int]]) -> tuple[float | None, float]:
     """(cost between the first and second answer, the top answer's share) from the ranked costs."""
     if not costs:
@@ -130,6 +172,7 @@ def confidence_parts(
     agreement: float | None = None,
     samples: int = 1,
     answer_costs: Sequence[Sequence[int]] = (),
+    question: str | None = None,
 ) -> ConfidenceParts:
     """The parts of a translated program's confidence (and its answers', when costs are given)."""
     scores = [e.score for e in examples if e.score is not None]
@@ -137,6 +180,7 @@ def confidence_parts(
     known = [s for s in shapes if s is not None]
     own = skeleton(program)
     margin, share = answer_margin(answer_costs)
+    coverage, grounding = word_overlap(question, program) if question else (None, None)
     return ConfidenceParts(
         samples=samples,
         agreement=agreement if samples > 1 else None,
@@ -144,6 +188,8 @@ def confidence_parts(
         skeleton_agreement=sum(s == own for s in known) / len(known) if known else None,
         retries=max(attempts - 1, 0),  # attempts of one sample
         schema_fixes=schema_fixes,
+        word_coverage=coverage,
+        word_grounding=grounding,
         cost_margin=margin,
         answer_share=share,
     )
@@ -189,4 +235,5 @@ def translation_parts(translation: Any) -> ConfidenceParts | None:
         schema_fixes=len(getattr(translation, "schema_fixes", None) or ()),
         agreement=getattr(translation, "agreement", None),
         samples=samples,
+        question=getattr(translation, "question", None),
     )

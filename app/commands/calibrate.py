@@ -137,12 +137,12 @@ def _label(
             fail(str(exc))
         return 0.0, True  # no valid program: as wrong as it gets, kept by no threshold above 0
     if gold is not None:
-        parts = answer_confidence(translation, [])
+        parts = answer_confidence(translation, [], question.question)
         return program_confidence(parts), not equivalent(translation.program, gold, scenes=30).equivalent
     assert graphs is not None and question.image_id is not None and question.answer is not None
     outcome = pipeline.answer(
         None, program=format_flat(translation.program), scene_graph=graphs[question.image_id], exact=True
     )
-    parts = answer_confidence(translation, [tuple(a["cost"]) for a in outcome.answers])
+    parts = answer_confidence(translation, [tuple(a["cost"]) for a in outcome.answers], question.question)
     top = outcome.answers[0]["answer"] if outcome.answers else None
     return confidence(parts), top is None or not matcher.matches(top, question.answer)
