@@ -23,7 +23,9 @@ REPLAY = Path(tempfile.mkdtemp(prefix="aspvqa-confidence-")) / "replay.jsonl"
 REPLAY.write_text(
     json.dumps({"question": "What is the cat sitting on?", "outputs": [SITTING] * 500})
     + "\n"
-    + json.dumps({"question": "Is the apple on the table red?", "outputs": ["verify_attr(unique(select(scene(), apple"] * 500})
+    + json.dumps(
+        {"question": "Is the apple on the table red?", "outputs": ["verify_attr(unique(select(scene(), apple"] * 500}
+    )
     + "\n"
 )
 KITCHEN = demo_scenes()["kitchen"]
@@ -143,8 +145,18 @@ def _questions(tmp_path: Path) -> Path:
         {"operation": "query", "argument": "name", "dependencies": [1]},
     ]
     questions = {
-        "q1": {"question": "What is the cat sitting on?", "imageId": "kitchen", "answer": "chair", "semantic": semantic},
-        "q2": {"question": "Is the apple on the table red?", "imageId": "kitchen", "answer": "no", "semantic": semantic},
+        "q1": {
+            "question": "What is the cat sitting on?",
+            "imageId": "kitchen",
+            "answer": "chair",
+            "semantic": semantic,
+        },
+        "q2": {
+            "question": "Is the apple on the table red?",
+            "imageId": "kitchen",
+            "answer": "no",
+            "semantic": semantic,
+        },
     }
     path = tmp_path / "questions.json"
     path.write_text(json.dumps(questions))
