@@ -180,10 +180,7 @@ class Calibration(BaseModel):
         return calibration
 
 
-def file_digest(path: str | Path) -> str:
+def data_digest(path: str | Path) -> str:
     """sha256 of a file's bytes (read in blocks: GQA files are large)."""
-    digest = hashlib.sha256()
     with Path(path).open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()

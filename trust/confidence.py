@@ -28,7 +28,6 @@ the confidence is that times ``answer_share``, so a sure program on an ambiguous
 
 Example:
     >>> from theory.flat import parse_flat
-from theory.operations import OPERATIONS
     >>> program = parse_flat("scene(0). select(1, 0, cat). exist(2, 1). end(2).")
     >>> parts = confidence_parts(program, [ShownExample(0.9, "scene(0). select(1, 0, dog). exist(2, 1). end(2).")])
     >>> parts.skeleton_agreement, parts.retries
@@ -121,7 +120,7 @@ class Weights:
 WEIGHTS = Weights(intercept=-2.0, retrieval_similarity=2.0, skeleton_agreement=2.0, retries=-0.5)
 
 
-def skeleton(program: Program) -> str:
+def program_skeleton(program: Program) -> str:
     """The canonical program with its arguments blanked: ``select[0] exist[1]``."""
     return " ".join(f"{s.operation}[{','.join(map(str, s.dependencies))}]" for s in canonical(program).steps)
 
@@ -130,7 +129,7 @@ def _skeleton_of(text: str | None) -> str | None:
     if not text:
         return None
     try:
-        return skeleton(parse_flat(text))
+        return program_skeleton(parse_flat(text))
     except ProgramError:
         return None
 
@@ -178,7 +177,7 @@ def confidence_parts(
     scores = [e.score for e in examples if e.score is not None]
     shapes = [_skeleton_of(e.program) for e in examples]
     known = [s for s in shapes if s is not None]
-    own = skeleton(program)
+    own = program_skeleton(program)
     margin, share = answer_margin(answer_costs)
     coverage, grounding = word_overlap(question, program) if question else (None, None)
     return ConfidenceParts(

@@ -25,7 +25,7 @@ from evaluation.splits import split_questions
 from theory import ProgramError, format_flat
 from theory.equivalence import equivalent
 from translators.gqa_program import GQAProgramError, gqa_to_program
-from trust.calibration import Calibration, CalibrationError, file_digest
+from trust.calibration import Calibration, CalibrationError, data_digest
 from trust.confidence import confidence, program_confidence
 from trust.conformal import METHODS
 
@@ -95,7 +95,7 @@ def calibrate_command(
             continue
         scores.append(label[0])
         wrong.append(label[1])
-    data = {"questions": file_digest(questions)} | ({"scene_graphs": file_digest(scene_graphs)} if scene_graphs else {})
+    data = {"questions": data_digest(questions)} | ({"scene_graphs": data_digest(scene_graphs)} if scene_graphs else {})
     try:
         calibration = Calibration.fit(
             scores,

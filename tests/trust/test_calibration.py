@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from trust.calibration import Calibration, CalibrationError, file_digest
+from trust.calibration import Calibration, CalibrationError, data_digest
 
 SCORES = [0.95, 0.9, 0.85, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2] * 5
 WRONG = [False, False, False, False, False, True, False, True, True, True] * 5
@@ -75,4 +75,4 @@ def test_a_missing_file_and_bad_fits_are_refused(tmp_path):
 
 def test_file_digest_is_the_sha256_of_the_bytes(tmp_path):
     (tmp_path / "f").write_bytes(b"abc")
-    assert file_digest(tmp_path / "f") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    assert data_digest(tmp_path / "f") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"

@@ -19,7 +19,7 @@ from trust.confidence import (
     confidence,
     confidence_parts,
     program_confidence,
-    skeleton,
+    program_skeleton,
     translation_parts,
 )
 
@@ -29,8 +29,8 @@ QUERY = "scene(0). select(1, 0, dog). unique(2, 1). query(3, 2, color). end(3)."
 
 
 def test_skeleton_blanks_the_arguments_only():
-    assert skeleton(CAT) == skeleton(parse_flat(DOG)) == "scene[] select[0] exist[1]"
-    assert skeleton(CAT) != skeleton(parse_flat(QUERY))
+    assert program_skeleton(CAT) == program_skeleton(parse_flat(DOG)) == "scene[] select[0] exist[1]"
+    assert program_skeleton(CAT) != program_skeleton(parse_flat(QUERY))
 
 
 def test_parts_report_retrieval_skeletons_and_repairs():
@@ -94,4 +94,4 @@ def test_calibration_settings_name_the_bank_and_the_weights():
 
 
 def test_nested_and_flat_give_one_skeleton():
-    assert skeleton(parse_nested("exist(select(scene(), cat))")) == skeleton(CAT)
+    assert program_skeleton(parse_nested("exist(select(scene(), cat))")) == program_skeleton(CAT)
