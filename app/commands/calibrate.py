@@ -133,16 +133,21 @@ def _label(
     try:
         translation = pipeline.translate(question.question)
     except PipelineError as exc:
-        if exc.kind != "invalid_input":
+        if exc.kind == "model_unavailable":
             fail(str(exc))
+        if exc.kind != "invalid_input":
+            return None  # too long a question, or over the time limit: not a label
         return 0.0, True  # no valid program: as wrong as it gets, kept by no threshold above 0
     if gold is not None:
         parts = answer_confidence(translation, [], question.question)
         return program_confidence(parts), not equivalent(translation.program, gold, scenes=30).equivalent
     assert graphs is not None and question.image_id is not None and question.answer is not None
-    outcome = pipeline.answer(
-        None, program=format_flat(translation.program), scene_graph=graphs[question.image_id], exact=True
-    )
+    try:
+        outcome = pipeline.answer(
+            None, program=format_flat(translation.program), scene_graph=graphs[question.image_id], exact=True
+        )
+    except PipelineError:  # over a limit, or a graph the encoder refuses: no answer, so a wrong one
+        return confidence(answer_confidence(translation, [], question.question)), True
     parts = answer_confidence(translation, [tuple(a["cost"]) for a in outcome.answers], question.question)
     top = outcome.answers[0]["answer"] if outcome.answers else None
     return confidence(parts), top is None or not matcher.matches(top, question.answer)
