@@ -117,7 +117,14 @@ class Weights:
 
 
 # Fitted on the tuning part of the GQA split (bench/confidence.py --fit).
-WEIGHTS = Weights(intercept=-2.0, retrieval_similarity=2.0, skeleton_agreement=2.0, retries=-0.5)
+WEIGHTS = Weights(
+    intercept=0.392,
+    retrieval_similarity=0.12,
+    skeleton_agreement=1.023,
+    retries=0.0,
+    word_coverage=0.771,
+    word_grounding=-1.405,
+)
 
 
 def program_skeleton(program: Program) -> str:
