@@ -203,6 +203,28 @@ def render(results: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+HEADER = """# Confidence and calibrated abstention
+
+Thresholds fitted on the tuning part of the GQA split (evaluation/splits.py), every test number on
+the test part. Tuning records: the default translator (bundled bank, nested, bert, k=3, prompt v3,
+schema on, qwen2.5-coder-1.5b) run by bench/confidence_data.py; test records: the same settings'
+programs from bench/translation_accuracy.py's default run (its examples re-retrieved, identical).
+"Wrong" = the program is not semantically equivalent to the GQA program. crc: the realised risk
+is the share of all questions kept and wrong (the guarantee: its expectation <= risk);
+ltt: the share wrong among the kept ones (guarantee with probability 0.9). `None`: no threshold
+meets the risk on the tuning part, so every answer is held back. The 95 % interval is the
+test part's sampling interval (Wilson) of the realised risk; the finite-sample margin of crc is
+1/(n+1) of the tuning part.
+
+"""
+FOOTER = """
+n=3: the same model shown the retrieved examples in the three rotations (as
+`TranslationSettings.samples` does at temperature 0); the chosen program is the largest group of
+equivalent samples; its confidence is the n=1 model's times the agreement (not fitted).
+The risk-coverage curve of the test part: confidence_risk_coverage.png.
+"""
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fit", action="store_true", help="fit the weights on the tuning part and print them")
@@ -234,7 +256,7 @@ def main() -> int:
     if args.write and results:
         RESULTS.mkdir(parents=True, exist_ok=True)
         (RESULTS / "confidence.json").write_text(json.dumps(results, indent=1) + "\n")
-        (RESULTS / "confidence.md").write_text("# Confidence and calibrated abstention\n\n" + text)
+        (RESULTS / "confidence.md").write_text(HEADER + text + FOOTER)
         plot(results, RESULTS / "confidence_risk_coverage.png")
     return 0
 
