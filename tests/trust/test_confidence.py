@@ -14,6 +14,7 @@ from translators.translate import TranslationSettings, Translator
 from trust.confidence import (
     ConfidenceParts,
     ShownExample,
+    Weights,
     answer_margin,
     calibration_settings,
     confidence,
@@ -49,14 +50,15 @@ def test_examples_that_share_the_skeleton_raise_the_confidence():
     assert program_confidence(same) > program_confidence(other)
 
 
-def test_retries_and_disagreeing_samples_lower_the_confidence():
+def test_retries_weigh_as_fitted_and_disagreeing_samples_lower_the_confidence():
     base = ConfidenceParts(retrieval_similarity=0.9, skeleton_agreement=1.0)
-    assert program_confidence(ConfidenceParts(retrieval_similarity=0.9, skeleton_agreement=1.0, retries=2)) < (
-        program_confidence(base)
-    )
+    retried = ConfidenceParts(retrieval_similarity=0.9, skeleton_agreement=1.0, retries=2)
+    model = Weights(intercept=0.0, retrieval_similarity=0.0, skeleton_agreement=0.0, retries=-0.5)
+    assert model.program_confidence(retried) < model.program_confidence(base) == 0.5
+    assert program_confidence(retried) <= program_confidence(base)  # the fitted weight is never positive
     agreeing = ConfidenceParts(samples=3, agreement=1.0, retrieval_similarity=0.9, skeleton_agreement=1.0)
     split = ConfidenceParts(samples=3, agreement=1 / 3, retrieval_similarity=0.9, skeleton_agreement=1.0)
-    assert program_confidence(split) < program_confidence(agreeing)
+    assert program_confidence(split) == pytest.approx(program_confidence(agreeing) / 3)
 
 
 def test_the_cost_margin_and_the_answer_share():
