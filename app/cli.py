@@ -8,6 +8,7 @@ import typer
 
 from app.commands.answer import answer_command
 from app.commands.bank import bank_app
+from app.commands.calibrate import calibrate_command
 from app.commands.convert import convert_command
 from app.commands.demo import demo_command
 from app.commands.evaluate import evaluate_command
@@ -34,6 +35,7 @@ cli.command("serve")(serve_command)
 cli.command("convert")(convert_command)
 cli.command("interpret")(interpret_command)
 cli.command("evaluate")(evaluate_command)
+cli.command("calibrate")(calibrate_command)
 
 
 def main() -> None:

@@ -20,6 +20,7 @@ from theory import Program, SceneFacts
 from theory.entailment import Entailments, EntailmentTableError, bundled_entailments, load_entailments
 from theory.errors import ModelNotAvailableError
 from translators.options import TranslationOptions
+from trust.calibration import Calibration, CalibrationError
 
 if TYPE_CHECKING:
     from app.devices import DeviceChoice
@@ -50,6 +51,8 @@ class TranslationOutcome:
     examples: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
     details: dict[str, Any] = field(default_factory=dict)
+    # The settings a calibration must have been made with to hold for this translation.
+    calibration_settings: dict[str, Any] = field(default_factory=dict)
 
 
 class QuestionTranslator(Protocol):
@@ -144,6 +147,7 @@ class Components:
         self._ontology: Lazy[Ontology] = Lazy(self._load_ontology)
         self._image_scene_builder: Lazy[ImageSceneBuilder] = Lazy(self._load_image_scene_builder)
         self._entailments: Lazy[Entailments | None] = Lazy(self._load_entailments)
+        self._calibration: Lazy[Calibration | bool] = Lazy(self._load_calibration)
         self._retrievers: dict[tuple[bool, bool], Retriever] = {}
         self._translators: dict[tuple[TranslationSettings, str | None], Translator] = {}
         self._recorders: dict[tuple[str, str], Backend] = {}
@@ -208,6 +212,18 @@ class Components:
     def entailments(self) -> Entailments | None:
         """The vocabulary entailment table for approximate answers (None: exact words only)."""
         return self._entailments.get()
+
+    @property
+    def calibration(self) -> Calibration | None:
+        """The configured calibration, checked against these settings (None: none configured)."""
+        found = self._calibration.get()
+        return found if isinstance(found, Calibration) else None
+
+    def confidence_settings(self, translation: TranslationSettings) -> dict[str, Any]:
+        """What a calibration must have been made with to hold for translations with `translation`."""
+        from trust.confidence import calibration_settings
+
+        return calibration_settings(translation.model_dump(mode="json"), self.bank.fingerprint())
 
     @property
     def ontology(self) -> Ontology:
@@ -334,7 +350,11 @@ class Components:
         from translators.translate import TranslationSettings
 
         s = self.settings
-        base = s.options().model_dump() | {"llm": s.llm or DEFAULT_LOCAL_MODEL, "schema_decoding": s.schema_decoding}
+        base = s.options().model_dump() | {
+            "llm": s.llm or DEFAULT_LOCAL_MODEL,
+            "schema_decoding": s.schema_decoding,
+            "samples": s.confidence_samples,
+        }
         return TranslationSettings.model_validate(base | dict(overrides or {}))
 
     # --- builders ---------------------------------------------------------------------------
@@ -349,6 +369,18 @@ class Components:
             return load_entailments(choice)
         except (OSError, UnicodeDecodeError, EntailmentTableError) as exc:
             raise PipelineError("model_unavailable", f"entailment table {choice}: {exc}") from None
+
+    def _load_calibration(self) -> Calibration | bool:
+        # False stands for "none configured" (a Lazy part is built once and must not be None).
+        path = self.settings.calibration
+        if not path:
+            return False
+        try:
+            calibration = Calibration.load(path)
+            calibration.check_settings(self.confidence_settings(self.translation_settings()))
+        except CalibrationError as exc:
+            raise PipelineError("model_unavailable", f"{exc} (ASPVQA_CALIBRATION)") from None
+        return calibration
 
     def _load_bank(self) -> ExampleBank:
         from translators.bank import load_bank
@@ -453,12 +485,12 @@ class ServiceTranslator:
             result = self.components.routed_translator(settings).translate(question)
         else:
             result = self.components.translator(settings).translate(question)
-        return self._outcome(result, settings.llm, "question")
+        return self._outcome(result, settings, "question")
 
     def claim(self, claim: str, *, options: TranslationOptions, model: str | None = None) -> TranslationOutcome:
         """A statement as a yes/no program, translated with the claim pool and prompt."""
         settings = self._settings(options, model)
-        return self._outcome(self.components.claim_translator(settings).translate(claim), settings.llm, "claim")
+        return self._outcome(self.components.claim_translator(settings).translate(claim), settings, "claim")
 
     def _settings(self, options: TranslationOptions, model: str | None) -> TranslationSettings:
         model = model or self.default_model
@@ -467,7 +499,7 @@ class ServiceTranslator:
             raise PipelineError("invalid_input", f"model {model!r} is not offered here (ASPVQA_LLM_CHOICES: {choices})")
         return self.components.translation_settings(options.model_dump() | {"llm": model})
 
-    def _outcome(self, result: Translation, model: str, what: str) -> TranslationOutcome:
+    def _outcome(self, result: Translation, settings: TranslationSettings, what: str) -> TranslationOutcome:
         if result.retryable:  # the model's server is overloaded or unreachable: try again later
             raise PipelineError("model_unavailable", f"the language model did not answer: {result.error}")
         if result.program is None:
@@ -481,14 +513,17 @@ class ServiceTranslator:
             examples=result.examples,
             seconds=result.seconds,
             details={
-                "model": model,
+                "model": settings.llm,
                 "attempts": len(result.attempts),
                 "timings": {k: round(v, 6) for k, v in result.timings.items()},
                 "mappings": result.mappings,
                 "schema_fixes": result.schema_fixes,
                 "cached": result.cached,
+                "samples": settings.samples,
+                "agreement": result.agreement,
             }
             | details,
+            calibration_settings=self.components.confidence_settings(settings),
         )
 
 

@@ -60,6 +60,14 @@ class Settings(BaseSettings, TranslationOptions):
         "default: the bundled ontology",
     )
 
+    # Confidence and abstention (trust/).
+    confidence_samples: int = Field(
+        1, ge=1, le=16, description="translations per question whose agreement is part of the confidence (1: none)"
+    )
+    calibration: str | None = Field(
+        None, description="calibration file from `aspvqa calibrate`: /answer then says when it abstains"
+    )
+
     # Scene from an image.
     detector_model: str | None = Field(None, description="OWL-ViT weights: a local folder or a hub id")
     classifier_model: str | None = Field(None, description="CLIP weights: a local folder or a hub id")

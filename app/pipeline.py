@@ -30,7 +30,9 @@ from theory.operations import OPERATIONS
 from theory.representations import TEXT_REPRESENTATIONS, format_program
 from translators.options import TranslationOptions
 from translators.program_text import ReadProgram, read_program
+from trust.calibration import Calibration, CalibrationError
 from trust.claims import ClaimError, as_claim, claim_from_answer
+from trust.confidence import ConfidenceParts, ShownExample, answer_margin, confidence, confidence_parts
 from trust.verify import ClaimVerifier, VerificationError
 
 __all__ = [
@@ -60,6 +62,10 @@ class AnswerOutcome:
     timings: dict[str, float]
     translation: TranslationOutcome | None = None
     explanation: dict[str, Any] | None = None
+    confidence: float | None = None
+    confidence_parts: dict[str, Any] | None = None
+    # None without a calibration; else {abstained, reason, threshold, risk, method}.
+    abstention: dict[str, Any] | None = None
 
 
 @dataclass
@@ -149,6 +155,7 @@ class Pipeline:
         top_k: int | None = None,
         model: str | None = None,
         exact: bool = False,
+        risk: float | None = None,
     ) -> AnswerOutcome:
         """Answer a question (or a given program) on exactly one kind of scene.
 
@@ -159,6 +166,18 @@ class Pipeline:
         self._check_one_scene(image, scene_graph, scene_facts)
         if program is None and not question:
             raise PipelineError("invalid_input", "give a question or a program")
+        if risk is not None and program is not None:
+            raise PipelineError("invalid_input", "risk applies to translated questions, not to a given program")
+        calibration = self.components.calibration if program is None else None
+        if risk is not None:
+            if calibration is None:
+                raise PipelineError(
+                    "invalid_input", "risk needs a calibration: none is configured (ASPVQA_CALIBRATION)"
+                )
+            try:
+                calibration.check_risk(risk)
+            except CalibrationError as exc:
+                raise PipelineError("invalid_input", str(exc)) from None
         if question is not None and len(question) > self.settings.max_question_chars:
             raise PipelineError(
                 "too_large", f"question has {len(question)} characters, limit {self.settings.max_question_chars}"
@@ -211,7 +230,12 @@ class Pipeline:
             }
             for a in result.answers
         ]
+        parts = answer_confidence(translation, [a.cost for a in result.answers], question)
+        score = confidence(parts) if translation is not None else round(parts.answer_share, 6)
         return AnswerOutcome(
+            confidence=score,
+            confidence_parts=parts.to_json(),
+            abstention=_abstention(calibration, translation, score, risk),
             status=result.status.value,
             message=result.message,
             answers=answers,
@@ -373,6 +397,42 @@ class Pipeline:
             raise PipelineError(
                 "too_large", f"{what} has {len(question)} characters, limit {self.settings.max_question_chars}"
             )
+
+
+def answer_confidence(
+    translation: TranslationOutcome | None, costs: list[tuple[int, ...]], question: str | None = None
+) -> ConfidenceParts:
+    """The parts of the answer's confidence: the translation's evidence (when translated) and the costs'."""
+    if translation is None:
+        margin, share = answer_margin(costs)
+        return ConfidenceParts(cost_margin=margin, answer_share=share)
+    details = translation.details
+    samples = int(details.get("samples") or 1)
+    return confidence_parts(
+        translation.program,
+        [ShownExample(e.get("score"), e.get("program")) for e in translation.examples],
+        attempts=int(details.get("attempts") or 1) - (samples - 1),
+        schema_fixes=len(details.get("schema_fixes") or ()),
+        agreement=details.get("agreement"),
+        samples=samples,
+        answer_costs=costs,
+        question=question,
+    )
+
+
+def _abstention(
+    calibration: Calibration | None, translation: TranslationOutcome | None, score: float, risk: float | None
+) -> dict[str, Any] | None:
+    if calibration is None or translation is None:
+        return None
+    try:
+        calibration.check_settings(translation.calibration_settings)
+    except CalibrationError as exc:
+        if risk is not None:
+            raise PipelineError("invalid_input", str(exc)) from None
+        # This request chose other options (model, examples ...): no calibrated decision for it.
+        return {"abstained": None, "reason": str(exc), "threshold": None, "risk": None, "method": calibration.method}
+    return calibration.decide(score, risk).to_json()
 
 
 def _score(cost: tuple[int, ...], best: tuple[int, ...]) -> float:

@@ -65,6 +65,7 @@ class EvaluatorConfig:
     top_k: int = 5
     solve_timeout_s: float = 10.0
     equivalence_scenes: int = 40
+    calibration: str | None = None  # a calibration file (trust.calibration): records say when they abstain
 
 
 @dataclass(frozen=True)

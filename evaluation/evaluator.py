@@ -11,6 +11,8 @@ from evaluation.records import RETRYABLE, Failure, ResultRecord, SettingOutcome
 from evaluation.runs import PartsFactory, Run, RunParts, Task, TranslationLike, no_parts
 from evaluation.settings import NEEDS_IMAGE, SETTINGS, TRANSLATED, no_program, record_run
 from translators.backends.base import RetryableBackendError
+from trust.calibration import Calibration
+from trust.confidence import program_confidence, translation_parts
 
 
 class Evaluator:
@@ -21,6 +23,7 @@ class Evaluator:
         self.factory = factory
         self._context: Context | None = None
         self._parts: dict[tuple[Run, bool, bool], RunParts] = {}
+        self._calibration: Calibration | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         # Only the recipe travels to workers; each builds its own models and caches.
@@ -39,6 +42,13 @@ class Evaluator:
     def load(self) -> None:
         """Read the scene graphs, taxonomy and WordNet now (otherwise on first use)."""
         self.context  # noqa: B018
+
+    @property
+    def calibration(self) -> Calibration | None:
+        """The configured calibration (read on first use)."""
+        if self._calibration is None and self.config.calibration:
+            self._calibration = Calibration.load(self.config.calibration)
+        return self._calibration
 
     def parts(self, run: Run, settings: Sequence[str]) -> RunParts:
         """The run's translator and image scene builder (built on first use)."""
@@ -75,6 +85,9 @@ class Evaluator:
             error = translation.error or "no program"
             retry = bool(getattr(translation, "retryable", False))
         case = Case(context, q, verdict, parts, program, error)
+        trust = translation_parts(translation) if translation is not None else None
+        score = program_confidence(trust) if trust is not None else None
+        abstained = self.calibration.decide(score).abstained if score is not None and self.calibration else None
         records = []
         for name in task.settings:
             setting = SETTINGS[name]
@@ -107,6 +120,9 @@ class Evaluator:
                     reference=outcome.reference,
                     solver=outcome.solver,
                     seconds=round(seconds, 6),
+                    confidence=round(score, 6) if setting.translated and score is not None else None,
+                    confidence_parts=trust.to_json() if setting.translated and trust is not None else None,
+                    abstained=abstained if setting.translated else None,
                 )
             )
         return records

@@ -86,6 +86,11 @@ class ResultRecord:
     reference: str | None = None
     solver: str | None = None
     seconds: float = 0.0
+    # Translated settings: the program's confidence (trust.confidence), its parts, and with a
+    # calibration whether the answer is held back.
+    confidence: float | None = None
+    confidence_parts: dict[str, Any] | None = None
+    abstained: bool | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -113,6 +118,9 @@ class ResultRecord:
             "correct": self.correct,
             "failure": None if self.failure is None else self.failure.to_json(),
             "seconds": self.seconds,
+            "confidence": self.confidence,
+            "confidence_parts": self.confidence_parts,
+            "abstained": self.abstained,
         }
 
     @classmethod
@@ -137,6 +145,9 @@ class ResultRecord:
             reference=data.get("reference"),
             solver=data.get("solver"),
             seconds=float(data.get("seconds") or 0.0),
+            confidence=data.get("confidence"),
+            confidence_parts=data.get("confidence_parts"),
+            abstained=data.get("abstained"),
         )
 
 

@@ -24,6 +24,7 @@ from typing import Any
 from evaluation.interpreter import sanitise_answer
 from evaluation.records import KS, RETRYABLE, ResultRecord
 from evaluation.store import MANIFEST_FILE, RESULTS_FILE, read_results
+from trust.conformal import auroc, risk_coverage
 
 MODES = ("strict", "generous", "generous+")
 SCORE_KEYS = tuple(f"{m}@{k}" for m in MODES for k in KS)
@@ -32,6 +33,7 @@ REPORT_MD = "report.md"
 REPORT_JSON = "report.json"
 PLOT_TYPES = "accuracy_by_{field}_type.png"
 PLOT_EXAMPLES = "accuracy_by_examples.png"
+PLOT_RISK = "risk_coverage.png"
 
 
 def _ratio(hits: float, total: int) -> float | None:
@@ -119,6 +121,24 @@ def gqa_metrics(
     return metrics
 
 
+def confidence_table(rows: Sequence[ResultRecord]) -> dict[str, Any] | None:
+    """AUROC of the confidence for "wrong", the abstentions and the risk-coverage curve (None: no confidences)."""
+    scored = [r for r in rows if r.confidence is not None]
+    if not scored:
+        return None
+    scores, wrong = [r.confidence or 0.0 for r in scored], [not r.correct for r in scored]
+    decided = [r for r in scored if r.abstained is not None]
+    kept = [r for r in decided if not r.abstained]
+    return {
+        "n": len(scored),
+        "auroc_wrong": auroc([-s for s in scores], wrong),
+        "abstained": sum(bool(r.abstained) for r in decided) if decided else None,
+        "coverage": _ratio(len(kept), len(decided)) if decided else None,
+        "wrong_among_kept": _ratio(sum(not r.correct for r in kept), len(kept)) if kept else None,
+        "curve": [{"threshold": t, "coverage": c, "risk": r} for t, c, r in risk_coverage(scores, wrong)],
+    }
+
+
 def summarise(
     records: Sequence[ResultRecord | Mapping[str, Any]],
     runs: Mapping[str, Mapping[str, Any]],
@@ -145,6 +165,8 @@ def summarise(
             "failures": failures(evaluated),
             "by_type": {f: by_type(evaluated, f) for f in TYPE_FIELDS},
         }
+        if (trust := confidence_table(evaluated)) is not None:
+            entry["confidence"] = trust
         if setting == "translation":
             entry["translation"] = translation_table(evaluated)
         else:
@@ -276,6 +298,17 @@ def markdown(summary: Mapping[str, Any], title: str = "Evaluation report") -> st
             if t["failures"]["kinds"]:
                 listed = ", ".join(f"{k} {v}" for k, v in t["failures"]["kinds"].items())
                 out.append(f"- {t['run']} / {t['setting']}: {listed}")
+    trusted = [t for t in tables if t.get("confidence")]
+    if trusted:
+        out += ["", "## Confidence and abstention (translated settings; wrong = not correct)", ""]
+        out += _table(
+            ["run", "setting", "n", "AUROC for wrong", "abstained", "coverage", "wrong among kept"],
+            [
+                [t["run"], t["setting"], t["confidence"]["n"], t["confidence"]["auroc_wrong"],
+                 t["confidence"]["abstained"], t["confidence"]["coverage"], t["confidence"]["wrong_among_kept"]]
+                for t in trusted
+            ],
+        )  # fmt: skip
     if summary["by_examples"] and any(len(s["points"]) > 1 for s in summary["by_examples"]):
         out += ["", "## Accuracy by number of examples", ""]
         for line in summary["by_examples"]:
@@ -341,6 +374,31 @@ def plot_by_examples(summary: Mapping[str, Any], path: Path) -> Path | None:
     return path
 
 
+def plot_risk_coverage(summary: Mapping[str, Any], path: Path) -> Path | None:
+    """Lines: the share wrong among the answers kept against the share kept, per translated setting."""
+    tables = [t for t in summary["tables"] if t.get("confidence")]
+    if not tables:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for t in tables:
+        curve = t["confidence"]["curve"]
+        label = f"{t['setting']} ({t['run']}), AUROC {_fmt(t['confidence']['auroc_wrong'])}"[:100]
+        ax.plot([p["coverage"] for p in curve], [100 * p["risk"] for p in curve], label=label)
+    ax.set_xlabel("coverage (share of questions kept, most confident first)")
+    ax.set_ylabel("wrong among kept (%)")
+    ax.set_title("Risk-coverage of the confidence")
+    ax.legend(fontsize="x-small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def write_report(
     out_dir: str | Path,
     choices: str | Path | None = None,
@@ -364,7 +422,11 @@ def write_report(
     paths[0].write_text(markdown(summary, title), encoding="utf-8")
     paths[1].write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     plots = [plot_by_type(summary, destination / PLOT_TYPES.format(field=f), f) for f in TYPE_FIELDS]
-    for plot in plots + [plot_by_examples(summary, destination / PLOT_EXAMPLES)]:
+    plots += [
+        plot_by_examples(summary, destination / PLOT_EXAMPLES),
+        plot_risk_coverage(summary, destination / PLOT_RISK),
+    ]
+    for plot in plots:
         if plot is not None:
             paths.append(plot)
     return paths

@@ -85,7 +85,7 @@ class Translation:
     program: Program | None
     error: str | None
     attempts: list[Attempt]
-    examples: list[dict[str, str]]
+    examples: list[dict[str, Any]]
     timings: dict[str, float]
     mappings: list[dict[str, Any]] = field(default_factory=list)
     unknown: list[dict[str, Any]] = field(default_factory=list)
@@ -283,7 +283,16 @@ class Translator:
             error=None if program is not None else error,
             attempts=attempts,
             retryable=retryable,
-            examples=[{"id": r.example.id, "question": r.example.question, "reason": r.reason} for r in retrieved],
+            examples=[
+                {
+                    "id": r.example.id,
+                    "question": r.example.question,
+                    "reason": r.reason,
+                    "score": round(r.score, 4),
+                    "program": format_flat(r.example.program),
+                }
+                for r in retrieved
+            ],
             timings={"retrieval_s": retrieval_s, "generation_s": generation_s},
         )
         if vote is not None:

@@ -1,0 +1,1 @@
+"""Trust: checking answers and claims."""

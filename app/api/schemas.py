@@ -76,6 +76,13 @@ class AnswerRequest(BaseModel):
     exact: bool = Field(
         False, description="only exact scene words: no approximate answers through the entailment table"
     )
+    risk: float | None = Field(
+        None,
+        gt=0,
+        lt=1,
+        description="abstention risk for this request, within the configured calibration's range "
+        "(default: the calibration's own); needs a calibration (ASPVQA_CALIBRATION) and a question",
+    )
 
 
 class ApproximationShown(BaseModel):
@@ -100,6 +107,31 @@ class ExplanationShown(BaseModel):
     nearest: list[str] = Field(..., description="the scene's words nearest to the missing one")
 
 
+class ConfidencePartsShown(BaseModel):
+    """The evidence behind `confidence` (trust.confidence)."""
+
+    samples: int = Field(..., description="translations made of the question (n)")
+    agreement: float | None = Field(..., description="share of the n translations that mean the chosen program")
+    retrieval_similarity: float | None = Field(..., description="retrieval score of the most similar example shown")
+    skeleton_agreement: float | None = Field(
+        ..., description="share of the examples shown whose program skeleton is the chosen program's"
+    )
+    retries: int = Field(..., description="failed model attempts before a valid program")
+    schema_fixes: int = Field(..., description="deterministic fixes made to the program")
+    cost_margin: float | None = Field(..., description="cost between the first and the second answer (weighted scenes)")
+    answer_share: float = Field(..., description="the top answer's share of exp(-cost) over the ranked answers")
+
+
+class AbstentionShown(BaseModel):
+    """The calibrated decision: keep the answer or hold it back."""
+
+    abstained: bool | None = Field(..., description="null: the calibration does not hold for this request's options")
+    reason: str
+    threshold: float | None = Field(..., description="the confidence needed at this risk (null: none reaches it)")
+    risk: float | None
+    method: str = Field(..., description="crc (kept and wrong) or ltt (wrong among kept)")
+
+
 class ProgramShown(BaseModel):
     representation: str
     text: str
@@ -119,6 +151,18 @@ class AnswerResponse(BaseModel):
     timings: dict[str, float]
     translation: TranslateResponse | None = None
     explanation: ExplanationShown | None = Field(None, description="why not, when status is no_answer")
+    confidence: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="how sure the top answer is: the translated program's calibrated score times the answer's "
+        "share on the scene (a given program: the share only)",
+    )
+    confidence_parts: ConfidencePartsShown | None = None
+    abstained: bool | None = Field(
+        None, description="with a calibration configured: the answer is held back (see abstention.reason)"
+    )
+    abstention: AbstentionShown | None = None
 
 
 class Health(BaseModel):

@@ -47,6 +47,10 @@ def answer_command(
     exact: Annotated[
         bool, typer.Option("--exact", help="Only exact scene words: no approximate answers (entailment table).")
     ] = False,
+    risk: Annotated[
+        float | None,
+        typer.Option("--risk", help="Abstention risk within the calibrated range (needs ASPVQA_CALIBRATION)."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Answer a question: ranked answers, the program and the facts behind the top answer."""
@@ -66,6 +70,7 @@ def answer_command(
             scene_facts=read_input(scene, "scene") if scene else None,
             top_k=top_k,
             exact=exact,
+            risk=risk,
         )
     except (PipelineError, ConfigError) as exc:
         fail(str(exc))
@@ -83,6 +88,10 @@ def answer_command(
                     "support": outcome.support,
                     "timings": outcome.timings,
                     "explanation": outcome.explanation,
+                    "confidence": outcome.confidence,
+                    "confidence_parts": outcome.confidence_parts,
+                    "abstained": outcome.abstention["abstained"] if outcome.abstention else None,
+                    "abstention": outcome.abstention,
                 }
             )
         )
@@ -98,7 +107,19 @@ def answer_command(
                 typer.echo(f"why: {outcome.explanation['message']}")
         elif outcome.support:
             typer.echo("because: " + " ".join(outcome.support["facts"]))
+        typer.echo(confidence_line(outcome.confidence, outcome.confidence_parts))
+        if outcome.abstention:
+            verdict = {True: "abstained", False: "answered", None: "no calibrated decision"}[
+                outcome.abstention["abstained"]
+            ]
+            typer.echo(f"{verdict}: {outcome.abstention['reason']}")
     raise typer.Exit(0 if outcome.answers else 1)
+
+
+def confidence_line(score: float | None, parts: dict | None) -> str:
+    """``confidence 0.83 (agreement -, retrieval 0.97, ...)`` for the text output."""
+    shown = ", ".join(f"{k} {'-' if v is None else v}" for k, v in (parts or {}).items())
+    return f"confidence {score if score is not None else '-'}" + (f" ({shown})" if shown else "")
 
 
 def approximate_note(answer: dict) -> str:

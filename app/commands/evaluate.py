@@ -21,6 +21,7 @@ import typer
 from app.commands.io import fail, read_input
 from app.components import Components
 from app.config import ConfigError, Settings, load_settings
+from app.errors import PipelineError
 from app.provenance import job_footprint, job_provenance
 from evaluation.graph_index import open_scene_graphs
 from evaluation.job import (
@@ -48,6 +49,7 @@ from scene.concepts import Concepts
 from theory.scene_facts import SceneFacts
 from translators.backends.local import THREADS_VARIABLE
 from translators.options import OPTION_NAMES
+from trust.calibration import CalibrationError
 
 
 @dataclass(frozen=True)
@@ -237,8 +239,17 @@ def evaluate_command(
         }
     except JobError as exc:
         fail(str(exc))
+    if config.calibration and translated:
+        _check_calibration(factory, runs)
     evaluator = Evaluator(
-        EvaluatorConfig(scene_graphs=scene_graphs, images=images, taxonomy=taxonomy, hypernym_levels=levels), factory
+        EvaluatorConfig(
+            scene_graphs=scene_graphs,
+            images=images,
+            taxonomy=taxonomy,
+            hypernym_levels=levels,
+            calibration=config.calibration if translated else None,
+        ),
+        factory,
     )
     try:
         run = make_executor(executor, worker_plan.workers, ray_address, progress, worker_plan.threads)
@@ -264,6 +275,22 @@ def evaluate_command(
 
         paths = write_report(out, choices=choices)
         typer.echo(f"report: {', '.join(str(p) for p in paths)}")
+
+
+def _check_calibration(factory: SettingsParts, runs: Sequence[Run]) -> None:
+    """Fail in one line when the configured calibration does not hold for a run's settings."""
+    components = factory.components()
+    try:
+        calibration = components.calibration
+        for run in runs:
+            if calibration is not None:
+                calibration.check_settings(
+                    components.confidence_settings(components.translation_settings(run.translation))
+                )
+    except PipelineError as exc:
+        fail(str(exc))
+    except CalibrationError as exc:
+        fail(f"run {run.name}: {exc}")
 
 
 def _plan(

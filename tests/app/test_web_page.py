@@ -48,5 +48,7 @@ def test_page_answers_a_question_on_the_demo_scene(server):
             assert "relate_any" in page.inner_text("#program")
             assert "has_rel(4,on,2)" in page.inner_text("#support")
             assert page.inner_text("#status") == "ok"
+            assert page.inner_text("#confidence").startswith("confidence 0.")
+            assert "skeleton agreement" in page.inner_text("#parts")
         finally:
             browser.close()

@@ -13,8 +13,10 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 from app.api.schemas import (
+    AbstentionShown,
     AnswerRequest,
     AnswerResponse,
+    ConfidencePartsShown,
     ErrorBody,
     ExplanationShown,
     ProgramShown,
@@ -95,6 +97,7 @@ ANSWER_BODY = {
                         "top_k": {"type": "integer", "minimum": 1, "maximum": 50},
                         "scene_graph": {"type": "string", "description": "JSON of one GQA scene graph"},
                         "scene_facts": {"type": "string"},
+                        "risk": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
                     },
                 }
             },
@@ -158,6 +161,7 @@ async def answer(request: Request) -> AnswerResponse:
         top_k=body.top_k,
         model=body.model,
         exact=body.exact,
+        risk=body.risk,
     )
     translation = None
     if outcome.translation is not None:
@@ -180,6 +184,10 @@ async def answer(request: Request) -> AnswerResponse:
         timings=outcome.timings,
         translation=translation,
         explanation=ExplanationShown(**outcome.explanation) if outcome.explanation else None,
+        confidence=outcome.confidence,
+        confidence_parts=ConfidencePartsShown(**outcome.confidence_parts) if outcome.confidence_parts else None,
+        abstained=outcome.abstention["abstained"] if outcome.abstention else None,
+        abstention=AbstentionShown(**outcome.abstention) if outcome.abstention else None,
     )
 
 

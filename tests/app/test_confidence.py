@@ -1,0 +1,207 @@
+"""Confidence and abstention through /answer, `aspvqa answer` and `aspvqa calibrate` (recorded model outputs)."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+from app.api.main import create_app
+from app.api.routes.demo import demo_scenes
+from app.cli import cli
+from app.config import Settings
+from app.pipeline import Pipeline
+from trust.calibration import Calibration
+
+# Recorded outputs are used up as they are read (per process), so this module records plenty.
+SITTING = "query(unique(relate_any(unique(select(scene(), cat)), on, object)), name)"
+REPLAY = Path(tempfile.mkdtemp(prefix="aspvqa-confidence-")) / "replay.jsonl"
+REPLAY.write_text(
+    json.dumps({"question": "What is the cat sitting on?", "outputs": [SITTING] * 500})
+    + "\n"
+    + json.dumps(
+        {"question": "Is the apple on the table red?", "outputs": ["verify_attr(unique(select(scene(), apple"] * 500}
+    )
+    + "\n"
+)
+KITCHEN = demo_scenes()["kitchen"]
+CAT = {"question": "What is the cat sitting on?", "scene_graph": KITCHEN}
+MUG_COLOR = "scene(0). select(1, 0, mug). unique(2, 1). query(3, 2, color). end(3)."
+runner = CliRunner()
+
+
+def settings(**extra):
+    return Settings(llm=f"replay:{REPLAY}", sampling="jaccard", **extra)
+
+
+def calibration_for(path: Path, s: Settings, scores=(0.99, 0.98, 0.97) * 20, wrong=(False, False, True) * 20) -> Path:
+    components = Pipeline(s).components
+    made = Calibration.fit(
+        list(scores),
+        list(wrong),
+        risk=0.2,
+        settings=components.confidence_settings(components.translation_settings()),
+        data={"questions": "test"},
+    )
+    made.save(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def client():
+    s = settings()
+    with TestClient(create_app(s, Pipeline(s))) as test_client:
+        yield test_client
+
+
+def test_a_translated_answer_carries_its_confidence_and_parts(client):
+    body = client.post("/answer", json=CAT).json()
+    assert 0.0 < body["confidence"] <= 1.0
+    parts = body["confidence_parts"]
+    assert parts["samples"] == 1 and parts["agreement"] is None
+    assert parts["retrieval_similarity"] is not None and 0.0 <= parts["skeleton_agreement"] <= 1.0
+    assert parts["retries"] == 0 and parts["answer_share"] == 1.0
+    assert body["abstained"] is None and body["abstention"] is None  # no calibration configured
+
+
+def test_a_given_program_has_the_scenes_share_only(client):
+    body = client.post("/answer", json={"program": MUG_COLOR, "scene_graph": KITCHEN}).json()
+    assert body["confidence"] == 1.0 and body["confidence_parts"]["retrieval_similarity"] is None
+
+
+@pytest.mark.parametrize(
+    ("payload", "fragment"),
+    [
+        (CAT | {"risk": 0.1}, "needs a calibration"),
+        (CAT | {"risk": 1.5}, "risk"),
+        (CAT | {"risk": "high"}, "risk"),
+        ({"program": MUG_COLOR, "scene_graph": KITCHEN, "risk": 0.1}, "not to a given program"),
+    ],
+)
+def test_a_risk_that_cannot_be_served_is_422(client, payload, fragment):
+    response = client.post("/answer", json=payload)
+    assert response.status_code == 422 and fragment in response.json()["detail"]
+
+
+def test_openapi_documents_confidence_and_abstention(client):
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    answer = schemas["AnswerResponse"]["properties"]
+    assert {"confidence", "confidence_parts", "abstained", "abstention"} <= set(answer)
+    assert "risk" in schemas["AnswerRequest"]["properties"]
+    assert {"agreement", "retrieval_similarity", "skeleton_agreement", "retries", "cost_margin"} <= set(
+        schemas["ConfidencePartsShown"]["properties"]
+    )
+
+
+def test_with_a_calibration_the_answer_says_whether_it_abstains(tmp_path):
+    s = settings()
+    path = calibration_for(tmp_path / "c.json", s)
+    calibrated = settings(calibration=str(path))
+    with TestClient(create_app(calibrated, Pipeline(calibrated))) as test_client:
+        body = test_client.post("/answer", json=CAT).json()
+        # The recorded question's confidence is below every calibration score: held back.
+        assert body["abstained"] is True and "below" in body["abstention"]["reason"]
+        assert body["abstention"]["risk"] == 0.2 and body["answers"]  # the answers are still shown
+        low, _ = Calibration.load(path).risk_range
+        response = test_client.post("/answer", json=CAT | {"risk": low / 2})
+        assert response.status_code == 422 and "outside the calibrated range" in response.json()["detail"]
+        loose = test_client.post("/answer", json=CAT | {"risk": 0.5}).json()
+        assert loose["abstention"]["risk"] == 0.5 and loose["abstention"]["threshold"] <= 0.97
+
+
+def test_a_calibration_made_for_other_settings_is_refused(tmp_path):
+    path = calibration_for(tmp_path / "c.json", settings(examples=5))
+    mismatched = settings(calibration=str(path))
+    with TestClient(create_app(mismatched, Pipeline(mismatched))) as test_client:
+        response = test_client.post("/answer", json=CAT)
+        assert response.status_code == 503
+        assert "examples: calibrated 5, now 3" in response.json()["detail"]
+        assert "ASPVQA_CALIBRATION" in response.json()["detail"]
+
+
+def test_cli_answer_prints_confidence_and_refuses_a_risk_without_calibration(tmp_path, monkeypatch):
+    monkeypatch.setenv("ASPVQA_LLM", f"replay:{REPLAY}")
+    monkeypatch.setenv("ASPVQA_SAMPLING", "jaccard")
+    graph = tmp_path / "g.json"
+    graph.write_text(json.dumps(KITCHEN))
+    args = ["answer", "-q", "What is the cat sitting on?", "--scene-graph", str(graph)]
+    result = runner.invoke(cli, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.output)
+    assert 0 < record["confidence"] <= 1 and record["confidence_parts"]["samples"] == 1
+    assert "confidence" in runner.invoke(cli, args).output
+    refused = runner.invoke(cli, [*args, "--risk", "0.1"])
+    assert refused.exit_code == 2 and "needs a calibration" in refused.output
+
+
+def _questions(tmp_path: Path) -> Path:
+    semantic = [
+        {"operation": "select", "argument": "cat (1)", "dependencies": []},
+        {"operation": "relate", "argument": "_,on,o (2)", "dependencies": [0]},
+        {"operation": "query", "argument": "name", "dependencies": [1]},
+    ]
+    questions = {
+        "q1": {
+            "question": "What is the cat sitting on?",
+            "imageId": "kitchen",
+            "answer": "chair",
+            "semantic": semantic,
+        },
+        "q2": {
+            "question": "Is the apple on the table red?",
+            "imageId": "kitchen",
+            "answer": "no",
+            "semantic": semantic,
+        },
+    }
+    path = tmp_path / "questions.json"
+    path.write_text(json.dumps(questions))
+    return path
+
+
+def test_cli_calibrate_labels_fits_and_writes_the_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("ASPVQA_LLM", f"replay:{REPLAY}")
+    monkeypatch.setenv("ASPVQA_SAMPLING", "jaccard")
+    out = tmp_path / "cal.json"
+    questions = _questions(tmp_path)
+    result = runner.invoke(cli, ["calibrate", "--questions", str(questions), "--risk", "0.4", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "2 questions" in result.output and str(out) in result.output
+    made = Calibration.load(out)
+    assert made.label == "program" and len(made.scores) == 2
+    assert made.wrong[1] is True  # the second question has no valid program
+    assert len(made.data["questions"]) == 64 and made.settings["examples"] == 3
+    graphs = tmp_path / "graphs.json"
+    graphs.write_text(json.dumps({"kitchen": KITCHEN}))
+    args = ["calibrate", "--questions", str(questions), "--scene-graphs", str(graphs), "--risk", "0.4"]
+    result = runner.invoke(cli, [*args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    answer_labelled = Calibration.load(out)
+    assert answer_labelled.label == "answer" and answer_labelled.wrong[0] is False  # the cat sits on the chair
+    assert "scene_graphs" in answer_labelled.data
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--risk", "1.5"], "--risk"),
+        (["--method", "guess"], "--method"),
+        (["--part", "middle"], "--part"),
+        (["--risk", "0.001"], "outside the calibrated range"),
+    ],
+)
+def test_cli_calibrate_bad_input_is_one_line_and_status_2(tmp_path, monkeypatch, args, fragment):
+    monkeypatch.setenv("ASPVQA_LLM", f"replay:{REPLAY}")
+    monkeypatch.setenv("ASPVQA_SAMPLING", "jaccard")
+    questions = _questions(tmp_path)
+    result = runner.invoke(cli, ["calibrate", "--questions", str(questions), "--out", str(tmp_path / "c"), *args])
+    assert result.exit_code == 2 and fragment in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_cli_calibrate_missing_questions_file(tmp_path):
+    result = runner.invoke(cli, ["calibrate", "--questions", str(tmp_path / "none.json"), "--out", str(tmp_path / "c")])
+    assert result.exit_code == 2 and "not found" in result.output

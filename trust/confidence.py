@@ -1,0 +1,246 @@
+"""How sure an answer is: one number in [0, 1] and the parts it is made of.
+
+The parts, each computed from what the pipeline already has:
+
+- ``agreement``: with n > 1 translations (the same model shown the examples in rotated order, or
+  sampled), the share of the n that mean the chosen program (grouped on generated scenes by
+  translators.consistency, not by text); None for n = 1;
+- ``retrieval_similarity``: the retrieval score of the most similar example shown (question
+  templates and words, translators.retrieval);
+- ``skeleton_agreement``: the share of the examples shown whose program skeleton (operations and
+  dependencies, arguments blanked) is the chosen program's;
+- ``retries``: failed attempts before a valid program (the model's output did not parse or
+  validate and was fed back); ``schema_fixes``: deterministic fixes made to the program
+  (translators.schema). Both are reported; only ``retries`` is weighted, because the test records
+  of the translation benchmark that the weights were checked on did not keep schema fixes;
+- ``word_coverage``: the share of the question's content words that the program's classes,
+  values and relations mention (a filter or an object the model dropped lowers it), and
+  ``word_grounding``: the share of the program's words that the question has (a word the model
+  made up lowers it); both by word, with plurals folded;
+- ``cost_margin``: on a scene with weights, the cost between the first and second answer (None:
+  one answer only, or no translation);
+- ``answer_share``: exp(-cost) of the top answer over the sum over every ranked answer (1 when it
+  is the only one), the scene's own doubt.
+
+The program part is a logistic model of the weighted translation parts, its weights fitted on the
+tuning part of the GQA split (bench/confidence.py prints them), times the agreement when n > 1;
+the confidence is that times ``answer_share``, so a sure program on an ambiguous scene is not sure.
+
+Example:
+    >>> from theory.flat import parse_flat
+    >>> program = parse_flat("scene(0). select(1, 0, cat). exist(2, 1). end(2).")
+    >>> parts = confidence_parts(program, [ShownExample(0.9, "scene(0). select(1, 0, dog). exist(2, 1). end(2).")])
+    >>> parts.skeleton_agreement, parts.retries
+    (1.0, 0)
+    >>> 0.0 < confidence(parts) <= 1.0
+    True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from theory.canonical import canonical
+from theory.flat import parse_flat
+from theory.operations import OPERATIONS
+from theory.program import Program, ProgramError
+
+# Words a question uses for its form, not its content (a short list kept here: the few dozen words
+# do not justify a corpus download).
+FUNCTION_WORDS = frozenset(
+    """a an the is are was were be been do does did of in on at to for with by from and or but not no
+    this that these those it its there here what which who whom whose where when how why you your i me my
+    we he she they them his her their one ones thing things kind type sort color colour side picture
+    image photo look looks think made appear appears called item items other than both either same
+    different any all as much many can could would should has have having""".split()
+)
+_WORDS = re.compile(r"[a-z]+")
+_NAMED_ROLES = ("class", "value", "relation")
+COST_UNIT = 1000.0  # cost = -1000 ln p (theory.scene_facts), so a cost difference maps back to a likelihood ratio
+
+
+@dataclass(frozen=True)
+class ShownExample:
+    """A worked example the model was shown: its retrieval score and its program (flat ASP)."""
+
+    score: float | None
+    program: str | None
+
+
+@dataclass(frozen=True)
+class ConfidenceParts:
+    """The evidence behind a confidence (see the module docstring)."""
+
+    samples: int = 1
+    agreement: float | None = None
+    retrieval_similarity: float | None = None
+    skeleton_agreement: float | None = None
+    retries: int = 0
+    schema_fixes: int = 0
+    word_coverage: float | None = None
+    word_grounding: float | None = None
+    cost_margin: float | None = None
+    answer_share: float = 1.0
+
+    def to_json(self) -> dict[str, Any]:
+        """The parts as a JSON object (rounded)."""
+        return {k: round(v, 4) if isinstance(v, float) else v for k, v in asdict(self).items()}
+
+
+@dataclass(frozen=True)
+class Weights:
+    """A logistic model of "the program is right" over the translation parts of one translation."""
+
+    intercept: float
+    retrieval_similarity: float
+    skeleton_agreement: float
+    retries: float
+    word_coverage: float = 0.0
+    word_grounding: float = 0.0
+
+    def program_confidence(self, parts: ConfidenceParts) -> float:
+        """The model's probability that the program is right."""
+        z = (
+            self.intercept
+            + self.retrieval_similarity * (parts.retrieval_similarity or 0.0)
+            + self.skeleton_agreement * (parts.skeleton_agreement or 0.0)
+            + self.retries * min(parts.retries, 3)
+            + self.word_coverage * (parts.word_coverage if parts.word_coverage is not None else 1.0)
+            + self.word_grounding * (parts.word_grounding if parts.word_grounding is not None else 1.0)
+        )
+        return 1.0 / (1.0 + math.exp(-z))
+
+
+# Fitted on 130 questions of the tuning part of the GQA split (bench/confidence.py --fit;
+# scikit-learn's L2 logistic regression). No retry happened on them, so retries weigh nothing yet.
+WEIGHTS = Weights(
+    intercept=0.242,
+    retrieval_similarity=0.144,
+    skeleton_agreement=1.061,
+    retries=0.0,
+    word_coverage=0.813,
+    word_grounding=-1.339,
+)
+
+
+def program_skeleton(program: Program) -> str:
+    """The canonical program with its arguments blanked: ``select[0] exist[1]``."""
+    return " ".join(f"{s.operation}[{','.join(map(str, s.dependencies))}]" for s in canonical(program).steps)
+
+
+def _skeleton_of(text: str | None) -> str | None:
+    if not text:
+        return None
+    try:
+        return program_skeleton(parse_flat(text))
+    except ProgramError:
+        return None
+
+
+def _fold(word: str) -> str:
+    # Plurals folded so that "shoes" meets "shoe"; enough for matching, not a lemmatiser.
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def word_overlap(question: str, program: Program) -> tuple[float | None, float | None]:
+    """(share of the question's content words the program names, share of the program's words in the question)."""
+    asked = {_fold(w) for w in _WORDS.findall(question.lower()) if w not in FUNCTION_WORDS}
+    named: set[str] = set()
+    for step in program.steps:
+        for role, value in zip(OPERATIONS[step.operation].arguments, step.arguments):
+            if role in _NAMED_ROLES:
+                named |= {_fold(w) for w in _WORDS.findall(value.lower()) if w not in FUNCTION_WORDS}
+    coverage = len(asked & named) / len(asked) if asked else None
+    grounding = len(asked & named) / len(named) if named else None
+    return coverage, grounding
+
+
+def answer_margin(costs: Sequence[Sequence[int]]) -> tuple[float | None, float]:
+    """(cost between the first and second answer, the top answer's share) from the ranked costs."""
+    if not costs:
+        return None, 1.0
+    totals = [sum(c) for c in costs]
+    best = totals[0]
+    share = 1.0 / sum(math.exp(-(t - best) / COST_UNIT) for t in totals)
+    return (float(totals[1] - best) if len(totals) > 1 else None), share
+
+
+def confidence_parts(
+    program: Program,
+    examples: Sequence[ShownExample] = (),
+    *,
+    attempts: int = 1,
+    schema_fixes: int = 0,
+    agreement: float | None = None,
+    samples: int = 1,
+    answer_costs: Sequence[Sequence[int]] = (),
+    question: str | None = None,
+) -> ConfidenceParts:
+    """The parts of a translated program's confidence (and its answers', when costs are given)."""
+    scores = [e.score for e in examples if e.score is not None]
+    shapes = [_skeleton_of(e.program) for e in examples]
+    known = [s for s in shapes if s is not None]
+    own = program_skeleton(program)
+    margin, share = answer_margin(answer_costs)
+    coverage, grounding = word_overlap(question, program) if question else (None, None)
+    return ConfidenceParts(
+        samples=samples,
+        agreement=agreement if samples > 1 else None,
+        retrieval_similarity=max(scores) if scores else None,
+        skeleton_agreement=sum(s == own for s in known) / len(known) if known else None,
+        retries=max(attempts - 1, 0),  # attempts of one sample
+        schema_fixes=schema_fixes,
+        word_coverage=coverage,
+        word_grounding=grounding,
+        cost_margin=margin,
+        answer_share=share,
+    )
+
+
+def program_confidence(parts: ConfidenceParts) -> float:
+    """The probability that the translated program is right (the score a calibration thresholds).
+
+    With n > 1 samples it is the one-translation model's times the agreement: not fitted (no
+    tuning data with samples fitted in this machine's budget), and a calibration made with the
+    same n still gives its guarantee, since the threshold is fitted to whatever the score is.
+    """
+    single = WEIGHTS.program_confidence(parts)
+    return single * parts.agreement if parts.samples > 1 and parts.agreement is not None else single
+
+
+def confidence(parts: ConfidenceParts) -> float:
+    """The answer's confidence: the program's, times the top answer's share on the scene."""
+    return round(program_confidence(parts) * parts.answer_share, 6)
+
+
+def weights_digest() -> str:
+    """A short digest of the fitted weights: a calibration holds for these weights only."""
+    text = repr(WEIGHTS) + "|agreement-factor"
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def calibration_settings(translation: Mapping[str, Any], bank: str) -> dict[str, Any]:
+    """The settings a calibration is tied to: the translator's, the bank's digest and the weights'."""
+    return dict(translation) | {"bank": bank, "confidence_weights": weights_digest()}
+
+
+def translation_parts(translation: Any) -> ConfidenceParts | None:
+    """The parts of a `translators.translate.Translation` (None when it has no program)."""
+    if translation.program is None:
+        return None
+    samples = max(1, len(getattr(translation, "samples", None) or ()))
+    attempts = len(getattr(translation, "attempts", None) or ()) or 1
+    return confidence_parts(
+        translation.program,
+        [ShownExample(e.get("score"), e.get("program")) for e in getattr(translation, "examples", None) or ()],
+        attempts=attempts - (samples - 1),
+        schema_fixes=len(getattr(translation, "schema_fixes", None) or ()),
+        agreement=getattr(translation, "agreement", None),
+        samples=samples,
+        question=getattr(translation, "question", None),
+    )
