@@ -39,7 +39,7 @@ from trust.confidence import (  # noqa: E402
     confidence_parts,
     program_confidence,
 )
-from trust.conformal import auroc, describe, fit_threshold, risk_coverage  # noqa: E402
+from trust.conformal import auroc, fit_threshold, risk_coverage, threshold_outcome  # noqa: E402
 
 LOG = cache_dir() / "bench" / "confidence.jsonl"
 RESULTS = ROOT / "bench" / "results"
@@ -129,7 +129,7 @@ def evaluate(name: str, tuning: list[tuple[float, bool]], test: list[tuple[float
     for method in ("crc", "ltt"):
         for risk in RISKS:
             fit = fit_threshold(t_scores, t_wrong, risk, method)
-            on_test = describe(method, risk, fit.threshold, scores, wrong)
+            on_test = threshold_outcome(method, risk, fit.threshold, scores, wrong)
             kept = round(on_test.coverage * len(scores))
             kept_wrong = round(on_test.kept_wrong * len(scores))
             realised = on_test.kept_wrong if method == "crc" else on_test.wrong_among_kept

@@ -101,10 +101,10 @@ def fit_threshold(
         if not _bound_ok(method, n, i + 1, wrong_kept, risk, delta):
             break
         chosen = float(score)
-    return describe(method, risk, chosen, scores, wrong)
+    return threshold_outcome(method, risk, chosen, scores, wrong)
 
 
-def describe(
+def threshold_outcome(
     method: str, risk: float, threshold: float, scores: Sequence[float], wrong: Sequence[bool]
 ) -> ThresholdFit:
     """What `threshold` does on these scores and labels."""

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from trust.conformal import auroc, binomial_cdf, describe, fit_threshold, risk_coverage, smallest_risk
+from trust.conformal import auroc, binomial_cdf, fit_threshold, risk_coverage, smallest_risk, threshold_outcome
 
 labelled = st.lists(st.tuples(st.floats(0, 1, allow_nan=False), st.booleans()), min_size=1, max_size=60)
 
@@ -42,7 +42,7 @@ def test_ltt_bounds_the_wrong_among_kept_on_fresh_data():
 
     scores, wrong = sample(2000)
     fit = fit_threshold(scores, wrong, 0.1, "ltt", delta=0.05)
-    fresh = describe("ltt", 0.1, fit.threshold, *sample(20000))
+    fresh = threshold_outcome("ltt", 0.1, fit.threshold, *sample(20000))
     # The guarantee holds with probability 1 - delta; the fresh sample adds its own noise (sd ~0.003).
     assert 0.3 < fresh.coverage < 0.9 and fresh.wrong_among_kept is not None and fresh.wrong_among_kept <= 0.1 + 0.006
 
