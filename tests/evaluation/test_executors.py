@@ -98,7 +98,12 @@ def test_workers_stop_when_the_job_process_is_killed(tmp_path):
         "    print(*sorted(set(pool.map(pid, range(8)))), flush=True)\n"
         "    time.sleep(60)\n"
     )
-    job = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=dict(os.environ))
+    from tests.support import REPO
+
+    path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+    job = subprocess.Popen(
+        [sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=os.environ | {"PYTHONPATH": path}
+    )
     workers = [int(p) for p in job.stdout.readline().split()]
     assert workers
     os.kill(job.pid, signal.SIGKILL)
