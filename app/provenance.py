@@ -104,8 +104,8 @@ def job_provenance(
         "input_files": {name: file_digest(path) for name, path in inputs.items() if path},
         "packages": package_versions(),
         "device": components.device.to_json(),
-        # No step of the job calibrates scores: answers are ranked by the solver's costs as they are.
-        "calibration": None,
+        # The calibration the confidence columns' abstentions come from (translated settings only).
+        "calibration": file_digest(components.settings.calibration) if translated else None,
     }
 
 
