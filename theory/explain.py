@@ -30,13 +30,13 @@ from functools import cache
 import clingo
 from clingo import ast
 
-from theory.data_text import SceneText, plain_scene
+from theory.data_text import SceneText
 from theory.entailment import Entailments
-from theory.operations import OPERATIONS, SCENE_PREDICATES, Kind
+from theory.operations import OPERATIONS, Kind
 from theory.program import Program, ProgramError, Step
 from theory.relevance import Theory
 from theory.scene_facts import SceneFacts
-from theory.solver import ENTAILMENT_SIGNATURES, add_scene, program_facts, theory_statements
+from theory.solver import ground_question, read_scene, theory_statements
 
 NEAREST = 3  # words the scene has, shown in place of a missing one
 _NAMES_SHOWN = 3
@@ -103,20 +103,7 @@ def _diagnosis_theory(entailment: bool) -> Theory:
 
 def _ground(program: Program, scene: SceneFacts | SceneText, entailments: Entailments | None) -> clingo.Control:
     ctl = clingo.Control(["--enum-mode=brave", "--opt-mode=ignore", "--warn=none"])
-    facts = program_facts(program)
-    given = set(SCENE_PREDICATES.items()) | {(f.name, len(f.arguments)) for f in facts}
-    if entailments:
-        asked = {a.name for f in facts for a in f.arguments if a.type == clingo.SymbolType.Function}
-        facts += entailments.facts(asked)
-        given |= ENTAILMENT_SIGNATURES
-    with ast.ProgramBuilder(ctl) as builder:
-        for statement in _diagnosis_theory(bool(entailments)).relevant(given):
-            builder.add(statement)
-    add_scene(ctl, scene)
-    with ctl.backend() as backend:
-        for fact in facts:
-            backend.add_rule([backend.add_atom(fact)])
-    ctl.ground([("base", [])])
+    ground_question(ctl, program, scene, _diagnosis_theory(bool(entailments)), entailments)
     return ctl
 
 
@@ -278,8 +265,7 @@ def explain_no_answer(
     """
     nearness = nearness or entailments
     if isinstance(scene, str):
-        plain = plain_scene(scene, SCENE_PREDICATES)
-        scene = plain if plain is not None else SceneFacts.from_asp(scene)
+        scene = read_scene(scene)
     try:
         atoms = _brave_atoms(_ground(program, scene, entailments))
     except (RuntimeError, ProgramError) as exc:

@@ -191,6 +191,39 @@ def _natural(text: str) -> tuple[int, int | str]:
     return (0, int(text)) if text.lstrip("-").isdigit() else (1, text)
 
 
+def read_scene(text: str) -> SceneFacts | SceneText:
+    """Scene text for clingo: plain facts as they are, anything else through the reader that
+    explains errors (raises `ProgramError`)."""
+    plain = plain_scene(text, SCENE_PREDICATES)
+    return plain if plain is not None else SceneFacts.from_asp(text)
+
+
+def ground_question(
+    ctl: clingo.Control,
+    program: Program,
+    scene: SceneFacts | SceneText,
+    theory: Theory,
+    entailments: Entailments | None = None,
+) -> None:
+    """Ground the part of `theory` the program can use, the scene, the program's facts and the
+    entailment rows about its words; raises RuntimeError when clingo fails."""
+    facts = program_facts(program)
+    given = _SCENE_SIGNATURES | {(f.name, len(f.arguments)) for f in facts}
+    if entailments:
+        asked = {a.name for f in facts for a in f.arguments if a.type == clingo.SymbolType.Function}
+        facts += entailments.facts(asked)
+        given |= ENTAILMENT_SIGNATURES
+    with ast.ProgramBuilder(ctl) as builder:
+        # Only the rules this program's operations can use: grounding the rest costs ~4 ms.
+        for statement in theory.relevant(given):
+            builder.add(statement)
+    add_scene(ctl, scene)
+    with ctl.backend() as backend:
+        for fact in facts:
+            backend.add_rule([backend.add_atom(fact)])
+    ctl.ground([("base", [])])
+
+
 def solve(
     program: Program | str,
     scene: SceneFacts | SceneText | str,
@@ -220,8 +253,7 @@ def solve(
     try:
         # Plain text goes to clingo as it is; other text through the AST reader, which explains errors.
         if isinstance(scene, str):
-            plain = plain_scene(scene, SCENE_PREDICATES)
-            scene = plain if plain is not None else SceneFacts.from_asp(scene)
+            scene = read_scene(scene)
     except ProgramError as exc:
         return done(SolveStatus.INVALID_SCENE, str(exc))
     if len(program) > limits.max_program_steps:
@@ -237,22 +269,8 @@ def solve(
         logger=lambda _code, msg: messages.append(msg.strip()),
         message_limit=20,
     )
-    facts = program_facts(program)
-    theory, given = _THEORY, _SCENE_SIGNATURES | {(f.name, len(f.arguments)) for f in facts}
-    if entailments:
-        theory, given = _THEORY_WITH_ENTAILMENT, given | ENTAILMENT_SIGNATURES
-        asked = {a.name for f in facts for a in f.arguments if a.type == clingo.SymbolType.Function}
-        facts += entailments.facts(asked)
     try:
-        with ast.ProgramBuilder(ctl) as builder:
-            # Only the rules this program's operations can use: grounding the rest costs ~4 ms.
-            for statement in theory.relevant(given):
-                builder.add(statement)
-        add_scene(ctl, scene)
-        with ctl.backend() as backend:
-            for fact in facts:
-                backend.add_rule([backend.add_atom(fact)])
-        ctl.ground([("base", [])])
+        ground_question(ctl, program, scene, _THEORY_WITH_ENTAILMENT if entailments else _THEORY, entailments)
     except RuntimeError as exc:
         return done(SolveStatus.ERROR, f"grounding failed: {'; '.join(messages) or exc}")
     atoms = len(ctl.symbolic_atoms)
