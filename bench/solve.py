@@ -162,19 +162,19 @@ def gqa_cases(whole_graph: bool) -> tuple[list[Case], list[str | None]]:
     from scene.scene_graph import scene_graph_facts
 
     evaluator = Evaluator(EvaluatorConfig(scene_graphs=str(GQA_DIR / "scene_graphs" / "val_sceneGraphs_sample.json")))
-    evaluator.load()
+    context = evaluator.context
     cases, golds = [], []
     for question in load_questions(json.loads(QUESTIONS.read_text())):
-        program = evaluator.reference(question)
+        program = context.reference(question)
         if whole_graph:
             scene = scene_graph_facts(
-                evaluator.graph(question) or {}, taxonomy=evaluator.taxonomy, attributes=evaluator.attributes
+                context.graph(question) or {}, taxonomy=context.taxonomy, attributes=context.attributes
             )
         else:
-            scene = evaluator.true_scene(question, program)
+            scene = context.true_scene(question, program)
         cases.append((format_flat(program), scene, scene.to_asp()))
         golds.append(question.answer)
-    cases_matcher.append(evaluator.matcher)
+    cases_matcher.append(context.matcher)
     return cases, golds
 
 
