@@ -353,6 +353,7 @@ class Components:
         base = s.options().model_dump() | {
             "llm": s.llm or DEFAULT_LOCAL_MODEL,
             "schema_decoding": s.schema_decoding,
+            "template_fill": s.template_fill,
             "samples": s.confidence_samples,
         }
         return TranslationSettings.model_validate(base | dict(overrides or {}))
@@ -521,6 +522,8 @@ class ServiceTranslator:
                 "cached": result.cached,
                 "samples": settings.samples,
                 "agreement": result.agreement,
+                "source": result.source,
+                "fill": result.fill,
             }
             | details,
             calibration_settings=self.components.confidence_settings(settings),

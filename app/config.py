@@ -49,6 +49,11 @@ class Settings(BaseSettings, TranslationOptions):
     schema_decoding: bool = Field(
         True, description="constrain and repair categories, values and relations with the ontology"
     )
+    template_fill: bool = Field(
+        True,
+        description="a question of a form the example bank has gets the program of those examples with its own "
+        "words, without a model call (translators.template_fill); other questions go to the model",
+    )
     routing: bool = Field(
         False,
         description="route each question to the examples and prompt of its predicted type (verify, query, choose, "

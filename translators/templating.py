@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from translators.ontology import Ontology
 
@@ -23,13 +24,19 @@ _MAX_WORDS = 4
 
 
 _LEXICONS: dict[str, dict[tuple[str, ...], str]] = {}
+_BY_OBJECT: dict[int, tuple[Ontology, dict[tuple[str, ...], str]]] = {}
 
 
 def _lexicon(ontology: Ontology) -> dict[tuple[str, ...], str]:
     """Word sequences -> placeholder (values win over classes; the longest sequence wins at match time)."""
+    # By object first: the digest hashes the whole ontology, too slow once per question of a bank.
+    known = _BY_OBJECT.get(id(ontology))
+    if known is not None and known[0] is ontology:
+        return known[1]
     key = ontology.digest()
     if key not in _LEXICONS:
         _LEXICONS[key] = _build_lexicon(ontology)
+    _BY_OBJECT[id(ontology)] = (ontology, _LEXICONS[key])
     return _LEXICONS[key]
 
 
@@ -56,23 +63,31 @@ def _build_lexicon(ontology: Ontology) -> dict[tuple[str, ...], str]:
     return lexicon
 
 
-def question_template(question: str, ontology: Ontology) -> str:
-    """The question in lower case with its class words and attribute values replaced by roles."""
+def template_tokens(question: str) -> list[str]:
+    """The question's lower-case words and numbers, as templates read them."""
+    return _TOKEN.findall(question.lower())
+
+
+def role_spans(tokens: list[str], ontology: Ontology) -> Iterator[tuple[str, tuple[str, ...] | None]]:
+    """Each ontology word sequence as (its role, its words), longest first; other words as (word, None)."""
     lexicon = _lexicon(ontology)
-    tokens = _TOKEN.findall(question.lower())
-    out: list[str] = []
     index = 0
     while index < len(tokens):
         for width in range(min(_MAX_WORDS, len(tokens) - index), 0, -1):
-            placeholder = lexicon.get(tuple(tokens[index : index + width]))
+            words = tuple(tokens[index : index + width])
+            placeholder = lexicon.get(words)
             if placeholder is not None:
-                out.append(placeholder)
+                yield placeholder, words
                 index += width
                 break
         else:
-            out.append(tokens[index])
+            yield tokens[index], None
             index += 1
-    return " ".join(out)
+
+
+def question_template(question: str, ontology: Ontology) -> str:
+    """The question in lower case with its class words and attribute values replaced by roles."""
+    return " ".join(role for role, _ in role_spans(template_tokens(question), ontology))
 
 
 class Templater:

@@ -39,6 +39,7 @@ from translators.prompts import DEFAULT_PROMPT, PROMPTS, build_prompt, covering_
 from translators.repair import MAX_REPAIRS, interpret_output
 from translators.retrieval import Retriever, Sampling
 from translators.schema import repair_program
+from translators.template_fill import FilledProgram, filler_for
 from translators.templating import Templater
 from translators.vocabulary import Grounder
 
@@ -53,6 +54,8 @@ class TranslationSettings(TranslationOptions):
     constrained: bool = True
     template_retrieval: bool = True  # rank examples by the similarity of question templates (translators.templating)
     schema_decoding: bool = True  # constrain and repair categories, values and relations with the ontology
+    # A question of a form the bank has examples of gets their program with its words, without the model.
+    template_fill: bool = True
     max_repairs: int = Field(MAX_REPAIRS, ge=0, le=MAX_REPAIRS)
     max_tokens: int = Field(160, ge=16, le=2048)
     temperature: float = Field(0.0, ge=0.0, le=2.0)
@@ -97,6 +100,10 @@ class Translation:
     # verdict on the question, to be asked again later.
     retryable: bool = False
     route: dict[str, str] | None = None  # the predicted question types, when the translator routes
+    # Where the program came from: "model", or "template" (filled from the bank's examples of the
+    # question's form, translators.template_fill); `fill` then holds the form and its vote.
+    source: str = "model"
+    fill: dict[str, Any] | None = None
 
     @property
     def flat(self) -> str | None:
@@ -136,6 +143,9 @@ class Translation:
             record["cached"] = True
         if self.route is not None:
             record["route"] = self.route
+        record["source"] = self.source
+        if self.fill is not None:
+            record["fill"] = self.fill
         return record
 
     @classmethod
@@ -158,6 +168,8 @@ class Translation:
             agreement=record.get("agreement"),
             cached=True,
             route=record.get("route"),
+            source=record.get("source", "model"),
+            fill=record.get("fill"),
         )
 
 
@@ -195,6 +207,7 @@ class Translator:
             templater = Templater(ontology or bundled_ontology()) if settings.template_retrieval else None
             retriever = Retriever(bank, embedder, templater=templater)
         self.retriever = retriever
+        self.filler = filler_for(bank, ontology or bundled_ontology()) if settings.template_fill else None
         # Fixed examples come from the hand-written examples only: a bank built from a dataset must
         # not put the dataset's own questions (a target's siblings) in every prompt.
         # `fixed` gives them from elsewhere (a routed translator's pool is part of a bank).
@@ -232,6 +245,9 @@ class Translator:
             return result
         s = self.settings
         start = time.perf_counter()
+        filled = self.filler.fill(question, exclude) if self.filler is not None else None
+        if filled is not None:
+            return self._finish(self._filled(question, question_id, filled, time.perf_counter() - start), start, key)
         retrieved = self.retriever.retrieve(
             question,
             s.examples,
@@ -299,6 +315,34 @@ class Translator:
             result.samples = [format_flat(p) if p is not None else None for p in vote.programs]
             result.agreement = vote.agreement
         result.schema_fixes = fixes[chosen] if fixes else []
+        return self._finish(result, start, key)
+
+    def _filled(self, question: str, question_id: str | None, filled: FilledProgram, fill_s: float) -> Translation:
+        """The translation of a question whose program was filled from examples of its form."""
+        program, fixes = filled.program, []
+        if self.ontology is not None:
+            program, repairs = repair_program(program, self.ontology)
+            fixes = [f.__dict__ for f in repairs]
+        shown = filled.examples[: max(self.settings.examples, 1)]
+        return Translation(
+            question=question,
+            question_id=question_id,
+            program=program,
+            error=None,
+            attempts=[],
+            examples=[
+                {"id": e.id, "question": e.question, "reason": "same form", "program": format_flat(e.program)}
+                for e in shown
+            ],
+            timings={"fill_s": fill_s},
+            schema_fixes=fixes,
+            source="template",
+            fill={"form": filled.form, "votes": filled.votes, "voters": filled.voters},
+        )
+
+    def _finish(self, result: Translation, start: float, key: str) -> Translation:
+        """Ground the program's words (with a grounder), time it and cache it."""
+        program = result.program
         if program is not None and self.grounder is not None:
             grounding = self.grounder.ground(program)
             result.program = grounding.program

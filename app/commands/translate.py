@@ -106,6 +106,14 @@ def translate_command(
             "--schema/--no-schema", help="Schema-aware decoding: categories, values and relations from the ontology."
         ),
     ] = True,
+    fill: Annotated[
+        bool,
+        typer.Option(
+            "--fill/--no-fill",
+            help="Fill the program of the bank's examples of the question's very form with its words, without the "
+            "model; other questions go to the model.",
+        ),
+    ] = True,
     ontology: Annotated[
         Path | None,
         typer.Option(
@@ -131,6 +139,7 @@ def translate_command(
             samples=samples,
             temperature=temperature,
             schema_decoding=schema,
+            template_fill=fill,
         )
     except ValueError as exc:
         fail(str(exc).splitlines()[-1] if "\n" in str(exc) else str(exc))

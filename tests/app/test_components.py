@@ -20,7 +20,10 @@ QUESTION = "What is the cat sitting on?"
 def components(tmp_path: Path) -> Components:
     replay = tmp_path / "replay.jsonl"
     replay.write_text(REPLAY.read_text())  # a private copy: replay backends count calls per file
-    return Components(Settings(llm=f"replay:{replay}", bank_dir=str(default_bank_path()), sampling="jaccard"))
+    settings = Settings(
+        llm=f"replay:{replay}", bank_dir=str(default_bank_path()), sampling="jaccard", template_fill=False
+    )
+    return Components(settings)
 
 
 def test_translators_are_built_once_and_share_the_heavy_parts(components):

@@ -35,7 +35,7 @@ runner = CliRunner()
 
 
 def settings(**extra):
-    return Settings(llm=f"replay:{REPLAY}", sampling="jaccard", **extra)
+    return Settings(llm=f"replay:{REPLAY}", sampling="jaccard", **({"template_fill": False} | extra))
 
 
 def calibration_for(path: Path, s: Settings, scores=(0.99, 0.98, 0.97) * 20, wrong=(False, False, True) * 20) -> Path:
@@ -126,6 +126,7 @@ def test_a_calibration_made_for_other_settings_is_refused(tmp_path):
 def test_cli_answer_prints_confidence_and_refuses_a_risk_without_calibration(tmp_path, monkeypatch):
     monkeypatch.setenv("ASPVQA_LLM", f"replay:{REPLAY}")
     monkeypatch.setenv("ASPVQA_SAMPLING", "jaccard")
+    monkeypatch.setenv("ASPVQA_TEMPLATE_FILL", "false")
     graph = tmp_path / "g.json"
     graph.write_text(json.dumps(KITCHEN))
     args = ["answer", "-q", "What is the cat sitting on?", "--scene-graph", str(graph)]
@@ -166,6 +167,7 @@ def _questions(tmp_path: Path) -> Path:
 def test_cli_calibrate_labels_fits_and_writes_the_file(tmp_path, monkeypatch):
     monkeypatch.setenv("ASPVQA_LLM", f"replay:{REPLAY}")
     monkeypatch.setenv("ASPVQA_SAMPLING", "jaccard")
+    monkeypatch.setenv("ASPVQA_TEMPLATE_FILL", "false")
     out = tmp_path / "cal.json"
     questions = _questions(tmp_path)
     result = runner.invoke(cli, ["calibrate", "--questions", str(questions), "--risk", "0.4", "--out", str(out)])
@@ -197,6 +199,7 @@ def test_cli_calibrate_labels_fits_and_writes_the_file(tmp_path, monkeypatch):
 def test_cli_calibrate_bad_input_is_one_line_and_status_2(tmp_path, monkeypatch, args, fragment):
     monkeypatch.setenv("ASPVQA_LLM", f"replay:{REPLAY}")
     monkeypatch.setenv("ASPVQA_SAMPLING", "jaccard")
+    monkeypatch.setenv("ASPVQA_TEMPLATE_FILL", "false")
     questions = _questions(tmp_path)
     result = runner.invoke(cli, ["calibrate", "--questions", str(questions), "--out", str(tmp_path / "c"), *args])
     assert result.exit_code == 2 and fragment in result.output and len(result.output.strip().splitlines()) == 1

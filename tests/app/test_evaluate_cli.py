@@ -169,7 +169,12 @@ def test_recorded_outputs_of_the_local_model_reproduce_its_run(tmp_path):
     replay.write_text((DATA / "replay_qwen_team.jsonl").read_text())
     grid = tmp_path / "grid.json"
     grid.write_text(
-        json.dumps({"name": "qwen", "runs": [{"name": "qwen", "llm": f"replay:{replay}", "sampling": "jaccard"}]})
+        json.dumps(
+            {
+                "name": "qwen",
+                "runs": [{"name": "qwen", "llm": f"replay:{replay}", "sampling": "jaccard", "template_fill": False}],
+            }
+        )
     )
     out = tmp_path / "out"
     result = runner.invoke(cli, ["evaluate", "-q", str(QUESTIONS), "-g", str(GRAPHS), "--grid", str(grid), "-s",

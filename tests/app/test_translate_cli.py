@@ -52,6 +52,7 @@ def test_json_output_carries_raw_examples_and_seconds(tmp_path):
             "--examples",
             "2",
             "--cover-operators",
+            "--no-fill",
             "--json",
         ],
     )
@@ -74,7 +75,8 @@ def test_batch_reads_json_lines_and_writes_one_record_per_question(tmp_path):
     questions.write_text(
         '{"questionId": "1", "question": "Is there a cat?"}\n{"questionId": "2", "question": "Is there a dog?"}\n'
     )
-    result = runner.invoke(cli, ["translate", "--questions", str(questions), "--llm", llm, "--sampling", "jaccard"])
+    args = ["translate", "--questions", str(questions), "--llm", llm, "--sampling", "jaccard", "--no-fill"]
+    result = runner.invoke(cli, args)
     assert result.exit_code == 1
     records = [json.loads(line) for line in result.stdout.splitlines()]
     assert [r["questionId"] for r in records] == ["1", "2"]
@@ -143,13 +145,44 @@ def test_vocabulary_grounding_maps_unknown_words_and_reports_them(tmp_path):
 def test_schema_repairs_are_reported_and_can_be_turned_off(tmp_path):
     output = "exist(filter(select(scene(), cup), state, red))"
     llm = _recording(tmp_path, [{"question": "Is there a red cup?", "outputs": [output]}])
-    on = runner.invoke(cli, ["translate", "-q", "Is there a red cup?", "--llm", llm, "--sampling", "jaccard", "--json"])
+    on = runner.invoke(
+        cli, ["translate", "-q", "Is there a red cup?", "--llm", llm, "--sampling", "jaccard", "--no-fill", "--json"]
+    )
     assert on.exit_code == 0, on.output
     record = json.loads(on.output)
     assert "filter(2, 1, color, red)" in record["program"] and record["schema_fixes"][0]["after"] == "color"
     (tmp_path / "off").mkdir()
     llm = _recording(tmp_path / "off", [{"question": "Is there a red cup?", "outputs": [output]}])
     off = runner.invoke(
-        cli, ["translate", "-q", "Is there a red cup?", "--llm", llm, "--sampling", "jaccard", "--no-schema", "--json"]
+        cli,
+        [
+            "translate",
+            "-q",
+            "Is there a red cup?",
+            "--llm",
+            llm,
+            "--sampling",
+            "jaccard",
+            "--no-schema",
+            "--no-fill",
+            "--json",
+        ],
     )
     assert "filter(2, 1, state, red)" in json.loads(off.output)["program"]
+
+
+def test_a_question_of_a_form_the_bank_has_is_filled_without_the_model(tmp_path):
+    llm = _recording(tmp_path, [])  # any model call would fail: nothing is recorded
+    result = runner.invoke(
+        cli, ["translate", "-q", "Is there a red chair?", "--llm", llm, "--sampling", "jaccard", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.output)
+    assert record["program"] == "scene(0). select(1, 0, chair). filter(2, 1, color, red). exist(3, 2). end(3)."
+    assert record["source"] == "template" and record["attempts"] == [] and record["raw"] == ""
+    assert record["fill"]["form"] == "is there color thing" and record["fill"]["votes"] >= 1
+    assert all(e["reason"] == "same form" for e in record["examples"])
+    off = runner.invoke(
+        cli, ["translate", "-q", "Is there a red chair?", "--llm", llm, "--sampling", "jaccard", "--no-fill"]
+    )
+    assert off.exit_code != 0 and "no recorded output" in off.output.lower()

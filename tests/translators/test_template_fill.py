@@ -1,0 +1,130 @@
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from theory.flat import format_flat, parse_flat
+from translators.bank import Example, ExampleBank
+from translators.ontology import bundled_ontology
+from translators.template_fill import TemplateFiller
+from translators.translate import TranslationSettings, Translator
+
+ONTOLOGY = bundled_ontology()
+
+
+def _example(example_id: str, question: str, flat: str, **extra) -> Example:
+    return Example(example_id, question, parse_flat(flat), **extra)
+
+
+RED_CUP = _example(
+    "e1", "Is there a red cup?", "scene(0). select(1, 0, cup). filter(2, 1, color, red). exist(3, 2). end(3)."
+)
+BLUE_BAG = _example(
+    "e2", "Is there a blue plate?", "scene(0). select(1, 0, plate). filter(2, 1, color, blue). exist(3, 2). end(3)."
+)
+MUG_ON_TABLE = _example(
+    "e3",
+    "What color is the mug that is on the table?",
+    "scene(0). select(1, 0, table). relate(2, 1, mug, on, subject). unique(3, 2). query(4, 3, color). end(4).",
+)
+
+
+def _filler(*examples: Example) -> TemplateFiller:
+    return TemplateFiller(ExampleBank(list(examples)), ONTOLOGY)
+
+
+def test_the_question_words_take_the_place_of_the_example_words():
+    filled = _filler(RED_CUP, MUG_ON_TABLE).fill("What color is the lamp that is on the desk?")
+    assert filled is not None and filled.examples == (MUG_ON_TABLE,)
+    assert format_flat(filled.program) == (
+        "scene(0). select(1, 0, desk). relate(2, 1, lamp, on, subject). unique(3, 2). query(4, 3, color). end(4)."
+    )
+
+
+def test_articles_plurals_and_contractions_do_not_change_the_form():
+    filler = _filler(RED_CUP)
+    assert filler.form("Is there the red cup?") == filler.form("Is there a red cup?") == "is there color thing"
+    assert filler.form("Is there a red cups?") == "is there color thing"
+    assert filler.form("What's this?") == filler.form("What is this?")
+    filled = filler.fill("Is there a green plates?")
+    assert filled is not None and "select(1, 0, plates)" in format_flat(filled.program)
+
+
+def test_a_group_word_is_its_own_role():
+    animal = _example(
+        "g1", "What kind of animal is this?", "scene(0). select(1, 0, animal). unique(2, 1). query(3, 2, name). end(3)."
+    )
+    filler = _filler(animal)
+    assert filler.form("What kind of furniture is this?") == "what kind of group is this"
+    filled = filler.fill("What kind of furniture is this?")
+    assert filled is not None and "select(1, 0, furniture)" in format_flat(filled.program)
+    assert filler.fill("What kind of chair is this?") is None  # a class is not a group
+
+
+def test_no_program_when_a_word_would_map_two_ways_or_is_not_in_the_program():
+    same_word = _example(
+        "s1",
+        "Is the cup the same color as the cup?",
+        "scene(0). select(1, 0, cup). unique(2, 1). select(3, 0, cup). unique(4, 3). two_same(5, 2, 4, color). end(5).",
+    )
+    assert _filler(same_word).fill("Is the bag the same color as the plate?") is None
+    unused = _example("u1", "Is there a red cup?", "scene(0). select(1, 0, cup). exist(2, 1). end(2).")
+    assert _filler(unused).fill("Is there a blue plate?") is None
+    assert _filler(RED_CUP).fill("Who is holding the umbrella?") is None
+
+
+def test_the_examples_of_one_form_vote_and_excluded_ones_do_not():
+    odd = _example(
+        "e0", "Is there a green car?", "scene(0). select(1, 0, car). filter(2, 1, color, green). exist(3, 2). end(3)."
+    )
+    wrong = _example("w0", "Is there a brown dog?", "scene(0). select(1, 0, dog). exist(2, 1). end(2).")
+    filler = _filler(wrong, odd, RED_CUP, BLUE_BAG)
+    filled = filler.fill("Is there a white horse?")
+    assert filled is not None and (filled.votes, filled.voters) == (3, 3)  # `wrong` never names brown
+    assert filled.agreement == 1.0
+    assert filler.fill("Is there a white horse?", exclude_ids={"e0", "e1", "e2"}) is None
+    paraphrase = _example("p1", RED_CUP.question, format_flat(RED_CUP.program), equivalent=frozenset({"q7"}))
+    assert _filler(paraphrase).fill("Is there a red cup?", exclude_ids={"q7"}) is None
+
+
+COLORS = sorted(ONTOLOGY.categories["color"])
+CLASSES = sorted(c for c in ONTOLOGY.classes - set(ONTOLOGY.groups) if "_" not in c and c.isalpha())
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(COLORS), st.sampled_from(CLASSES))
+def test_every_color_and_class_fills_the_same_program(color, cls):
+    filler = _filler(RED_CUP)
+    question = f"Is there a {color.replace('_', ' ')} {cls}?"
+    filled = filler.fill(question)
+    if filler.form(question) != "is there color thing":
+        assert filled is None  # a word read as another role ("orange" is a color and a fruit)
+        return
+    assert filled is not None
+    assert format_flat(filled.program) == (
+        f"scene(0). select(1, 0, {cls}). filter(2, 1, color, {color}). exist(3, 2). end(3)."
+    )
+
+
+class NoModel:
+    """A backend that must not be called."""
+
+    name = "none"
+    supports_grammar = True
+
+    def generate(self, request):
+        raise AssertionError("the model was asked")
+
+
+def test_the_translator_fills_without_a_model_call_and_says_so():
+    bank = ExampleBank([RED_CUP, BLUE_BAG, MUG_ON_TABLE])
+    translator = Translator(TranslationSettings(sampling="jaccard", llm="replay"), bank, NoModel())
+    result = translator.translate("Is there a yellow kite?")
+    assert result.flat == "scene(0). select(1, 0, kite). filter(2, 1, color, yellow). exist(3, 2). end(3)."
+    assert result.source == "template" and result.attempts == [] and result.fill["votes"] == 2
+    assert result.to_json()["source"] == "template" and "fill_s" in result.timings
+    off = Translator(TranslationSettings(sampling="jaccard", llm="replay", template_fill=False), bank, NoModel())
+    try:
+        off.translate("Is there a yellow kite?")
+    except AssertionError as exc:
+        assert "asked" in str(exc)
+    else:
+        raise AssertionError("template_fill=False must ask the model")
