@@ -187,7 +187,9 @@ class Components:
         """Load every service part now; a part that fails keeps its reason for `status`."""
         for part in (self._question_translator, self._scene_graph_encoder, self._image_reader):
             try:
-                part.get()
+                warm = getattr(part.get(), "warm_up", None)
+                if warm is not None:
+                    warm()
             except PipelineError:
                 continue
 
@@ -480,6 +482,18 @@ class ServiceTranslator:
         components.ontology  # noqa: B018
         components.backend(self.default_model)
 
+    def warm_up(self) -> None:
+        """Load the default model and evaluate its prompt's fixed part (raises `PipelineError`)."""
+        from translators.backends.base import BackendError
+
+        settings = self._settings(self.settings.options(), None)
+        if self.settings.routing:
+            return  # each routed prompt differs after the shared part; the first question of a type warms it
+        try:
+            self.components.translator(settings).warm_up()
+        except BackendError as exc:
+            raise PipelineError("model_unavailable", str(exc)) from exc
+
     def __call__(self, question: str, *, options: TranslationOptions, model: str | None = None) -> TranslationOutcome:
         settings = self._settings(options, model)
         if self.settings.routing and settings.representation != "gqa":
@@ -524,6 +538,7 @@ class ServiceTranslator:
                 "agreement": result.agreement,
                 "source": result.source,
                 "fill": result.fill,
+                "usage": result.usage,
             }
             | details,
             calibration_settings=self.components.confidence_settings(settings),

@@ -105,6 +105,7 @@ class Run:
                 else ""
             )
             + ("|route=1" if self.routed else "")
+            + ("|fill=1" if s.template_fill else "")
         )
 
 
@@ -153,7 +154,9 @@ def load_targets() -> tuple[list[dict], list[Example], dict[str, Any]]:
 
 
 def runs_for(names: list[str], llm: str, size: int, grid_size: int) -> list[Run]:
-    default = TranslationSettings(llm=llm)
+    filled = TranslationSettings(llm=llm)
+    # Every run but "default" is the model alone, as these runs were first made (their records keep their keys).
+    default = filled.model_copy(update={"template_fill": False})
     runs = []
     full_size = size
     for spec in names:
@@ -164,7 +167,9 @@ def runs_for(names: list[str], llm: str, size: int, grid_size: int) -> list[Run]
         name, _, digest = name.partition("@")
         count = len(runs)
         if name == "default":
-            runs.append(Run("default", default, "bundled", size))
+            runs.append(Run("default", filled, "bundled", size))
+        elif name == "nofill":
+            runs.append(Run("default", default, "bundled", size, label="default without template fill"))
         elif name == "before":
             runs.append(
                 Run("default", default, "bundled", size, versioned=False, label="default, first generated bank")
@@ -337,7 +342,7 @@ def main() -> int:
     parser.add_argument(
         "--runs",
         default="default",
-        help="comma-separated, each optionally name:n for its first n questions: default, before, legacy, schema, noschema, candidates, routed, loo, grid, flat, code, gqa",
+        help="comma-separated, each optionally name:n for its first n questions: default, nofill, before, legacy, schema, noschema, candidates, routed, loo, grid, flat, code, gqa",
     )
     parser.add_argument("--budget-s", type=float, default=300.0)
     parser.add_argument("--limit", type=int, default=0, help="questions per run (0: the whole test part)")
@@ -409,6 +414,7 @@ def main() -> int:
                     "semantic": semantic_ok,
                     "seconds": result.seconds,
                     "attempts": len(result.attempts),
+                    "source": result.source,
                     "error": result.error,
                     "examples": [e["id"] for e in result.examples],
                 }

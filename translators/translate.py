@@ -77,6 +77,24 @@ class Attempt:
     raw: str
     error: str | None
     seconds: float
+    # What the call cost, where the backend reports it (see `Generation`).
+    prompt_tokens: int | None = None
+    evaluated_tokens: int | None = None
+    output_tokens: int | None = None
+    prompt_s: float | None = None
+    output_s: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The attempt as the command line prints it (costs the backend did not report are left out)."""
+        record: dict[str, Any] = {"raw": self.raw, "error": self.error, "seconds": round(self.seconds, 4)}
+        for name in USAGE_FIELDS:
+            value = getattr(self, name)
+            if value is not None:
+                record[name] = round(value, 4) if isinstance(value, float) else value
+        return record
+
+
+USAGE_FIELDS = ("prompt_tokens", "evaluated_tokens", "output_tokens", "prompt_s", "output_s")
 
 
 @dataclass
@@ -119,6 +137,17 @@ class Translation:
     def seconds(self) -> float:
         return self.timings.get("total_s", 0.0)
 
+    @property
+    def usage(self) -> dict[str, float | int]:
+        """Tokens and seconds summed over the model calls (only what the backend reported)."""
+        totals: dict[str, float | int] = {}
+        for attempt in self.attempts:
+            for name in USAGE_FIELDS:
+                value = getattr(attempt, name)
+                if value is not None:
+                    totals[name] = totals.get(name, 0) + value
+        return {k: round(v, 4) if isinstance(v, float) else v for k, v in totals.items()}
+
     def to_json(self) -> dict[str, Any]:
         """The JSON record the command line prints."""
         record: dict[str, Any] = {
@@ -128,11 +157,13 @@ class Translation:
             "raw": self.raw,
             "examples": self.examples,
             "seconds": round(self.seconds, 4),
-            "attempts": [{"raw": a.raw, "error": a.error, "seconds": round(a.seconds, 4)} for a in self.attempts],
+            "attempts": [a.to_json() for a in self.attempts],
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
         }
         if self.error:
             record["error"] = self.error
+        if usage := self.usage:
+            record["usage"] = usage
         if self.mappings or self.unknown:
             record["mappings"], record["unknown"] = self.mappings, self.unknown
         if self.schema_fixes:
@@ -158,7 +189,10 @@ class Translation:
             question_id=record.get("questionId"),
             program=parse_flat(record["program"]) if record.get("program") else None,
             error=record.get("error"),
-            attempts=[Attempt(a["raw"], a["error"], a["seconds"]) for a in record.get("attempts", [])],
+            attempts=[
+                Attempt(a["raw"], a["error"], a["seconds"], **{k: a[k] for k in USAGE_FIELDS if k in a})
+                for a in record.get("attempts", [])
+            ],
             examples=record.get("examples", []),
             timings=record.get("timings", {}),
             mappings=record.get("mappings", []),
@@ -224,6 +258,17 @@ class Translator:
             "grammar": getattr(backend, "grammar_field", "local") if self.grammar else None,
             "ontology": self.ontology.digest() if self.ontology is not None else None,
         }
+
+    def warm_up(self) -> None:
+        """Load the model and, where the backend keeps a prompt prefix (llama.cpp), evaluate the prompt's
+        fixed part and compile the grammar now, so the first question does not wait for them."""
+        if self.filler is not None:
+            self.filler.index  # noqa: B018 - built now rather than on the first question
+        if not getattr(self.backend, "keeps_prefix", False):
+            return
+        s = self.settings
+        prompt = build_prompt("?", [], s.representation, s.prompt_version, self.fixed, self.ontology)
+        self.backend.generate(GenerationRequest(prompt=prompt, question="?", max_tokens=1, grammar=self.grammar))
 
     def _key(self, question: str, exclude_ids: Collection[str]) -> str:
         return cache_key(question, self._key_base | {"exclude": sorted(exclude_ids)})
@@ -378,7 +423,18 @@ class Translator:
                 attempts.append(Attempt("", error, 0.0))
                 return None, error
             outcome = interpret_output(generation.text, s.representation)
-            attempts.append(Attempt(generation.text, outcome.error, generation.seconds))
+            attempts.append(
+                Attempt(
+                    generation.text,
+                    outcome.error,
+                    generation.seconds,
+                    generation.prompt_tokens,
+                    generation.evaluated_tokens,
+                    generation.completion_tokens,
+                    generation.prompt_seconds,
+                    generation.output_seconds,
+                )
+            )
             if outcome.program is not None:
                 return outcome.program, ""
             error = f"no valid program after {attempt + 1} attempt(s): {outcome.error}"

@@ -30,12 +30,13 @@ def demo_command(
         fail(str(exc))
     started = time.perf_counter()
     try:
-        pipeline.components.question_translator  # noqa: B018 (the bank, its index and the model's files, checked now)
+        translator = pipeline.components.question_translator  # the bank, its index and the model's files, checked now
+        warm_up = getattr(translator, "warm_up", None)
+        if warm_up is not None:
+            warm_up()  # the model's weights and its prompt's fixed part, before the first question
     except PipelineError as exc:
         fail(exc.message)
-    typer.echo(
-        f"translator ready in {time.perf_counter() - started:.1f} s (the model's weights load with the first question)"
-    )
+    typer.echo(f"translator ready in {time.perf_counter() - started:.1f} s (model loaded, prompt prefix evaluated)")
     failures = right = total = 0
     for line in (folder / "questions.jsonl").read_text().splitlines():
         item = json.loads(line)

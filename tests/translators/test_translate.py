@@ -154,3 +154,35 @@ def test_without_schema_the_grammar_is_the_plain_one(bank):
     backend = Capturing([GOOD])
     Translator(_settings(schema_decoding=False), bank, backend).translate("Is there a red cup?")
     assert "catval" not in backend.requests[0].grammar
+
+
+class Counting(Capturing):
+    """A llama.cpp-like backend: keeps a prompt prefix and reports tokens and seconds per call."""
+
+    keeps_prefix = True
+
+    def generate(self, request):
+        self.requests.append(request)
+        return Generation(self.outputs.pop(0), 0.5, self.name, 900, 12, 80, 0.3, 0.2)
+
+
+def test_tokens_and_seconds_per_call_are_reported(bank):
+    backend = Counting(["nope", GOOD])
+    result = Translator(_settings(template_fill=False), bank, backend).translate("Is there a red cup?")
+    assert result.flat == FLAT and len(result.attempts) == 2
+    assert result.attempts[1].evaluated_tokens == 80 and result.attempts[1].output_tokens == 12
+    record = result.to_json()
+    assert record["usage"] == {
+        "prompt_tokens": 1800, "evaluated_tokens": 160, "output_tokens": 24, "prompt_s": 0.6, "output_s": 0.4
+    }  # fmt: skip
+    assert record["attempts"][0]["prompt_s"] == 0.3
+
+
+def test_warm_up_evaluates_the_fixed_prompt_once_before_any_question(bank):
+    backend = Counting(["x"])
+    translator = Translator(_settings(template_fill=False), bank, backend)
+    translator.warm_up()
+    (request,) = backend.requests
+    assert request.max_tokens == 1 and request.grammar == translator.grammar
+    assert request.prompt.messages[0]["role"] == "system"
+    Translator(_settings(), bank, Capturing([])).warm_up()  # a backend without a prefix cache is not called

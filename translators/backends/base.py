@@ -66,6 +66,11 @@ class Generation:
     model: str
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    # Where the runtime reports them (llama.cpp): prompt tokens evaluated for this call (the rest came
+    # from the cached prefix) and the seconds spent reading the prompt and writing the output.
+    evaluated_tokens: int | None = None
+    prompt_seconds: float | None = None
+    output_seconds: float | None = None
 
 
 class Backend(Protocol):

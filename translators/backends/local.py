@@ -88,6 +88,8 @@ class LlamaCppBackend:
     """A local GGUF model; loaded on first use and kept for later requests."""
 
     supports_grammar = True
+    # llama.cpp reuses the evaluated tokens a new prompt starts with: `Translator.warm_up` uses it.
+    keeps_prefix = True
 
     def __init__(
         self,
@@ -167,6 +169,7 @@ class LlamaCppBackend:
             )
             if request.temperature == 0.0:
                 options["top_k"] = 1
+            _reset_counters(llama)
             start = time.perf_counter()
             try:
                 if self.chat:
@@ -178,6 +181,33 @@ class LlamaCppBackend:
             except (RuntimeError, ValueError) as exc:
                 raise BackendError(f"{self.name}: generation failed: {exc}") from exc
             usage = result.get("usage") or {}
+            evaluated, prompt_s, output_s = _counters(llama)
             return Generation(
-                text, time.perf_counter() - start, self.name, usage.get("prompt_tokens"), usage.get("completion_tokens")
+                text,
+                time.perf_counter() - start,
+                self.name,
+                usage.get("prompt_tokens"),
+                usage.get("completion_tokens"),
+                evaluated,
+                prompt_s,
+                output_s,
             )
+
+
+def _reset_counters(llama) -> None:  # noqa: ANN001 - llama_cpp types are optional imports
+    """Zero llama.cpp's per-context counters, so the next call's own numbers can be read."""
+    import llama_cpp
+
+    with contextlib.suppress(AttributeError):  # a runtime without the perf API: no counters
+        llama_cpp.llama_perf_context_reset(llama._ctx.ctx)
+
+
+def _counters(llama) -> tuple[int | None, float | None, float | None]:  # noqa: ANN001
+    """(prompt tokens evaluated, seconds reading them, seconds writing the output) of the last call."""
+    import llama_cpp
+
+    try:
+        perf = llama_cpp.llama_perf_context(llama._ctx.ctx)
+    except AttributeError:
+        return None, None, None
+    return int(perf.n_p_eval), perf.t_p_eval_ms / 1000, perf.t_eval_ms / 1000
