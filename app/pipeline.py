@@ -417,6 +417,8 @@ def answer_confidence(
         samples=samples,
         answer_costs=costs,
         question=question,
+        source=details.get("source") or "model",
+        fill=details.get("fill"),
     )
 
 

@@ -62,7 +62,14 @@ def parts_of(record: dict[str, Any], extra: dict[str, Any] | None) -> tuple[Conf
     if extra is None:
         if program is None:
             return ConfidenceParts(retrieval_similarity=None), True
-        parts = confidence_parts(program, shown, attempts=record["attempts"], question=record["question"])
+        parts = confidence_parts(
+            program,
+            shown,
+            attempts=record["attempts"],
+            question=record["question"],
+            source=record.get("source", "model"),
+            fill=record.get("fill"),
+        )
         return parts, not record["correct"]
     samples = [record["program"], *extra["samples"]]
     verdicts = [record["correct"], *extra["correct"]]
@@ -99,6 +106,8 @@ def features(parts: ConfidenceParts) -> list[float]:
         float(min(parts.retries, 3)),
         parts.word_coverage if parts.word_coverage is not None else 1.0,
         parts.word_grounding if parts.word_grounding is not None else 1.0,
+        float(parts.source == "template"),
+        parts.fill_agreement or 0.0,
     ]
 
 
@@ -106,7 +115,15 @@ def fit_weights(rows: list[ConfidenceParts], wrong: list[bool]) -> dict[str, flo
     from sklearn.linear_model import LogisticRegression
 
     model = LogisticRegression(C=1.0, max_iter=1000).fit([features(p) for p in rows], [not w for w in wrong])
-    names = ["retrieval_similarity", "skeleton_agreement", "retries", "word_coverage", "word_grounding"]
+    names = [
+        "retrieval_similarity",
+        "skeleton_agreement",
+        "retries",
+        "word_coverage",
+        "word_grounding",
+        "filled",
+        "fill_agreement",
+    ]
     return {"intercept": round(float(model.intercept_[0]), 3)} | {
         n: round(float(c), 3) for n, c in zip(names, model.coef_[0])
     }
@@ -235,10 +252,11 @@ def main() -> int:
         return 0
     records = read_records()
     results = []
-    for name, kind in (("n=1", None), ("n=3", "extra3")):
+    rows = (("n=1", "n1fill", None), ("n=1, the model alone (no template fill)", "n1", None), ("n=3", "n1", "extra3"))
+    for name, base, kind in rows:
         by_part: dict[str, list[tuple[ConfidenceParts, bool]]] = {"tuning": [], "test": []}
         for (record_kind, qid), record in sorted(records.items()):
-            if record_kind != "n1":
+            if record_kind != base:
                 continue
             extra = records.get((kind, qid)) if kind else None
             if kind and extra is None:
@@ -247,7 +265,7 @@ def main() -> int:
         if not by_part["tuning"] or not by_part["test"]:
             print(f"{name}: no records on both parts yet")
             continue
-        if args.fit and kind is None:
+        if args.fit and base == "n1fill":
             print(name, "weights fitted on the tuning part:", fit_weights(*zip(*by_part["tuning"])))  # type: ignore[arg-type]
         scored = {part: [(program_confidence(p), w) for p, w in rows] for part, rows in by_part.items()}
         results.append(evaluate(name, scored["tuning"], scored["test"]))

@@ -1,16 +1,21 @@
 """Translations of GQA split questions with everything confidence needs, for bench/confidence.py.
 
 For each question of one part of the split (evaluation.splits; questions in a fixed pseudo-random
-order, a digest of the id), the default translator's program (n=1) with its retrieved examples and
-their scores, attempts and schema fixes, and whether it is semantically equivalent to the GQA
-program; for the first `--sampled` questions also the further samples of an n-sample translation
-(the same model shown the retrieved examples in rotated order, as `TranslationSettings.samples`
-does at temperature 0), each with its verdict.
+order, a digest of the id), whether the program is semantically equivalent to the GQA program and
+what the confidence reads: kind `n1fill`, the default translator (a program filled from the bank's
+examples of the question's form, else the model's; the source, the fill's vote); kind `n1`, the
+model alone, with its retrieved examples and their scores, attempts and schema fixes; kind `extra3`,
+for the first `--sampled` questions, the further samples of an n-sample translation (the same model
+shown the retrieved examples in rotated order, as `TranslationSettings.samples` does at
+temperature 0), each with its verdict. An `n1fill` record whose question has no filled program
+takes the model's program from the question's `n1` record when there is one (fill does not change
+the model's prompt), so the model is asked once per question.
 
 Resumable: records are appended to ~/.cache/aspvqa/bench/confidence.jsonl (GQA texts stay out of
 the repository) and skipped on the next run; `--budget-s` stops cleanly.
 
-    ASPVQA_THREADS=1 .venv/bin/python bench/confidence_data.py --part tuning --size 150 --sampled 60
+    .venv/bin/python bench/confidence_data.py --part tuning --size 300 --kinds n1fill
+    .venv/bin/python bench/confidence_data.py --part test --size 300 --kinds n1 --from-accuracy-log
 """
 
 from __future__ import annotations
@@ -86,12 +91,47 @@ class RotatedRetriever:
 
 
 def accuracy_log_records(llm: str) -> dict[str, dict[str, Any]]:
-    """The default run's records of bench/translation_accuracy.py (current bundled bank), by question id."""
+    """The model-alone run's records of bench/translation_accuracy.py (current bundled bank), by question id."""
     sys.path.insert(0, str(ROOT / "bench"))
     import translation_accuracy
 
-    (run,) = translation_accuracy.runs_for(["default"], llm, 10_000, 0)
+    (run,) = translation_accuracy.runs_for(["nofill"], llm, 10_000, 0)
     return {qid: r for (key, qid), r in translation_accuracy.read_log().items() if key == run.key}
+
+
+def read_model_records() -> dict[str, dict[str, Any]]:
+    """The model-alone ("n1") records made so far, by question id."""
+    found: dict[str, dict[str, Any]] = {}
+    if LOG.exists():
+        for line in LOG.read_text(encoding="utf-8").splitlines():
+            if line.strip() and (record := json.loads(line))["kind"] == "n1":
+                found[record["id"]] = record
+    return found
+
+
+def filled_record(
+    translator: Translator, target: dict[str, Any], exclude: list[str], model_record: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The default translator's record: a filled program when the bank has the question's form; else the
+    model's, taken from its "n1" record when there is one (template fill does not change the model's
+    prompt, and at temperature 0 the model writes the same program) or translated now."""
+    assert translator.filler is not None
+    filled = translator.filler.fill(target["question"], exclude)
+    if filled is None and model_record is not None:
+        keep = ("question", "program", "correct", "attempts", "schema_fixes", "examples", "seconds")
+        return {k: model_record[k] for k in keep} | {"source": "model"}
+    result = translator.translate(target["question"], exclude_ids=exclude)
+    return {
+        "question": target["question"],
+        "program": result.flat,
+        "correct": verdict(result.flat, target["program"]),
+        "attempts": len(result.attempts),
+        "schema_fixes": len(result.schema_fixes),
+        "examples": [{"id": e["id"], "score": e.get("score"), "program": e["program"]} for e in result.examples],
+        "seconds": result.seconds,
+        "source": result.source,
+        "fill": result.fill,
+    }
 
 
 def verdict(flat: str | None, gold: Program) -> bool:
@@ -107,6 +147,11 @@ def main() -> int:
     parser.add_argument("--sampled", type=int, default=60)
     parser.add_argument("--llm", default="qwen2.5-coder-1.5b")
     parser.add_argument("--budget-s", type=float, default=3600.0)
+    parser.add_argument(
+        "--kinds",
+        default="n1fill",
+        help="comma-separated: n1fill (the default translator, template fill on), n1 (the model alone), extra3",
+    )
     parser.add_argument(
         "--from-accuracy-log",
         action="store_true",
@@ -125,17 +170,23 @@ def main() -> int:
     if LOG.exists():
         for line in LOG.read_text(encoding="utf-8").splitlines():
             if line.strip():
-                record = json.loads(line)
-                done.add((record["kind"], record["id"]))
-    settings = TranslationSettings(llm=args.llm)
+                seen = json.loads(line)
+                done.add((seen["kind"], seen["id"]))
+    settings = TranslationSettings(llm=args.llm, template_fill=False)  # the model alone
     bank = default_bank()
     translator = Translator(settings, bank, get_backend(args.llm), embedder=load_embedder())
     rotated = [
         Translator(settings, bank, translator.backend, retriever=RotatedRetriever(translator.retriever, shift))  # type: ignore[arg-type]
         for shift in range(1, SAMPLES)
     ]
+    default = Translator(
+        TranslationSettings(llm=args.llm), bank, translator.backend, retriever=translator.retriever
+    )  # template fill on
     LOG.parent.mkdir(parents=True, exist_ok=True)
-    jobs = [("n1", t) for t in targets] + [(f"extra{SAMPLES}", t) for t in targets[: args.sampled]]
+    kinds = args.kinds.split(",")
+    jobs = [(kind, t) for kind in ("n1fill", "n1") if kind in kinds for t in targets]
+    jobs += [(f"extra{SAMPLES}", t) for t in targets[: args.sampled] if f"extra{SAMPLES}" in kinds]
+    earlier = read_model_records()
     for kind, target in jobs:
         if (kind, target["id"]) in done:
             continue
@@ -145,7 +196,9 @@ def main() -> int:
         exclude = [target["id"], *target["equivalent"], f"gqa-{target['id']}"]
         exclude += [f"gqa-{e}" for e in target["equivalent"]]
         record: dict[str, Any] = {"kind": kind, "part": args.part, "id": target["id"], "gold": target["gold"]}
-        if kind == "n1" and target["id"] in logged:
+        if kind == "n1fill":
+            record |= filled_record(default, target, exclude, earlier.get(target["id"]))
+        elif kind == "n1" and target["id"] in logged:
             found = logged[target["id"]]
             retrieved = translator.retriever.retrieve(
                 target["question"], settings.examples, settings.sampling, exclude_ids={*exclude}, seed=settings.seed

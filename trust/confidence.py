@@ -4,7 +4,10 @@ The parts, each computed from what the pipeline already has:
 
 - ``agreement``: with n > 1 translations (the same model shown the examples in rotated order, or
   sampled), the share of the n that mean the chosen program (grouped on generated scenes by
-  translators.consistency, not by text); None for n = 1;
+  translators.consistency, not by text); None for n = 1 and for a filled program;
+- ``source``: ``template`` when the program was filled from the bank's examples of the question's
+  form (translators.template_fill), else ``model``; ``fill_agreement``: the share of those
+  examples whose filled program is the chosen one;
 - ``retrieval_similarity``: the retrieval score of the most similar example shown (question
   templates and words, translators.retrieval);
 - ``skeleton_agreement``: the share of the examples shown whose program skeleton (operations and
@@ -86,6 +89,8 @@ class ConfidenceParts:
     word_grounding: float | None = None
     cost_margin: float | None = None
     answer_share: float = 1.0
+    source: str = "model"
+    fill_agreement: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The parts as a JSON object (rounded)."""
@@ -102,6 +107,8 @@ class Weights:
     retries: float
     word_coverage: float = 0.0
     word_grounding: float = 0.0
+    filled: float = 0.0
+    fill_agreement: float = 0.0
 
     def program_confidence(self, parts: ConfidenceParts) -> float:
         """The model's probability that the program is right."""
@@ -112,6 +119,8 @@ class Weights:
             + self.retries * min(parts.retries, 3)
             + self.word_coverage * (parts.word_coverage if parts.word_coverage is not None else 1.0)
             + self.word_grounding * (parts.word_grounding if parts.word_grounding is not None else 1.0)
+            + self.filled * (parts.source == "template")
+            + self.fill_agreement * (parts.fill_agreement or 0.0)
         )
         return 1.0 / (1.0 + math.exp(-z))
 
@@ -180,6 +189,8 @@ def confidence_parts(
     samples: int = 1,
     answer_costs: Sequence[Sequence[int]] = (),
     question: str | None = None,
+    source: str = "model",
+    fill: Mapping[str, Any] | None = None,
 ) -> ConfidenceParts:
     """The parts of a translated program's confidence (and its answers', when costs are given)."""
     scores = [e.score for e in examples if e.score is not None]
@@ -190,7 +201,9 @@ def confidence_parts(
     coverage, grounding = word_overlap(question, program) if question else (None, None)
     return ConfidenceParts(
         samples=samples,
-        agreement=agreement if samples > 1 else None,
+        agreement=agreement if samples > 1 and source != "template" else None,
+        source=source,
+        fill_agreement=fill["votes"] / fill["voters"] if fill and fill.get("voters") else None,
         retrieval_similarity=max(scores) if scores else None,
         skeleton_agreement=sum(s == own for s in known) / len(known) if known else None,
         retries=max(attempts - 1, 0),  # attempts of one sample
@@ -243,4 +256,6 @@ def translation_parts(translation: Any) -> ConfidenceParts | None:
         agreement=getattr(translation, "agreement", None),
         samples=samples,
         question=getattr(translation, "question", None),
+        source=getattr(translation, "source", "model"),
+        fill=getattr(translation, "fill", None),
     )

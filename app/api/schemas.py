@@ -51,7 +51,13 @@ class TranslateResponse(BaseModel):
     raw: str
     examples: list[dict[str, Any]]
     timings: dict[str, float]
-    details: dict[str, Any] = Field(default_factory=dict)
+    details: dict[str, Any] = Field(
+        default_factory=dict,
+        description="how the program was made: model, attempts, source (template: filled from the bank's "
+        "examples of the question's form, without a model call; model), fill (form, votes, voters), usage "
+        "(prompt_tokens, evaluated_tokens: those not taken from the cached prompt prefix, output_tokens, "
+        "prompt_s, output_s), schema_fixes, mappings, samples, agreement",
+    )
 
 
 class AnswerRequest(BaseModel):
@@ -112,6 +118,14 @@ class ConfidencePartsShown(BaseModel):
 
     samples: int = Field(..., description="translations made of the question (n)")
     agreement: float | None = Field(..., description="share of the n translations that mean the chosen program")
+    source: str = Field(
+        "model",
+        description="template: the program was filled from the example bank's questions of the same form "
+        "(no model call); model: the language model wrote it",
+    )
+    fill_agreement: float | None = Field(
+        None, description="with source template, the share of the examples of that form whose filled program it is"
+    )
     retrieval_similarity: float | None = Field(..., description="retrieval score of the most similar example shown")
     skeleton_agreement: float | None = Field(
         ..., description="share of the examples shown whose program skeleton is the chosen program's"

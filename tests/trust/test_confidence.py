@@ -97,3 +97,23 @@ def test_calibration_settings_name_the_bank_and_the_weights():
 
 def test_nested_and_flat_give_one_skeleton():
     assert program_skeleton(parse_nested("exist(select(scene(), cat))")) == program_skeleton(CAT)
+
+
+def test_a_filled_program_reports_its_source_and_the_vote_of_its_form():
+    from types import SimpleNamespace
+
+    filled = SimpleNamespace(
+        program=parse_flat("scene(0). select(1, 0, chair). filter(2, 1, color, red). exist(3, 2). end(3)."),
+        question="Is there a red chair?",
+        attempts=[],
+        examples=[{"program": "scene(0). select(1, 0, cup). filter(2, 1, color, blue). exist(3, 2). end(3)."}],
+        schema_fixes=[],
+        samples=[],
+        agreement=None,
+        source="template",
+        fill={"form": "is there color thing", "votes": 3, "voters": 4},
+    )
+    parts = translation_parts(filled)
+    assert parts.source == "template" and parts.fill_agreement == 0.75 and parts.agreement is None
+    assert parts.retrieval_similarity is None and parts.skeleton_agreement == 1.0 and parts.retries == 0
+    assert 0.0 < confidence(parts) <= 1.0
