@@ -419,6 +419,7 @@ def answer_confidence(
         question=question,
         source=details.get("source") or "model",
         fill=details.get("fill"),
+        min_logprob=details.get("min_logprob"),
     )
 
 

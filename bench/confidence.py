@@ -69,6 +69,7 @@ def parts_of(record: dict[str, Any], extra: dict[str, Any] | None) -> tuple[Conf
             question=record["question"],
             source=record.get("source", "model"),
             fill=record.get("fill"),
+            min_logprob=record.get("min_logprob"),
         )
         return parts, not record["correct"]
     samples = [record["program"], *extra["samples"]]
@@ -108,6 +109,7 @@ def features(parts: ConfidenceParts) -> list[float]:
         parts.word_grounding if parts.word_grounding is not None else 1.0,
         float(parts.source == "template"),
         parts.fill_agreement or 0.0,
+        parts.min_token_probability if parts.min_token_probability is not None else 1.0,
     ]
 
 
@@ -123,6 +125,7 @@ def fit_weights(rows: list[ConfidenceParts], wrong: list[bool]) -> dict[str, flo
         "word_grounding",
         "filled",
         "fill_agreement",
+        "min_token_probability",
     ]
     return {"intercept": round(float(model.intercept_[0]), 3)} | {
         n: round(float(c), 3) for n, c in zip(names, model.coef_[0])

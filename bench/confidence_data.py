@@ -117,8 +117,8 @@ def filled_record(
     prompt, and at temperature 0 the model writes the same program) or translated now."""
     assert translator.filler is not None
     filled = translator.filler.fill(target["question"], exclude)
-    if filled is None and model_record is not None:
-        keep = ("question", "program", "correct", "attempts", "schema_fixes", "examples", "seconds")
+    if filled is None and model_record is not None and "min_logprob" in model_record:
+        keep = ("question", "program", "correct", "attempts", "schema_fixes", "examples", "seconds", "min_logprob")
         return {k: model_record[k] for k in keep} | {"source": "model"}
     result = translator.translate(target["question"], exclude_ids=exclude)
     return {
@@ -131,6 +131,7 @@ def filled_record(
         "seconds": result.seconds,
         "source": result.source,
         "fill": result.fill,
+        "min_logprob": result.attempts[-1].min_logprob if result.attempts else None,
     }
 
 
@@ -234,6 +235,7 @@ def main() -> int:
                     for e in result.examples
                 ],
                 "seconds": result.seconds,
+                "min_logprob": result.attempts[-1].min_logprob if result.attempts else None,
             }
         else:
             extras = [t.translate(target["question"], exclude_ids=exclude) for t in rotated]

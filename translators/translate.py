@@ -83,11 +83,14 @@ class Attempt:
     output_tokens: int | None = None
     prompt_s: float | None = None
     output_s: float | None = None
+    # The lowest log-probability the model gave a token it wrote (None: not reported): how unsure
+    # it was at its least sure step.
+    min_logprob: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The attempt as the command line prints it (costs the backend did not report are left out)."""
         record: dict[str, Any] = {"raw": self.raw, "error": self.error, "seconds": round(self.seconds, 4)}
-        for name in USAGE_FIELDS:
+        for name in (*USAGE_FIELDS, "min_logprob"):
             value = getattr(self, name)
             if value is not None:
                 record[name] = round(value, 4) if isinstance(value, float) else value
@@ -190,7 +193,9 @@ class Translation:
             program=parse_flat(record["program"]) if record.get("program") else None,
             error=record.get("error"),
             attempts=[
-                Attempt(a["raw"], a["error"], a["seconds"], **{k: a[k] for k in USAGE_FIELDS if k in a})
+                Attempt(
+                    a["raw"], a["error"], a["seconds"], **{k: a[k] for k in (*USAGE_FIELDS, "min_logprob") if k in a}
+                )
                 for a in record.get("attempts", [])
             ],
             examples=record.get("examples", []),
@@ -433,6 +438,7 @@ class Translator:
                     generation.completion_tokens,
                     generation.prompt_seconds,
                     generation.output_seconds,
+                    min(generation.token_logprobs) if generation.token_logprobs else None,
                 )
             )
             if outcome.program is not None:

@@ -8,6 +8,9 @@ The parts, each computed from what the pipeline already has:
 - ``source``: ``template`` when the program was filled from the bank's examples of the question's
   form (translators.template_fill), else ``model``; ``fill_agreement``: the share of those
   examples whose filled program is the chosen one;
+- ``min_token_probability``: the probability the model gave the least likely token of the program
+  it wrote (its logits before the grammar masked anything; llama.cpp backends only), the step it
+  was least sure of;
 - ``retrieval_similarity``: the retrieval score of the most similar example shown (question
   templates and words, translators.retrieval);
 - ``skeleton_agreement``: the share of the examples shown whose program skeleton (operations and
@@ -91,6 +94,7 @@ class ConfidenceParts:
     answer_share: float = 1.0
     source: str = "model"
     fill_agreement: float | None = None
+    min_token_probability: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The parts as a JSON object (rounded)."""
@@ -109,6 +113,7 @@ class Weights:
     word_grounding: float = 0.0
     filled: float = 0.0
     fill_agreement: float = 0.0
+    min_token_probability: float = 0.0
 
     def program_confidence(self, parts: ConfidenceParts) -> float:
         """The model's probability that the program is right."""
@@ -121,6 +126,8 @@ class Weights:
             + self.word_grounding * (parts.word_grounding if parts.word_grounding is not None else 1.0)
             + self.filled * (parts.source == "template")
             + self.fill_agreement * (parts.fill_agreement or 0.0)
+            + self.min_token_probability
+            * (parts.min_token_probability if parts.min_token_probability is not None else 1.0)
         )
         return 1.0 / (1.0 + math.exp(-z))
 
@@ -191,6 +198,7 @@ def confidence_parts(
     question: str | None = None,
     source: str = "model",
     fill: Mapping[str, Any] | None = None,
+    min_logprob: float | None = None,
 ) -> ConfidenceParts:
     """The parts of a translated program's confidence (and its answers', when costs are given)."""
     scores = [e.score for e in examples if e.score is not None]
@@ -204,6 +212,7 @@ def confidence_parts(
         agreement=agreement if samples > 1 and source != "template" else None,
         source=source,
         fill_agreement=fill["votes"] / fill["voters"] if fill and fill.get("voters") else None,
+        min_token_probability=math.exp(min_logprob) if min_logprob is not None else None,
         retrieval_similarity=max(scores) if scores else None,
         skeleton_agreement=sum(s == own for s in known) / len(known) if known else None,
         retries=max(attempts - 1, 0),  # attempts of one sample
@@ -247,7 +256,8 @@ def translation_parts(translation: Any) -> ConfidenceParts | None:
     if translation.program is None:
         return None
     samples = max(1, len(getattr(translation, "samples", None) or ()))
-    attempts = len(getattr(translation, "attempts", None) or ()) or 1
+    attempts_made = list(getattr(translation, "attempts", None) or ())
+    attempts = len(attempts_made) or 1
     return confidence_parts(
         translation.program,
         [ShownExample(e.get("score"), e.get("program")) for e in getattr(translation, "examples", None) or ()],
@@ -258,4 +268,5 @@ def translation_parts(translation: Any) -> ConfidenceParts | None:
         question=getattr(translation, "question", None),
         source=getattr(translation, "source", "model"),
         fill=getattr(translation, "fill", None),
+        min_logprob=getattr(attempts_made[-1], "min_logprob", None) if attempts_made else None,
     )

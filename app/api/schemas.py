@@ -126,6 +126,9 @@ class ConfidencePartsShown(BaseModel):
     fill_agreement: float | None = Field(
         None, description="with source template, the share of the examples of that form whose filled program it is"
     )
+    min_token_probability: float | None = Field(
+        None, description="the probability the model gave the least likely token it wrote (local models only)"
+    )
     retrieval_similarity: float | None = Field(..., description="retrieval score of the most similar example shown")
     skeleton_agreement: float | None = Field(
         ..., description="share of the examples shown whose program skeleton is the chosen program's"

@@ -71,6 +71,9 @@ class Generation:
     evaluated_tokens: int | None = None
     prompt_seconds: float | None = None
     output_seconds: float | None = None
+    # The model's own log-probability of each token it wrote (before the grammar masked any), where
+    # the backend can read its logits; the last token is not included.
+    token_logprobs: tuple[float, ...] | None = None
 
 
 class Backend(Protocol):

@@ -169,6 +169,8 @@ class LlamaCppBackend:
             )
             if request.temperature == 0.0:
                 options["top_k"] = 1
+            recorder = TokenLogprobs()
+            options["logits_processor"] = recorder.processors()
             _reset_counters(llama)
             start = time.perf_counter()
             try:
@@ -191,7 +193,45 @@ class LlamaCppBackend:
                 evaluated,
                 prompt_s,
                 output_s,
+                recorder.logprobs(),
             )
+
+
+class TokenLogprobs:
+    """A logits processor that keeps the log-probability of each token the model writes.
+
+    llama.cpp hands it the logits of the next position together with the tokens so far, so the
+    token chosen at one step is known at the next: its log-probability is read from the logits kept
+    from the step before. Reading them costs a softmax over the vocabulary per token (about 1 ms
+    for Qwen's 151,936 tokens), against 60-70 ms per token of generation here; llama-cpp-python's
+    own `logprobs` would need `logits_all`, which keeps logits for every prompt token.
+    """
+
+    def __init__(self) -> None:
+        self._previous: tuple[int, object, float] | None = None  # (tokens so far, logits, log-sum-exp)
+        self._values: list[float] = []
+
+    def __call__(self, input_ids, scores):  # noqa: ANN001, ANN204 - numpy arrays from llama-cpp-python
+        import numpy as np
+
+        if self._previous is not None:
+            length, logits, normaliser = self._previous
+            if len(input_ids) > length:
+                self._values.append(float(logits[int(input_ids[length])]) - normaliser)
+        top = float(scores.max())
+        normaliser = top + float(np.log(np.exp(scores - top).sum()))
+        self._previous = (len(input_ids), scores.copy(), normaliser)
+        return scores
+
+    def processors(self):  # noqa: ANN201
+        """The recorder as the list llama-cpp-python's `logits_processor` option takes."""
+        from llama_cpp import LogitsProcessorList
+
+        return LogitsProcessorList([self])
+
+    def logprobs(self) -> tuple[float, ...]:
+        """The log-probabilities read so far (every written token but the last)."""
+        return tuple(self._values)
 
 
 def _reset_counters(llama) -> None:  # noqa: ANN001 - llama_cpp types are optional imports
