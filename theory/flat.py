@@ -23,9 +23,14 @@ _INTEGER = re.compile(r"-?[0-9]+\Z")
 _KEYWORDS = {"not"}
 
 
+def bare_constant(value: str) -> bool:
+    """Whether an argument is written as a bare ASP constant (see `argument_symbol`)."""
+    return _BARE_CONSTANT.match(value) is not None and value not in _KEYWORDS
+
+
 def argument_symbol(value: str) -> clingo.Symbol:
     """An argument as an ASP term: a bare constant or integer when possible, else a string."""
-    if _BARE_CONSTANT.match(value) and value not in _KEYWORDS:
+    if bare_constant(value):
         return clingo.Function(value)
     if _INTEGER.match(value) and str(int(value)) == value:  # "007" must stay text, not become 7
         return clingo.Number(int(value))

@@ -26,7 +26,7 @@ from clingo import ast
 
 from theory.data_text import SceneText, plain_scene
 from theory.entailment import Entailments
-from theory.flat import argument_value, parse_flat, step_symbol
+from theory.flat import FLAT_PREDICATES, argument_value, bare_constant, format_flat, parse_flat, step_symbol
 from theory.operations import SCENE_PREDICATES
 from theory.program import Program, ProgramError
 from theory.relevance import Theory
@@ -129,20 +129,18 @@ def program_facts(program: Program) -> list[clingo.Symbol]:
     return [step_symbol(step) for step in program.steps] + [clingo.Function("end", [clingo.Number(program.answer)])]
 
 
-def add_scene(ctl: clingo.Control, scene: SceneFacts | SceneText) -> None:
-    """Hand the scene to clingo: certain facts through the backend (read from plain text by one
-    term-parser call), plain text with weighted atoms as it is (clingo parses it in C)."""
+def add_scene(ctl: clingo.Control, scene: SceneFacts | SceneText, program: Program) -> None:
+    """Hand the scene and the program's facts to clingo: plain text (validated by `plain_scene`)
+    together with the printed program in one `Control.add`, objects through the backend."""
     if isinstance(scene, SceneText):
-        facts = scene.fact_symbols()
-        if facts is None:
-            ctl.add("base", [], scene.text)
-            return
-    else:
-        facts = scene.facts
+        # One parse in C for both: cheaper than the term parser plus a backend call per fact,
+        # whose Python overhead is most of the cost (measured 0.1 ms less per GQA question).
+        ctl.add("base", [], f"{scene.text}\n{format_flat(program)}")
+        return
     with ctl.backend() as backend:
-        for fact in facts:
+        for fact in [*scene.facts, *program_facts(program)]:
             backend.add_rule([backend.add_atom(fact)])
-    if isinstance(scene, SceneFacts) and scene.weighted:
+    if scene.weighted:
         # Uncertain atoms as program text, not through the backend: the grounder may leave out
         # rule instances over non-fact atoms the backend added before grounding (it did for
         # all_different on a weighted scene once the theory had no choice over state/2).
@@ -207,20 +205,23 @@ def ground_question(
 ) -> None:
     """Ground the part of `theory` the program can use, the scene, the program's facts and the
     entailment rows about its words; raises RuntimeError when clingo fails."""
-    facts = program_facts(program)
-    given = _SCENE_SIGNATURES | {(f.name, len(f.arguments)) for f in facts}
+    # Text names the predicates it uses: rules over absent ones (has_obj_weight, exclusive on a
+    # certain scene) are left out too.
+    given = scene.signatures if isinstance(scene, SceneText) else _SCENE_SIGNATURES
+    given |= {(step.operation, FLAT_PREDICATES[step.operation]) for step in program.steps} | {("end", 1)}
+    rows: list[clingo.Symbol] = []
     if entailments:
-        asked = {a.name for f in facts for a in f.arguments if a.type == clingo.SymbolType.Function}
-        facts += entailments.facts(asked)
+        rows = entailments.facts({a for step in program.steps for a in step.arguments if bare_constant(a)})
         given |= ENTAILMENT_SIGNATURES
     with ast.ProgramBuilder(ctl) as builder:
         # Only the rules this program's operations can use: grounding the rest costs ~4 ms.
         for statement in theory.relevant(given):
             builder.add(statement)
-    add_scene(ctl, scene)
-    with ctl.backend() as backend:
-        for fact in facts:
-            backend.add_rule([backend.add_atom(fact)])
+    add_scene(ctl, scene, program)
+    if rows:
+        with ctl.backend() as backend:
+            for row in rows:
+                backend.add_rule([backend.add_atom(row)])
     ctl.ground([("base", [])])
 
 
