@@ -198,3 +198,32 @@ def plain_scene(text: str, allowed: Mapping[str, int]) -> SceneText | None:
         return None
     used = frozenset((name, arity) for name, arity in allowed.items() if f"{name}(" in text)
     return SceneText(text, facts, len(choices), positive, used)
+
+
+def choices_as_facts(text: str, allowed: Mapping[str, int]) -> tuple[str, frozenset[str]]:
+    """A text `plain_scene` admitted, each choice written ``scene_choice(ATOM).`` and each weak
+    constraint ``scene_weak(ATOM,WEIGHT,1).`` (``0`` for ``not``); and the predicates of the choices.
+
+    A rule per predicate then makes the choices and pays the weights (`theory.solver`): clingo
+    grounds each statement of the text as a rule of its own, at about 15 us each.
+    """
+    grammar = _grammar(tuple(sorted(allowed.items())), True)
+    data = text.encode("utf-8")
+    names: set[bytes] = set()
+
+    def fact(match: re.Match[bytes]) -> bytes:
+        choice, true, true_weight, false, false_weight = match.groups()[-5:]
+        if choice is not None:
+            names.add(choice.partition(b"(")[0])
+            return b"scene_choice(" + choice + b")."
+        if true is not None:
+            return b"scene_weak(" + true + b"," + true_weight + b",1)."
+        if false is not None:
+            return b"scene_weak(" + false + b"," + false_weight + b",0)."
+        return match[0]  # a fact or a comment
+
+    # Without strings and comments a choice or weak constraint cannot start inside another
+    # statement; with them, every statement is matched in turn.
+    pattern = grammar.token if b'"' in data or b"%" in data else grammar.weighted
+    facts = pattern.sub(fact, data).decode("utf-8")
+    return facts, frozenset(n.decode("utf-8") for n in names)

@@ -26,7 +26,7 @@ from importlib import resources
 import clingo
 from clingo import ast
 
-from theory.data_text import SceneText, plain_scene
+from theory.data_text import SceneText, choices_as_facts, plain_scene
 from theory.entailment import Entailments
 from theory.flat import FLAT_PREDICATES, argument_value, bare_constant, format_flat, parse_flat, step_symbol
 from theory.operations import SCENE_PREDICATES
@@ -131,13 +131,40 @@ def program_facts(program: Program) -> list[clingo.Symbol]:
     return [step_symbol(step) for step in program.steps] + [clingo.Function("end", [clingo.Number(program.answer)])]
 
 
+@lru_cache(maxsize=32)
+def choice_rules(name: str, arity: int) -> str:
+    """The rules that read ``scene_choice`` and ``scene_weak`` facts of one predicate: a choice,
+    and the weak constraints with the very tuples the scene's own statements have."""
+    atom = f"{name}({','.join(f'X{i}' for i in range(arity))})"
+    return (
+        f"{{ {atom} }} :- scene_choice({atom}).\n"
+        f":~ scene_weak({atom},W,1), {atom}. [W,{atom},1]\n"
+        f":~ scene_weak({atom},W,0), not {atom}. [W,{atom},0]\n"
+    )
+
+
+def weighted_text(scene: SceneFacts | SceneText) -> str:
+    """The scene's uncertain atoms as facts and the rules that read them (`choices_as_facts`);
+    for plain text with certain facts, the text as it is."""
+    if isinstance(scene, SceneText):
+        if not scene.weighted_count:
+            return scene.text
+        text, names = choices_as_facts(scene.text, SCENE_PREDICATES)
+    else:
+        lines = [f"scene_choice({w.atom})." for w in scene.weighted.values()]
+        lines += [f"scene_weak({w.atom},{w.cost_true},1)." for w in scene.weighted.values() if w.cost_true]
+        lines += [f"scene_weak({w.atom},{w.cost_false},0)." for w in scene.weighted.values() if w.cost_false]
+        text, names = "\n".join(lines), frozenset(w.atom.name for w in scene.weighted.values())
+    return "\n".join([text, *(choice_rules(name, SCENE_PREDICATES[name]) for name in sorted(names))])
+
+
 def add_scene(ctl: clingo.Control, scene: SceneFacts | SceneText, program: Program) -> None:
     """Hand the scene and the program's facts to clingo: plain text (validated by `plain_scene`)
     together with the printed program in one `Control.add`, objects through the backend."""
     if isinstance(scene, SceneText):
         # One parse in C for both: cheaper than the term parser plus a backend call per fact,
         # whose Python overhead is most of the cost (measured 0.1 ms less per GQA question).
-        ctl.add("base", [], f"{scene.text}\n{format_flat(program)}")
+        ctl.add("base", [], f"{weighted_text(scene)}\n{format_flat(program)}")
         return
     with ctl.backend() as backend:
         for fact in [*scene.facts, *program_facts(program)]:
@@ -146,7 +173,7 @@ def add_scene(ctl: clingo.Control, scene: SceneFacts | SceneText, program: Progr
         # Uncertain atoms as program text, not through the backend: the grounder may leave out
         # rule instances over non-fact atoms the backend added before grounding (it did for
         # all_different on a weighted scene once the theory had no choice over state/2).
-        ctl.add("base", [], SceneFacts(weighted=scene.weighted).to_asp())
+        ctl.add("base", [], weighted_text(scene))
 
 
 def _approximations_of(symbols: Sequence[clingo.Symbol]) -> tuple[Approximation, ...]:
