@@ -201,12 +201,10 @@ def plain_scene(text: str, allowed: Mapping[str, int]) -> SceneText | None:
 
 
 def choices_as_facts(text: str, allowed: Mapping[str, int]) -> tuple[str, frozenset[str]]:
-    """A text `plain_scene` admitted, each choice written ``scene_choice(ATOM).`` and each weak
-    constraint ``scene_weak(ATOM,WEIGHT,1).`` (``0`` for ``not``); and the predicates of the choices.
-
-    A rule per predicate then makes the choices and pays the weights (`theory.solver`): clingo
-    grounds each statement of the text as a rule of its own, at about 15 us each.
-    """
+    """A text `plain_scene` admitted with ``scene_choice(ATOM).`` for each choice and
+    ``scene_weak(ATOM,WEIGHT,1).`` (0 for ``not``) for each weak constraint; the choices' predicates."""
+    # One rule per predicate then makes the choices and pays the weights (`theory.solver`):
+    # clingo grounds each statement of the text as a rule of its own, about 15 us each.
     grammar = _grammar(tuple(sorted(allowed.items())), True)
     data = text.encode("utf-8")
     names: set[bytes] = set()
