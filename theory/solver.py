@@ -196,6 +196,22 @@ def _with_scene_facts(support: Support, approximations: tuple[Approximation, ...
     return Support(support.steps, sorted(facts, key=_natural))
 
 
+# A shown atom as clingo prints it: a name and arguments, nested at most twice, strings whole.
+_STRING = r'"(?:[^"\\]|\\.)*"'
+_PRINTED_ATOM = re.compile(rf"[a-z_][A-Za-z0-9_']*\((?:[^()\"]|{_STRING}|\((?:[^()\"]|{_STRING})*\))*\)")
+
+
+def printed(symbols: Sequence[clingo.Symbol]) -> list[str]:
+    """Each symbol as clingo prints it, cut from one printed tuple of them all; checked to add up."""
+    # Printing a symbol takes four foreign calls: one tuple of a model's ~30 atoms costs a third.
+    if len(symbols) > 1:
+        whole = str(clingo.Tuple_(symbols))
+        texts = _PRINTED_ATOM.findall(whole)
+        if len(texts) == len(symbols) and f"({','.join(texts)})" == whole:
+            return texts
+    return [str(sym) for sym in symbols]
+
+
 def _support_of(texts: list[str]) -> Support:
     """The support of a model, from its shown atoms printed by clingo."""
     steps: dict[int, list[str]] = {}
@@ -380,7 +396,7 @@ def solve(
         candidates = proven or [min(round_models, key=lambda m: m[0])]
         optimal = optimal and bool(proven)
         for cost, symbols, _ in candidates:
-            texts = [str(sym) for sym in symbols]
+            texts = printed(symbols)
             new = [
                 sym
                 for sym, text in zip(symbols, texts)
