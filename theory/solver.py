@@ -370,13 +370,15 @@ def solve(
     while len(ranked) < top_k:
         best: dict[clingo.Symbol, Answer] = {}
         round_models: list[tuple[tuple[int, ...], Sequence[clingo.Symbol], bool]] = []
+        costless: list[bool] = []
 
         def on_model(model: clingo.Model) -> None:
             # A Model must not outlive the callback: keep copies of what we need.
             # Without weak constraints every model costs nothing and is optimal.
             cost = tuple(model.cost) or (0,)
-            # Called only while this round solves, so the round's list is the right one.
+            # Called only while this round solves, so the round's lists are the right ones.
             round_models.append((cost, model.symbols(shown=True), model.optimality_proven or not model.cost))  # noqa: B023
+            costless.append(not model.cost)  # noqa: B023
 
         remaining = deadline - time.perf_counter()
         if remaining <= 0:
@@ -417,7 +419,9 @@ def solve(
             ctl.assign_external(clingo.Function("found", [sym.arguments[0]]), True)
         if timed_out:
             return done(SolveStatus.TIMEOUT, "time limit reached")
-        if not best:
+        if not best or (result.exhausted and all(costless) and len(round_models) < limits.max_models_per_round):
+            # Without weak constraints every model is optimal: an exhausted round has shown
+            # every answer, and another round would only prove that (0.1-0.2 ms at top-5).
             break
     if not ranked:
         return done(SolveStatus.NO_ANSWER, "no answer: the question's conditions cannot be met in this scene")
