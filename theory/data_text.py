@@ -153,19 +153,11 @@ class SceneText:
     fact_count: int
     weighted_count: int
     weak_constraint_count: int
+    # The predicates the text may use (a name followed by a parenthesis, quoted text included).
+    signatures: frozenset[tuple[str, int]] = frozenset()
 
     def __len__(self) -> int:
         return self.fact_count + self.weighted_count
-
-    def fact_symbols(self) -> list[clingo.Symbol] | None:
-        """The atoms of a text of facts only, without strings or comments; else None.
-
-        In such text every period ends a fact, so the text with commas for periods is one tuple
-        term, read by clingo's term parser in one call: a third cheaper than `Control.add`.
-        """
-        if self.weighted_count or any(c in self.text for c in '"%{:'):
-            return None
-        return list(clingo.parse_term("(" + self.text.replace(".", ",") + ")").arguments)
 
 
 def plain_scene(text: str, allowed: Mapping[str, int]) -> SceneText | None:
@@ -204,4 +196,32 @@ def plain_scene(text: str, allowed: Mapping[str, int]) -> SceneText | None:
         positive += int(true_weight or false_weight) > 0
     if any(atom not in choices for atom, _ in weak):
         return None
-    return SceneText(text, facts, len(choices), positive)
+    used = frozenset((name, arity) for name, arity in allowed.items() if f"{name}(" in text)
+    return SceneText(text, facts, len(choices), positive, used)
+
+
+def choices_as_facts(text: str, allowed: Mapping[str, int]) -> tuple[str, frozenset[str]]:
+    """A text `plain_scene` admitted with ``scene_choice(ATOM).`` for each choice and
+    ``scene_weak(ATOM,WEIGHT,1).`` (0 for ``not``) for each weak constraint; the choices' predicates."""
+    # One rule per predicate then makes the choices and pays the weights (`theory.solver`):
+    # clingo grounds each statement of the text as a rule of its own, about 15 us each.
+    grammar = _grammar(tuple(sorted(allowed.items())), True)
+    data = text.encode("utf-8")
+    names: set[bytes] = set()
+
+    def fact(match: re.Match[bytes]) -> bytes:
+        choice, true, true_weight, false, false_weight = match.groups()[-5:]
+        if choice is not None:
+            names.add(choice.partition(b"(")[0])
+            return b"scene_choice(" + choice + b")."
+        if true is not None:
+            return b"scene_weak(" + true + b"," + true_weight + b",1)."
+        if false is not None:
+            return b"scene_weak(" + false + b"," + false_weight + b",0)."
+        return match[0]  # a fact or a comment
+
+    # Without strings and comments a choice or weak constraint cannot start inside another
+    # statement; with them, every statement is matched in turn.
+    pattern = grammar.token if b'"' in data or b"%" in data else grammar.weighted
+    facts = pattern.sub(fact, data).decode("utf-8")
+    return facts, frozenset(n.decode("utf-8") for n in names)

@@ -65,6 +65,8 @@ def _needs_and_gives(statement: ast.AST) -> tuple[frozenset[Signature], frozense
 
 
 def _mentions(statement: ast.AST) -> frozenset[Signature]:
+    if statement.ast_type == ast.ASTType.ShowSignature:  # shows the facts too
+        return frozenset({(statement.name, statement.arity)})
     atoms = _Atoms()
     atoms(statement)
     return frozenset(atoms.found)
@@ -77,11 +79,17 @@ class Theory:
         self.statements = tuple(s for s in statements if s.ast_type != _COMMENT)
         self._rules = [_needs_and_gives(s) for s in self.statements]
         self._mentions = [_mentions(s) for s in self.statements]
-        self._cache: dict[frozenset[Signature], tuple[ast.AST, ...]] = {}
+        self._cache: dict[frozenset[Signature], tuple[tuple[ast.AST, ...], frozenset[Signature]]] = {}
 
     def relevant(self, given: Iterable[Signature]) -> tuple[ast.AST, ...]:
         """The statements that can derive something when facts may exist for `given` predicates."""
-        key = frozenset(given)
+        return self._selected(frozenset(given))[0]
+
+    def reads(self, given: Iterable[Signature]) -> frozenset[Signature]:
+        """The predicates the statements `relevant` keeps mention (read, derive or show)."""
+        return self._selected(frozenset(given))[1]
+
+    def _selected(self, key: frozenset[Signature]) -> tuple[tuple[ast.AST, ...], frozenset[Signature]]:
         found = self._cache.get(key)
         if found is None:
             if len(self._cache) >= _CACHE_LIMIT:
@@ -89,7 +97,7 @@ class Theory:
             found = self._cache[key] = self._select(key)
         return found
 
-    def _select(self, given: frozenset[Signature]) -> tuple[ast.AST, ...]:
+    def _select(self, given: frozenset[Signature]) -> tuple[tuple[ast.AST, ...], frozenset[Signature]]:
         available = set(given)
         keep = [False] * len(self._rules)
         changed = True
@@ -103,8 +111,9 @@ class Theory:
         for statement, kept, mentions in zip(self.statements, keep, self._mentions):
             if kept and statement.ast_type != ast.ASTType.Defined:
                 mentioned |= mentions
-        return tuple(
+        statements = tuple(
             s
             for s, k in zip(self.statements, keep)
             if k and (s.ast_type != ast.ASTType.Defined or (s.name, s.arity) in mentioned)
         )
+        return statements, frozenset(mentioned)

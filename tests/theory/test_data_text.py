@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import random
 
+import clingo
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import theory.asp_data as asp_data
 from theory import SceneFacts, solve
-from theory.data_text import plain_scene, scan
+from theory.data_text import choices_as_facts, plain_scene, scan
 from theory.flat import FLAT_PREDICATES
 from theory.operations import SCENE_PREDICATES
 from theory.program import ProgramError
@@ -198,3 +199,30 @@ def test_fast_and_ast_readers_agree(parts, separator):
     if fast is not None:
         reread = SceneFacts.from_asp(text)  # what the AST reader makes of the same text
         assert (len(fast), fast.weak_constraint_count) == (len(reread), reread.weak_constraint_count)
+
+
+def test_choices_become_facts_only_outside_strings_and_comments():
+    text = (
+        'has_attr(1,name,"{ has_attr(1,color,red) }. :~ x").\n% { has_attr(2,color,red) }.\n'
+        "{ has_attr(1,color,red) }.\n:~ has_attr(1,color,red). [105,has_attr(1,color,red),1]\n"
+        ":~ not has_attr(1,color,red). [-3,has_attr(1,color,red),0]\n{has_rel(1,on,2)}."
+    )
+    facts, names = choices_as_facts(text, SCENE_PREDICATES)
+    assert facts == (
+        'has_attr(1,name,"{ has_attr(1,color,red) }. :~ x").\n% { has_attr(2,color,red) }.\n'
+        "scene_choice(has_attr(1,color,red)).\nscene_weak(has_attr(1,color,red),105,1).\n"
+        "scene_weak(has_attr(1,color,red),-3,0).\nscene_choice(has_rel(1,on,2))."
+    )
+    assert names == {"has_attr", "has_rel"}
+    without_strings, _ = choices_as_facts(text.split("\n", 2)[2], SCENE_PREDICATES)
+    assert without_strings == facts.split("\n", 2)[2]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_weighted_text_with_strings_and_comments_ranks_as_the_scene_objects(seed):
+    scene = weighted_scene(seed)
+    scene.add_fact("has_attr", 1, "name", clingo.String("{ has_attr(1,color,red) }. :~ x"))
+    text = "% a scene { has_attr(2,color,red) }.\n" + scene.to_asp()
+    program = "scene(0). select(1, 0, ball). unique(2, 1). query(3, 2, color). end(3)."
+    by_text, by_objects = solve(program, text, top_k=5), solve(program, scene, top_k=5)
+    assert by_text.answers == by_objects.answers and by_text.answers

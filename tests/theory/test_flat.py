@@ -15,6 +15,7 @@ from theory import (
     OPERATIONS,
     Kind,
     Program,
+    ProgramError,
     ProgramSyntaxError,
     ProgramValidationError,
     Step,
@@ -22,7 +23,7 @@ from theory import (
     format_flat,
     parse_flat,
 )
-from theory.flat import format_argument
+from theory.flat import _read_flat, _read_plain_flat, format_argument
 from theory.operations import ARGUMENT_CHOICES
 
 TRUCK = (
@@ -186,3 +187,55 @@ def test_a_directive_after_a_quote_that_opens_no_string_is_refused(tmp_path):
         parse_flat(f'scene(0). end(0).\n"\n#include "{included}".')
     assert parse_flat('scene(0). exist(1, 0). end(1). % "café #include').answer == 1
     assert parse_flat('scene(0). select(1, 0, "café"). exist(2, 1). end(2).').step(1).arguments == ("café",)
+
+
+# --- the plain-form reader is a fast path: same programs as clingo's reader, never more text ---
+
+SPACES = st.sampled_from(["", " ", "  ", "\n", "\t", " \r\n "])
+TERMS = st.one_of(
+    st.integers(-(10**10), 10**10).map(str),
+    st.sampled_from(["00", "-0", "007", "not", "not_red", "inf", "o'clock", "_x", "Ball", "a.b", "f(x)", "café", "X"]),
+    st.from_regex(r"[a-z][A-Za-z0-9_]{0,6}", fullmatch=True),
+    st.text(alphabet='ab "\\n#%é\x00\r\ud800.', max_size=6).map(lambda s: f'"{s}"'),
+)
+
+
+@st.composite
+def flat_texts(draw) -> str:
+    """A printed program with any spacing and spelling of its terms, then perhaps damaged."""
+    program = draw(programs())
+    statements = []
+    for step in [*program.steps, Step(program.answer, "end")]:
+        terms = [str(step.id), *map(str, step.dependencies), *map(format_argument, step.arguments)]
+        terms = [draw(st.sampled_from([t, f'"{t}"'])) if t.isidentifier() else t for t in terms]
+        comma = draw(SPACES) + "," + draw(SPACES)
+        statements.append(f"{draw(SPACES)}{step.operation}({draw(SPACES)}{comma.join(terms)}{draw(SPACES)}).")
+    text = "".join(draw(st.permutations(statements)))
+    for _ in range(draw(st.integers(0, 2))):  # damage: insert, delete or replace a piece
+        at = draw(st.integers(0, len(text)))
+        cut = draw(st.integers(0, 3))
+        piece = draw(st.one_of(TERMS, st.sampled_from(["", ",", ".", "(", ")", " ", "end(1)."])))
+        text = text[:at] + piece + text[at + cut :]
+    return text
+
+
+def _general_reading(text: str) -> Program | type[ProgramError]:
+    try:
+        return _read_flat(text)
+    except ProgramError as exc:
+        return type(exc)
+
+
+@settings(max_examples=400, deadline=None)
+@given(flat_texts())
+def test_plain_reader_agrees_with_clingos_reader(text):
+    fast = _read_plain_flat(text)
+    if fast is not None:  # never accepts what the general reader refuses, and reads it the same
+        assert _general_reading(text) == fast
+
+
+@settings(max_examples=200, deadline=None)
+@given(programs(), SPACES)
+def test_plain_reader_reads_every_printed_program(program, space):
+    text = format_flat(program, separator=space or " ").replace(", ", "," + space)
+    assert _read_plain_flat(text) == program == _read_flat(text)

@@ -6,7 +6,9 @@ import pytest
 
 from tests.theory.conftest import STREET
 from tests.theory.test_data_text import weighted_scene
-from theory import solve, solver
+from theory import SceneFacts, parse_flat, solve, solver
+from theory.data_text import plain_scene
+from theory.operations import SCENE_PREDICATES
 
 PROGRAMS = [
     "scene(0). select(1, 0, man). unique(2, 1). query(3, 2, pose). end(3).",
@@ -55,3 +57,43 @@ def test_subset_keeps_only_what_the_operations_use():
     assert not any("relate" in s or s.startswith("%") for s in kept)
     assert "#defined select/3." in kept and "#defined relate/5." not in kept
     assert solver._THEORY.relevant(given) is solver._THEORY.relevant(set(given))  # cached
+
+
+def _with_taxonomy(scene: SceneFacts) -> SceneFacts:
+    """The scene with every object in two more general classes and a vocabulary, as GQA's scenes are."""
+    wider = SceneFacts(facts=list(scene.facts), weighted=dict(scene.weighted))
+    for oid in range(1, 8):
+        wider.add_fact("has_attr", oid, "class", "entity")
+        wider.add_fact("has_attr", oid, "class", "thing" if oid % 2 else "whole")
+    wider.add_vocabulary({"color": ["red", "white"], "size": ["small", "large"]})
+    return wider
+
+
+CLASS_PROGRAMS = [
+    "scene(0). select(1, 0, man). unique(2, 1). query(3, 2, class). end(3).",
+    "scene(0). select(1, 0, car). all_same(2, 1, class). end(2).",
+    "scene(0). select(1, 0, car). unique(2, 1). relate_attr(3, 2, entity, class). exist(4, 3). end(4).",
+    "scene(0). select(1, 0, thing). filter_any(2, 1, whole). exist(3, 2). end(3).",
+    "scene(0). select(1, 0, entity). select(2, 0, thing). compare(3, 1, 2, whole, true). exist(4, 3). end(4).",
+]
+
+
+@pytest.mark.parametrize("program", PROGRAMS + CLASS_PROGRAMS)
+def test_narrowed_text_scene_answers_as_the_whole_scene(program):
+    scene = _with_taxonomy(STREET)
+    given = solver.read_scene(scene.to_asp())
+    narrow = solver.narrowed(given, parse_flat(program), solver._THEORY.reads(given.signatures | {("end", 1)}), True)
+    assert "is_attr" not in narrow.text  # no rule reads the vocabulary
+    from_text, from_objects = solve(program, scene.to_asp(), top_k=5), solve(program, scene, top_k=5)
+    assert from_text.status == from_objects.status
+    assert from_text.answers == from_objects.answers  # answers, costs and support
+
+
+def test_narrowing_keeps_the_classes_a_step_names_and_plain_text():
+    given = solver.read_scene(_with_taxonomy(STREET).to_asp())
+    program = parse_flat(PROGRAMS[0])
+    reads = solver._THEORY.reads(given.signatures | {("select", 3), ("unique", 2), ("query", 3)})
+    narrow = solver.narrowed(given, program, reads, classes=True)
+    assert "has_attr(1,class,man)." in narrow.text and "entity" not in narrow.text and "has_rel" not in narrow.text
+    assert plain_scene(narrow.text, SCENE_PREDICATES) is not None
+    assert solver.narrowed(given, program, reads, classes=False).text.count("entity") == 7

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import clingo
+import pytest
+
 from tests.theory.conftest import STREET, build_scene
-from theory import SceneFacts, SolveLimits, SolveStatus, likelihood_weight, solve
+from theory import SceneFacts, SolveLimits, SolveStatus, likelihood_weight, solve, solver
 
 COLOR_OF_BALL = "scene(0). select(1, 0, ball). unique(2, 1). query(3, 2, color). end(3)."
 
@@ -129,3 +132,17 @@ def test_deterministic_order_of_ties():
     first = [a.answer for a in solve(COLOR_OF_BALL, scene).answers]
     assert first == sorted(first)
     assert all([a.answer for a in solve(COLOR_OF_BALL, scene).answers] == first for _ in range(3))
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        ['value(1,"a,b)")', "state(1,-3)"],
+        ['support(2,has_attr(1,"x(y",f(g(h))))', 'ans("\\"q")', "ans((1,2))"],  # nested three deep
+        ['value(1,"é")', "ans(red)", "ans(red)"],
+        ["ans(red)"],
+    ],
+)
+def test_symbols_are_printed_as_clingo_prints_each(texts):
+    symbols = [clingo.parse_term(t) for t in texts]
+    assert solver.printed(symbols) == [str(s) for s in symbols]
