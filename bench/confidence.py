@@ -38,6 +38,7 @@ from trust.confidence import (  # noqa: E402
     ShownExample,
     confidence_parts,
     program_confidence,
+    token_logprob_feature,
 )
 from trust.conformal import auroc, fit_threshold, risk_coverage, threshold_outcome  # noqa: E402
 
@@ -109,7 +110,7 @@ def features(parts: ConfidenceParts) -> list[float]:
         parts.word_grounding if parts.word_grounding is not None else 1.0,
         float(parts.source == "template"),
         parts.fill_agreement or 0.0,
-        parts.min_token_probability if parts.min_token_probability is not None else 1.0,
+        token_logprob_feature(parts.min_token_probability),
     ]
 
 
@@ -125,7 +126,7 @@ def fit_weights(rows: list[ConfidenceParts], wrong: list[bool]) -> dict[str, flo
         "word_grounding",
         "filled",
         "fill_agreement",
-        "min_token_probability",
+        "min_token_logprob",
     ]
     return {"intercept": round(float(model.intercept_[0]), 3)} | {
         n: round(float(c), 3) for n, c in zip(names, model.coef_[0])

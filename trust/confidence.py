@@ -113,7 +113,7 @@ class Weights:
     word_grounding: float = 0.0
     filled: float = 0.0
     fill_agreement: float = 0.0
-    min_token_probability: float = 0.0
+    min_token_logprob: float = 0.0
 
     def program_confidence(self, parts: ConfidenceParts) -> float:
         """The model's probability that the program is right."""
@@ -126,8 +126,7 @@ class Weights:
             + self.word_grounding * (parts.word_grounding if parts.word_grounding is not None else 1.0)
             + self.filled * (parts.source == "template")
             + self.fill_agreement * (parts.fill_agreement or 0.0)
-            + self.min_token_probability
-            * (parts.min_token_probability if parts.min_token_probability is not None else 1.0)
+            + self.min_token_logprob * token_logprob_feature(parts.min_token_probability)
         )
         return 1.0 / (1.0 + math.exp(-z))
 
@@ -142,6 +141,17 @@ WEIGHTS = Weights(
     word_coverage=0.813,
     word_grounding=-1.339,
 )
+
+
+LOGPROB_FLOOR = -10.0  # below e^-10 the model has ruled the token out; lower values say nothing more
+
+
+def token_logprob_feature(probability: float | None) -> float:
+    """The log of the least likely written token's probability, floored; 0 when not reported (a
+    filled program, a backend without logits), which the `filled` weight and the intercept absorb."""
+    if probability is None:
+        return 0.0
+    return max(math.log(probability), LOGPROB_FLOOR) if probability > 0 else LOGPROB_FLOOR
 
 
 def program_skeleton(program: Program) -> str:

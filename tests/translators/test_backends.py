@@ -108,13 +108,33 @@ def test_smallest_local_model_writes_parsable_programs_under_the_grammar(bank):
 
     backend = get_backend("smollm2-135m")
     translator = Translator(
-        TranslationSettings(llm="smollm2-135m", sampling="jaccard", examples=2, max_repairs=0, max_tokens=120),
+        TranslationSettings(
+            llm="smollm2-135m", sampling="jaccard", examples=2, max_repairs=0, max_tokens=120, template_fill=False
+        ),
         bank,
         backend,
     )
     for question in ["Is there a red car?", "What is the woman holding?"]:
         result = translator.translate(question)
         assert result.program is not None, result.error
+        attempt = result.attempts[-1]
+        assert attempt.evaluated_tokens and attempt.output_tokens and attempt.prompt_tokens >= attempt.evaluated_tokens
+        assert attempt.prompt_s is not None and attempt.output_s is not None
+        assert attempt.min_logprob is not None and attempt.min_logprob <= 0.0
+
+
+def test_token_logprobs_reads_each_written_token_from_the_step_before():
+    np = pytest.importorskip("numpy")
+    pytest.importorskip("llama_cpp")
+    from translators.backends.local import TokenLogprobs
+
+    recorder = TokenLogprobs()
+    first, second = np.log(np.array([0.5, 0.25, 0.25])), np.log(np.array([0.1, 0.1, 0.8]))
+    recorder(np.array([7, 7]), first.copy())
+    recorder(np.array([7, 7, 1]), second.copy())  # token 1 was written at the first step
+    recorder(np.array([7, 7, 1, 2]), first.copy())  # token 2 at the second
+    assert np.allclose(recorder.logprobs(), [np.log(0.25), np.log(0.8)])
+    assert len(recorder.processors()) == 1
 
 
 GRAMMAR = 'root ::= "x"'
