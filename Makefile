@@ -47,9 +47,11 @@ test: install browser check
 RELIABILITY = bench/fuzz.py bench/soak.py bench/crash_restart.py
 # The evaluation job at full GQA size and its worker plan with the bundled model (an hour together).
 SCALE = bench/full_size.py bench/worker_plan.py
+# Data jobs that feed benchmarks (they run the model over the split for an hour), not benchmarks.
+DATA = bench/confidence_data.py
 
 bench: install
-	@for script in $(filter-out $(RELIABILITY) $(SCALE),$(wildcard bench/[!_]*.py)); do \
+	@for script in $(filter-out $(RELIABILITY) $(SCALE) $(DATA),$(wildcard bench/[!_]*.py)); do \
 		echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 reliability: install

@@ -28,6 +28,9 @@ from translators.bank import Example, ExampleBank  # noqa: E402
 from translators.bundled import default_bank  # noqa: E402
 from translators.retrieval import Retriever, words  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "bench"))
+from _questions import val_questions  # noqa: E402
+
 
 def synthetic_bank(size: int, seed: int = 0) -> ExampleBank:
     source = default_bank()
@@ -49,21 +52,6 @@ def percentile(values: list[float], q: float) -> float:
 
 
 END_TO_END_TARGET_MS = 20.0  # the embedding "in a few milliseconds" plus the search (<= 5 ms)
-
-
-def val_questions(count: int) -> list[str]:
-    """GQA val sample questions when the shared data is there, else the bundled bank's."""
-    import os
-
-    path = (
-        Path(os.environ.get("ASPVQA_GQA_DIR") or ROOT / ".." / "shared" / "data" / "gqa")
-        / "questions"
-        / "val_balanced_sample.json"
-    )
-    if path.exists():
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return [data[key]["question"] for key in sorted(data)][:count]
-    return [e.question for e in default_bank()][:count]
 
 
 def user_path(embedder, questions: list[str]) -> tuple[dict, dict]:  # noqa: ANN001

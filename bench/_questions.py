@@ -1,0 +1,25 @@
+"""Questions the latency benchmarks ask: GQA val sample questions when the shared data is there
+(every `step`-th in id order, so consecutive ones are not near-copies), else the bundled bank's."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def val_questions(count: int, step: int = 1) -> list[str]:
+    """`count` question texts as a user would send them."""
+    from translators.bundled import default_bank
+
+    path = (
+        Path(os.environ.get("ASPVQA_GQA_DIR") or ROOT / ".." / "shared" / "data" / "gqa")
+        / "questions"
+        / "val_balanced_sample.json"
+    )
+    if path.exists():
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return [data[key]["question"] for key in sorted(data)[: count * step : step]][:count]
+    return [e.question for e in default_bank()][:count]
