@@ -242,9 +242,10 @@ def render(results: list[dict[str, Any]]) -> str:
 HEADER = """# Confidence and calibrated abstention
 
 Thresholds fitted on the tuning part of the GQA split (evaluation/splits.py), every test number on
-the test part. Tuning records: the default translator (bundled bank, nested, bert, k=3, prompt v3,
-schema on, qwen2.5-coder-1.5b) run by bench/confidence_data.py; test records: the same settings'
-programs from bench/translation_accuracy.py's default run (its examples re-retrieved, identical).
+the test part. Records (bench/confidence_data.py, kind n1fill): the default translator (template
+fill, else the bundled bank, nested, bert, k=3, prompt v3, schema on, qwen2.5-coder-1.5b with the
+log-probability of each written token), on 300 tuning-part questions and on the test part's
+questions of bench/translation_accuracy.py's run (plus a few more of the test part).
 "Wrong" = the program is not semantically equivalent to the GQA program. crc: the realised risk
 is the share of all questions kept and wrong (the guarantee: its expectation <= risk);
 ltt: the share wrong among the kept ones (guarantee with probability 0.9). `None`: no threshold
@@ -254,9 +255,10 @@ test part's sampling interval (Wilson) of the realised risk; the finite-sample m
 
 """
 FOOTER = """
-n=3: the same model shown the retrieved examples in the three rotations (as
-`TranslationSettings.samples` does at temperature 0); the chosen program is the largest group of
-equivalent samples; its confidence is the n=1 model's times the agreement (not fitted).
+n=3 (records made before template fill and token log-probabilities; the model alone): the same
+model shown the retrieved examples in the three rotations (as `TranslationSettings.samples` does at
+temperature 0); the chosen program is the largest group of equivalent samples; its confidence is
+the n=1 model's times the agreement (not fitted).
 The risk-coverage curve of the test part: confidence_risk_coverage.png.
 """
 
@@ -271,7 +273,7 @@ def main() -> int:
         return 0
     records = read_records()
     results = []
-    rows = (("n=1", "n1fill", None), ("n=1, the model alone (no template fill)", "n1", None), ("n=3", "n1", "extra3"))
+    rows = (("n=1", "n1fill", None), ("n=3", "n1", "extra3"))
     for name, base, kind in rows:
         by_part: dict[str, list[tuple[ConfidenceParts, bool]]] = {"tuning": [], "test": []}
         for (record_kind, qid), record in sorted(records.items()):
