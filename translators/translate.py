@@ -265,13 +265,16 @@ class Translator:
         }
 
     def warm_up(self) -> None:
-        """Load the model and, where the backend keeps a prompt prefix (llama.cpp), evaluate the prompt's
-        fixed part and compile the grammar now, so the first question does not wait for them."""
+        """Load the retrieval model and index, the fill index, the language model and, where the backend
+        keeps a prompt prefix (llama.cpp), evaluate the prompt's fixed part and compile the grammar now,
+        so the first question does not wait for them."""
+        s = self.settings
         if self.filler is not None:
             self.filler.index  # noqa: B018 - built now rather than on the first question
+        # The sentence embedder and the bank's index load with the first retrieval.
+        self.retriever.retrieve("?", s.examples, s.sampling, cover_operators=s.cover_operators, seed=s.seed)
         if not getattr(self.backend, "keeps_prefix", False):
             return
-        s = self.settings
         prompt = build_prompt("?", [], s.representation, s.prompt_version, self.fixed, self.ontology)
         self.backend.generate(GenerationRequest(prompt=prompt, question="?", max_tokens=1, grammar=self.grammar))
 
