@@ -208,3 +208,24 @@ def test_cli_calibrate_bad_input_is_one_line_and_status_2(tmp_path, monkeypatch,
 def test_cli_calibrate_missing_questions_file(tmp_path):
     result = runner.invoke(cli, ["calibrate", "--questions", str(tmp_path / "none.json"), "--out", str(tmp_path / "c")])
     assert result.exit_code == 2 and "not found" in result.output
+
+
+def test_the_answer_confidence_reads_the_fill_and_the_model_s_least_sure_token():
+    import math
+
+    from app.components import TranslationOutcome
+    from app.pipeline import answer_confidence
+    from theory.flat import parse_flat
+
+    program = parse_flat("scene(0). select(1, 0, cat). exist(2, 1). end(2).")
+    written = TranslationOutcome(program, details={"source": "model", "min_logprob": -2.0, "attempts": 1})
+    parts = answer_confidence(written, [(0,)], "Is there a cat?")
+    assert parts.source == "model" and parts.min_token_probability == pytest.approx(math.exp(-2.0))
+    filled = TranslationOutcome(program, details={"source": "template", "fill": {"votes": 2, "voters": 4}})
+    parts = answer_confidence(filled, [(0,)], "Is there a cat?")
+    assert parts.source == "template" and parts.fill_agreement == 0.5 and parts.min_token_probability is None
+    sure = answer_confidence(TranslationOutcome(program, details={"source": "model", "min_logprob": -0.01}), [(0,)])
+    unsure = answer_confidence(TranslationOutcome(program, details={"source": "model", "min_logprob": -6.0}), [(0,)])
+    from trust.confidence import confidence
+
+    assert confidence(sure) > confidence(unsure)
