@@ -103,6 +103,8 @@ def main() -> int:
         "search_ms_p50": 1000 * (statistics.median(seconds) - statistics.median(embed_seconds)),
     }
     print(json.dumps(result, indent=2))
+    search_ms = result["search_ms_p50"]
+    print(f"target: search p50 <= 5 ms: {'met' if search_ms <= 5.0 else 'MISSED'} ({search_ms:.2f} ms)")
     for question, gold, nearest in misses[: args.misses]:
         print(f"MISS {question}\n     gold {gold}\n     nearest: {nearest}")
     if args.misses:

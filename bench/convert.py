@@ -92,6 +92,7 @@ def main() -> None:
             indent=2,
         )
     )
+    print("target: none (throughput is reported for comparison)")
     print(f"wrote {out}")
 
 

@@ -109,6 +109,7 @@ def main() -> None:
     out = Path(__file__).resolve().parent / "results" / "image_scene.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")
+    print("target: none (tiny random models: stage costs, not the real models' speed)")
     print(f"wrote {out}")
 
 

@@ -71,6 +71,7 @@ def main() -> None:
     print(
         f"{row['requests']:>9} {row['p50_ms']:>8} {row['p95_ms']:>8} {row['max_ms']:>8} {row['requests_per_s']:>7}  {row['status_codes']}"
     )
+    print(f"target: no 5xx: {'met' if row['server_errors'] == 0 else 'MISSED'} ({row['server_errors']} server errors)")
     out = ROOT / "bench" / "results" / "load.json"
     out.write_text(json.dumps(row, indent=2))
     print(f"wrote {out}")

@@ -75,7 +75,8 @@ def main() -> int:
         result["parts"][part] = row
         print(
             f"{part:7} n={row['n']:4d}  structural {row['structural']:.1%}  semantic {row['semantic']:.1%}  "
-            f"classify p50 {row['classify_p50_ms']} ms"
+            f"classify p50 {row['classify_p50_ms']} ms (target structural >= 90 %: "
+            f"{'met' if row['structural'] >= 0.9 else 'MISSED'})"
         )
     # Translation with and without routing on the same questions (records of bench/translation_accuracy.py).
     done = read_log()

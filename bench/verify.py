@@ -247,7 +247,9 @@ def main() -> int:
     print(
         f"\ngenerated claims: {len(generated)}, verdict accuracy {overall:.1%}; "
         f"unverifiable claims called supported: {summary['unverifiable_called_supported']} of {len(unverifiable)}; "
-        f"{summary['claims_per_s']:.0f} claims/s ({checks} solves)"
+        f"{summary['claims_per_s']:.0f} claims/s ({checks} solves) "
+        f"(target >= 95 % and none called supported: "
+        f"{'met' if overall >= 0.95 and not summary['unverifiable_called_supported'] else 'MISSED'})"
     )
     results = {"summary": summary, "by_kind": table}
     if args.llm:
