@@ -109,6 +109,9 @@ class Run:
         )
 
 
+TARGET_SEMANTIC = 0.65  # the semantic equivalence GPT-4o reached on unseen GQA questions
+
+
 def load_targets() -> tuple[list[dict], list[Example], dict[str, Any]]:
     """The test part's convertible questions (in a fixed order), every val question as a bank example, the split."""
     data = json.loads((gqa_dir() / "questions" / "val_balanced_sample.json").read_text(encoding="utf-8"))
@@ -363,6 +366,12 @@ def main() -> int:
     def report() -> None:
         table = summarise(done, runs)
         print(render(table, args.llm, info))
+        for row in table.values():
+            if row["run"] == "default" and row["complete"]:
+                verdict = "met" if row["semantic"] >= TARGET_SEMANTIC else "MISSED"
+                print(
+                    f"target: default semantic equivalence >= {TARGET_SEMANTIC:.0%}: {verdict} ({row['semantic']:.1%})"
+                )
         if args.write:
             write_results(table, args.llm, info)
 
