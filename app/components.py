@@ -539,7 +539,7 @@ class ServiceTranslator:
                 "source": result.source,
                 "fill": result.fill,
                 "usage": result.usage,
-                "min_logprob": result.attempts[-1].min_logprob if result.attempts else None,
+                "min_logprob": result.min_logprob,
             }
             | details,
             calibration_settings=self.components.confidence_settings(settings),

@@ -99,14 +99,11 @@ def accuracy_log_records(llm: str) -> dict[str, dict[str, Any]]:
     return {qid: r for (key, qid), r in translation_accuracy.read_log().items() if key == run.key}
 
 
-def read_model_records() -> dict[str, dict[str, Any]]:
-    """The model-alone ("n1") records made so far, by question id."""
-    found: dict[str, dict[str, Any]] = {}
-    if LOG.exists():
-        for line in LOG.read_text(encoding="utf-8").splitlines():
-            if line.strip() and (record := json.loads(line))["kind"] == "n1":
-                found[record["id"]] = record
-    return found
+def made_records() -> list[dict[str, Any]]:
+    """Every record made so far."""
+    if not LOG.exists():
+        return []
+    return [json.loads(line) for line in LOG.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def filled_record(
@@ -131,7 +128,7 @@ def filled_record(
         "seconds": result.seconds,
         "source": result.source,
         "fill": result.fill,
-        "min_logprob": result.attempts[-1].min_logprob if result.attempts else None,
+        "min_logprob": result.min_logprob,
     }
 
 
@@ -167,12 +164,10 @@ def main() -> int:
         logged = accuracy_log_records(args.llm)
         targets = [t for t in targets if t["id"] in logged]
     targets = targets[: args.size]
-    done: set[tuple[str, str]] = set()
-    if LOG.exists():
-        for line in LOG.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                seen = json.loads(line)
-                done.add((seen["kind"], seen["id"]))
+    made = made_records()
+    done = {(record["kind"], record["id"]) for record in made}
+    # The model-alone ("n1") records by question id, for `filled_record`.
+    earlier = {record["id"]: record for record in made if record["kind"] == "n1"}
     settings = TranslationSettings(llm=args.llm, template_fill=False)  # the model alone
     bank = default_bank()
     translator = Translator(settings, bank, get_backend(args.llm), embedder=load_embedder())
@@ -187,7 +182,6 @@ def main() -> int:
     kinds = args.kinds.split(",")
     jobs = [(kind, t) for kind in ("n1fill", "n1") if kind in kinds for t in targets]
     jobs += [(f"extra{SAMPLES}", t) for t in targets[: args.sampled] if f"extra{SAMPLES}" in kinds]
-    earlier = read_model_records()
     for kind, target in jobs:
         if (kind, target["id"]) in done:
             continue
@@ -235,7 +229,7 @@ def main() -> int:
                     for e in result.examples
                 ],
                 "seconds": result.seconds,
-                "min_logprob": result.attempts[-1].min_logprob if result.attempts else None,
+                "min_logprob": result.min_logprob,
             }
         else:
             extras = [t.translate(target["question"], exclude_ids=exclude) for t in rotated]

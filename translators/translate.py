@@ -90,7 +90,7 @@ class Attempt:
     def to_json(self) -> dict[str, Any]:
         """The attempt as the command line prints it (costs the backend did not report are left out)."""
         record: dict[str, Any] = {"raw": self.raw, "error": self.error, "seconds": round(self.seconds, 4)}
-        for name in (*USAGE_FIELDS, "min_logprob"):
+        for name in ATTEMPT_COST_FIELDS:
             value = getattr(self, name)
             if value is not None:
                 record[name] = round(value, 4) if isinstance(value, float) else value
@@ -98,6 +98,7 @@ class Attempt:
 
 
 USAGE_FIELDS = ("prompt_tokens", "evaluated_tokens", "output_tokens", "prompt_s", "output_s")
+ATTEMPT_COST_FIELDS = (*USAGE_FIELDS, "min_logprob")  # what an attempt's JSON carries beside its text
 
 
 @dataclass
@@ -139,6 +140,11 @@ class Translation:
     @property
     def seconds(self) -> float:
         return self.timings.get("total_s", 0.0)
+
+    @property
+    def min_logprob(self) -> float | None:
+        """The last model call's least likely written token (None: filled, or not reported)."""
+        return self.attempts[-1].min_logprob if self.attempts else None
 
     @property
     def usage(self) -> dict[str, float | int]:
@@ -193,9 +199,7 @@ class Translation:
             program=parse_flat(record["program"]) if record.get("program") else None,
             error=record.get("error"),
             attempts=[
-                Attempt(
-                    a["raw"], a["error"], a["seconds"], **{k: a[k] for k in (*USAGE_FIELDS, "min_logprob") if k in a}
-                )
+                Attempt(a["raw"], a["error"], a["seconds"], **{k: a[k] for k in ATTEMPT_COST_FIELDS if k in a})
                 for a in record.get("attempts", [])
             ],
             examples=record.get("examples", []),

@@ -270,8 +270,7 @@ def translation_parts(translation: Any) -> ConfidenceParts | None:
     if translation.program is None:
         return None
     samples = max(1, len(getattr(translation, "samples", None) or ()))
-    attempts_made = list(getattr(translation, "attempts", None) or ())
-    attempts = len(attempts_made) or 1
+    attempts = len(getattr(translation, "attempts", None) or ()) or 1
     return confidence_parts(
         translation.program,
         [ShownExample(e.get("score"), e.get("program")) for e in getattr(translation, "examples", None) or ()],
@@ -282,5 +281,5 @@ def translation_parts(translation: Any) -> ConfidenceParts | None:
         question=getattr(translation, "question", None),
         source=getattr(translation, "source", "model"),
         fill=getattr(translation, "fill", None),
-        min_logprob=getattr(attempts_made[-1], "min_logprob", None) if attempts_made else None,
+        min_logprob=getattr(translation, "min_logprob", None),
     )
