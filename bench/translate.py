@@ -1,13 +1,14 @@
 """Translation latency on the path a user takes (targets: p50 <= 2 s on 2 cores; the first question
 under 10 s once the model is ready).
 
-The service's translator (what `POST /translate` and `aspvqa translate` call: question text in,
-default settings: template fill, else the bundled model with MiniLM retrieval, k=3, prompt v3,
-grammar-constrained decoding) translates questions of the test part of the GQA split
-(evaluation.splits; every 3rd in id order) when the shared data is there, else the bundled bank's
-questions. Readiness (model load, the prompt's fixed part evaluated, `Translator.warm_up`) is timed
-apart, then the first question, then the rest; per question the source (template or model), the
-tokens evaluated and written and the seconds on each. Writes bench/results/translate.json.
+The REST service's `POST /translate`, question text in (the service runs in this process and is
+called through an HTTP client; default settings: template fill, else the bundled model with
+MiniLM retrieval, k=3, prompt v3, grammar-constrained decoding) translates questions of the test
+part of the GQA split (evaluation.splits; every 3rd in id order) when the shared data is there,
+else the bundled bank's questions. Readiness (the service's warm-up: model load, the prompt's
+fixed part evaluated, the embedder and indexes) is timed apart, then the first question, then the
+rest; per question the source (template or model), the tokens evaluated and written and the
+seconds on each. Writes bench/results/translate.json.
 
     .venv/bin/python bench/translate.py [--questions 40] [--no-fill]
 """
@@ -26,10 +27,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.components import Components  # noqa: E402
+from fastapi.testclient import TestClient  # noqa: E402
+
+from app.api.main import create_app  # noqa: E402
 from app.config import Settings  # noqa: E402
-from app.errors import PipelineError  # noqa: E402
-from translators.options import TranslationOptions  # noqa: E402
+from app.pipeline import Pipeline  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 from _questions import val_questions  # noqa: E402
@@ -65,33 +67,36 @@ def main() -> int:
     parser.add_argument("--questions", type=int, default=40)
     parser.add_argument("--no-fill", action="store_true", help="the model for every question (template fill off)")
     args = parser.parse_args()
-    components = Components(Settings(template_fill=not args.no_fill))
-    translator = components.question_translator
-    options = TranslationOptions()
-    started = time.perf_counter()
-    translator.warm_up()  # type: ignore[attr-defined]
-    ready_s = time.perf_counter() - started
+    settings = Settings(template_fill=not args.no_fill)
+    pipeline = Pipeline(settings)
     rows = []
-    for question in test_part_questions(args.questions + 1):
-        start = time.perf_counter()
-        try:
-            details = translator(question, options=options).details
-        except PipelineError as exc:  # no valid program: timed all the same
-            details = {"source": "model", "error": exc.message}
-        rows.append(
-            {
-                "question": question,
-                "seconds": time.perf_counter() - start,
-                "source": details.get("source"),
-                "attempts": details.get("attempts"),
-                "error": details.get("error"),
-                **(details.get("usage") or {}),
-            }
-        )
+    started = time.perf_counter()
+    # The REST service in this process, warmed up at start as `aspvqa serve --warm-up` does.
+    with TestClient(create_app(settings, pipeline, warm_up=True)) as client:
+        ready_s = time.perf_counter() - started
+        for question in test_part_questions(args.questions + 1):
+            start = time.perf_counter()
+            response = client.post("/translate", json={"question": question})
+            seconds = time.perf_counter() - start
+            body = response.json()
+            # A 422 (no valid program) is timed all the same.
+            details = (body.get("details") or {}) if response.status_code == 200 else {"error": body.get("detail")}
+            rows.append(
+                {
+                    "question": question,
+                    "seconds": seconds,
+                    "status": response.status_code,
+                    "source": details.get("source", "model"),
+                    "attempts": details.get("attempts"),
+                    "error": details.get("error"),
+                    **(details.get("usage") or {}),
+                }
+            )
     first, rest = rows[0], rows[1:]
     model_rows = [r for r in rest if r["source"] == "model"]
     result = {
-        "settings": components.translation_settings().model_dump(mode="json"),
+        "path": "POST /translate (question text in), in-process HTTP client",
+        "settings": pipeline.components.translation_settings().model_dump(mode="json"),
         "cpu_count": os.cpu_count(),
         "load_average": os.getloadavg(),
         "ready_s": ready_s,
