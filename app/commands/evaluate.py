@@ -47,8 +47,8 @@ from evaluation.submission import export_submission as export_submission_file
 from evaluation.workers import WorkerPlan, apply_threads, plan_workers, this_machine
 from scene.concepts import Concepts
 from theory.scene_facts import SceneFacts
-from translators.backends.local import THREADS_VARIABLE
 from translators.options import OPTION_NAMES
+from translators.threads import THREADS_VARIABLE
 from trust.calibration import CalibrationError
 
 

@@ -14,16 +14,15 @@ import atexit
 import contextlib
 import ctypes
 import logging
-import os
 import threading
 import time
 from pathlib import Path
 
 from translators.backends.base import BackendError, Generation, GenerationRequest
 from translators.backends.models import LOCAL_MODELS, model_path
+from translators.threads import model_threads
 
 _LOG = logging.getLogger("aspvqa.llama_cpp")
-THREADS_VARIABLE = "ASPVQA_THREADS"
 _quiet_lock = threading.Lock()
 _log_callback = None  # kept referenced: llama.cpp holds only a C pointer to it
 
@@ -62,19 +61,6 @@ def quiet_llama_cpp() -> None:
         _log_callback = forward
 
 
-def _threads() -> int:
-    """Threads for llama.cpp: ASPVQA_THREADS, else every core.
-
-    llama.cpp's threads spin at barriers, so on a machine shared with other busy processes set
-    ASPVQA_THREADS lower (measured here: 121 prompt tokens took 11 s on 2 threads beside other busy
-    processes, 2.4 s on 1). The load average is no guide: it counts this process's own recent
-    work, so a busy translator would talk itself down to one thread (p50 8.2 s instead of 4.5 s).
-    """
-    if os.environ.get(THREADS_VARIABLE):
-        return max(1, int(os.environ[THREADS_VARIABLE]))
-    return os.cpu_count() or 1
-
-
 def gpu_offload_supported() -> bool:
     """Whether the installed llama.cpp was built with a GPU backend (CUDA, Metal, Vulkan...)."""
     try:
@@ -104,7 +90,7 @@ class LlamaCppBackend:
         self.name = model if model in LOCAL_MODELS else Path(model).stem
         self.model = model
         self.n_ctx = n_ctx
-        self.n_threads = n_threads or _threads()
+        self.n_threads = n_threads or model_threads()
         # Layers offloaded to a GPU: 0 on the CPU, -1 for all (what `gpu_layers_for` chooses).
         self.gpu_layers = gpu_layers
         self.prompt_lookup = prompt_lookup
