@@ -57,6 +57,7 @@ from translators.embeddings import load_embedder  # noqa: E402
 from translators.gqa_program import GQAProgramError, gqa_to_program  # noqa: E402
 from translators.ontology import bundled_ontology  # noqa: E402
 from translators.retrieval import Retriever  # noqa: E402
+from translators.template_fill import FILL_RULES_VERSION  # noqa: E402
 from translators.templating import Templater  # noqa: E402
 from translators.translate import TranslationSettings, Translator  # noqa: E402
 from trust.routing import RoutedTranslator  # noqa: E402
@@ -105,7 +106,7 @@ class Run:
                 else ""
             )
             + ("|route=1" if self.routed else "")
-            + ("|fill=1" if s.template_fill else "")
+            + (f"|fill={FILL_RULES_VERSION}" if s.template_fill else "")
         )
 
 

@@ -15,6 +15,9 @@ articles are dropped and "'s" read as "is" ("What's the man doing?"), plural and
 slots are one role (the program keeps the word as the question says it, as GQA does), and a
 group word (`furniture`, `animal`) is a slot of its own, since "What kind of furniture is this?"
 has the program of "What kind of animal is this?", not of "What kind of chair is this?".
+A few wordings that never change a program are read as one (`_SAME_WORD`, `_plain_words`):
+"which" as "what", "type" as "kind", a demonstrative before a class as an article ("that table"),
+"this" or "that" ending a question as "it", and "do you think" before "is"/"are" as nothing.
 
 Example:
     >>> from translators.bank import legacy_bank
@@ -43,6 +46,11 @@ GROUP_ROLE = "group"
 _PLURAL_ROLE = {"things": "thing"}
 # Examples of one form tried per question: enough for a vote, bounded for common forms.
 MAX_VOTERS = 25
+# Words GQA uses interchangeably in a question of one program ("Which color is..." = "What color is...").
+_SAME_WORD = {"which": "what", "type": "kind"}
+_DEMONSTRATIVES = frozenset({"this", "that"})
+# Changes whenever the rules above change what is filled, so stored translations are not reused.
+FILL_RULES_VERSION = 2
 
 
 Slots = tuple[tuple[str, str | None], ...]  # (role, the words it stands for; None for a plain word)
@@ -85,7 +93,7 @@ class TemplateFiller:
                 out.append((role, None))
             else:
                 out.append((_PLURAL_ROLE.get(role, role), "_".join(words)))
-        return tuple(out)
+        return _plain_words(out)
 
     def form(self, question: str) -> str:
         """The question's form: its roles joined by spaces (the index key)."""
@@ -137,6 +145,27 @@ def filler_for(bank: ExampleBank, ontology: Ontology) -> TemplateFiller:
         if found is None or found.bank is not bank or found.ontology is not ontology:
             found = _FILLERS[id(bank), id(ontology)] = TemplateFiller(bank, ontology)
         return found
+
+
+def _plain_words(slots: list[tuple[str, str | None]]) -> Slots:
+    """The slots with the wordings that never change a program read as one (see the module docstring)."""
+    out: list[tuple[str, str | None]] = []
+    index = 0
+    while index < len(slots):
+        role, words = slots[index]
+        after = [r for r, _ in slots[index + 1 : index + 4]]
+        if words is None and role == "do" and after[:2] == ["you", "think"] and after[2:] in (["is"], ["are"]):
+            index += 3  # "Who do you think is wearing a shoe?" asks "Who is wearing a shoe?"
+            continue
+        if words is None and role in _DEMONSTRATIVES:
+            if after[:1] in (["thing"], [GROUP_ROLE]):
+                index += 1  # "that table" names the table as "the table" does
+                continue
+            if not after:
+                role = "it"  # "What place is this?" is "What place is it?"
+        out.append((_SAME_WORD.get(role, role) if words is None else role, words))
+        index += 1
+    return tuple(out)
 
 
 def _swap(program: Program, example_slots: Slots, slots: Slots) -> Program | None:

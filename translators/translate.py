@@ -39,7 +39,7 @@ from translators.prompts import DEFAULT_PROMPT, PROMPTS, build_prompt, covering_
 from translators.repair import MAX_REPAIRS, interpret_output
 from translators.retrieval import Retriever, Sampling
 from translators.schema import repair_program
-from translators.template_fill import FilledProgram, filler_for
+from translators.template_fill import FILL_RULES_VERSION, FilledProgram, filler_for
 from translators.templating import Templater
 from translators.vocabulary import Grounder
 
@@ -267,6 +267,8 @@ class Translator:
             "grammar": getattr(backend, "grammar_field", "local") if self.grammar else None,
             "ontology": self.ontology.digest() if self.ontology is not None else None,
         }
+        if settings.template_fill:
+            self._key_base["fill_rules"] = FILL_RULES_VERSION
 
     def warm_up(self) -> None:
         """Load the retrieval model and index, the fill index, the language model and, where the backend

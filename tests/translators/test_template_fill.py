@@ -53,10 +53,33 @@ def test_a_group_word_is_its_own_role():
         "g1", "What kind of animal is this?", "scene(0). select(1, 0, animal). unique(2, 1). query(3, 2, name). end(3)."
     )
     filler = _filler(animal)
-    assert filler.form("What kind of furniture is this?") == "what kind of group is this"
+    assert filler.form("What kind of furniture is this?") == "what kind of group is it"
     filled = filler.fill("What kind of furniture is this?")
     assert filled is not None and "select(1, 0, furniture)" in format_flat(filled.program)
     assert filler.fill("What kind of chair is this?") is None  # a class is not a group
+
+
+def test_wordings_that_never_change_a_program_share_a_form():
+    filler = _filler(RED_CUP)
+    assert filler.form("Which kind of furniture is it?") == filler.form("What type of furniture is this?")
+    assert filler.form("Which color is that shirt?") == filler.form("What color is the shirt?") == "what color is thing"
+    assert filler.form("What place is that?") == filler.form("What place is it?") == "what place is it"
+    assert filler.form("Who do you think is wearing a shoe?") == filler.form("Who is wearing a shoe?")
+    # A relative "that" and a "do you think" not before "is"/"are" are part of the form.
+    assert filler.form("What is the man that is sitting holding?") == "what is thing that is sitting holding"
+    assert "do you think" in filler.form("What do you think about the cup?")
+
+
+def test_a_question_in_another_wording_is_filled_from_the_bank_example():
+    which = _example(
+        "w1",
+        "Which color is the cup?",
+        "scene(0). select(1, 0, cup). unique(2, 1). query(3, 2, color). end(3).",
+    )
+    filled = _filler(which).fill("What color do you think that plate is?")
+    assert filled is None  # word order differs: not the same form
+    filled = _filler(which).fill("What color is that plate?")
+    assert filled is not None and "select(1, 0, plate)" in format_flat(filled.program)
 
 
 def test_no_program_when_a_word_would_map_two_ways_or_is_not_in_the_program():
