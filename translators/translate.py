@@ -282,7 +282,9 @@ class Translator:
         if not getattr(self.backend, "keeps_prefix", False):
             return
         prompt = build_prompt("?", [], s.representation, s.prompt_version, self.fixed, self.ontology)
-        self.backend.generate(GenerationRequest(prompt=prompt, question="?", max_tokens=1, grammar=self.grammar))
+        request = GenerationRequest(prompt=prompt, question="?", max_tokens=1, grammar=self.grammar)
+        # llama.cpp's backend keeps the evaluated state on disk and reads it back on later starts.
+        getattr(self.backend, "warm", self.backend.generate)(request)
 
     def _key(self, question: str, exclude_ids: Collection[str]) -> str:
         return cache_key(question, self._key_base | {"exclude": sorted(exclude_ids)})

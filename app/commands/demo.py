@@ -36,7 +36,8 @@ def demo_command(
             warm_up()  # the model's weights and its prompt's fixed part, before the first question
     except PipelineError as exc:
         fail(exc.message)
-    typer.echo(f"translator ready in {time.perf_counter() - started:.1f} s (model loaded, prompt prefix evaluated)")
+    elapsed = time.perf_counter() - started
+    typer.echo(f"translator ready in {elapsed:.1f} s (model loaded, prompt prefix evaluated or read from the cache)")
     failures = right = total = 0
     for line in (folder / "questions.jsonl").read_text().splitlines():
         item = json.loads(line)

