@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 from theory.cache import cache_dir  # noqa: E402
 from theory.flat import parse_flat  # noqa: E402
 from translators.consistency import majority_vote  # noqa: E402
+from translators.template_fill import FILL_RULES_VERSION  # noqa: E402
 from trust.confidence import (  # noqa: E402
     ConfidenceParts,
     ShownExample,
@@ -52,6 +53,8 @@ def read_records() -> dict[tuple[str, str], dict[str, Any]]:
     for line in LOG.read_text(encoding="utf-8").splitlines():
         if line.strip():
             record = json.loads(line)
+            if record["kind"] == "n1fill" and record.get("fill_rules", 1) != FILL_RULES_VERSION:
+                continue  # made with earlier template fill rules
             records[(record["kind"], record["id"])] = record
     return records
 

@@ -8,8 +8,10 @@ model alone, with its retrieved examples and their scores, attempts and schema f
 for the first `--sampled` questions, the further samples of an n-sample translation (the same model
 shown the retrieved examples in rotated order, as `TranslationSettings.samples` does at
 temperature 0), each with its verdict. An `n1fill` record whose question has no filled program
-takes the model's program from the question's `n1` record when there is one (fill does not change
-the model's prompt), so the model is asked once per question.
+takes the model's program from the question's `n1` record, or from its n1fill record of earlier
+fill rules, when there is one (fill does not change the model's prompt), so the model is asked
+once per question. Records carry the fill rules they were made with (`FILL_RULES_VERSION`); those
+of earlier rules are made again.
 
 Resumable: records are appended to ~/.cache/aspvqa/bench/confidence.jsonl (GQA texts stay out of
 the repository) and skipped on the next run; `--budget-s` stops cleanly.
@@ -42,6 +44,7 @@ from translators.bundled import default_bank  # noqa: E402
 from translators.embeddings import load_embedder  # noqa: E402
 from translators.gqa_program import GQAProgramError, gqa_to_program  # noqa: E402
 from translators.retrieval import Retrieved, Retriever  # noqa: E402
+from translators.template_fill import FILL_RULES_VERSION  # noqa: E402
 from translators.translate import TranslationSettings, Translator  # noqa: E402
 
 LOG = cache_dir() / "bench" / "confidence.jsonl"
@@ -106,6 +109,11 @@ def made_records() -> list[dict[str, Any]]:
     return [json.loads(line) for line in LOG.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+def current_fill_rules(record: dict[str, Any]) -> bool:
+    """Whether an n1fill record was made with today's template fill rules (records before versions: 1)."""
+    return record.get("fill_rules", 1) == FILL_RULES_VERSION
+
+
 def filled_record(
     translator: Translator, target: dict[str, Any], exclude: list[str], model_record: dict[str, Any] | None
 ) -> dict[str, Any]:
@@ -165,9 +173,12 @@ def main() -> int:
         targets = [t for t in targets if t["id"] in logged]
     targets = targets[: args.size]
     made = made_records()
-    done = {(record["kind"], record["id"]) for record in made}
-    # The model-alone ("n1") records by question id, for `filled_record`.
-    earlier = {record["id"]: record for record in made if record["kind"] == "n1"}
+    # n1fill records of earlier fill rules are made again (kept in the log; bench/confidence.py reads current ones).
+    done = {(r["kind"], r["id"]) for r in made if r["kind"] != "n1fill" or current_fill_rules(r)}
+    # Model-written programs by question id, for `filled_record`: the model-alone ("n1") records, and the
+    # model's programs in n1fill records of earlier fill rules (the same prompt and model wrote them).
+    earlier = {r["id"]: r for r in made if r["kind"] == "n1"}
+    earlier |= {r["id"]: r for r in made if r["kind"] == "n1fill" and r.get("source") == "model"}
     settings = TranslationSettings(llm=args.llm, template_fill=False)  # the model alone
     bank = default_bank()
     translator = Translator(settings, bank, get_backend(args.llm), embedder=load_embedder())
@@ -193,6 +204,7 @@ def main() -> int:
         record: dict[str, Any] = {"kind": kind, "part": args.part, "id": target["id"], "gold": target["gold"]}
         if kind == "n1fill":
             record |= filled_record(default, target, exclude, earlier.get(target["id"]))
+            record["fill_rules"] = FILL_RULES_VERSION
         elif kind == "n1" and target["id"] in logged:
             found = logged[target["id"]]
             retrieved = translator.retriever.retrieve(
