@@ -10,13 +10,24 @@ from __future__ import annotations
 import importlib.util
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from translators.backends.local import gpu_offload_supported
 
 
+def _no_cuda_driver() -> bool:
+    """True where no CUDA GPU can be visible: Linux without NVIDIA's device nodes or driver (WSL's /dev/dxg counts)."""
+    if not sys.platform.startswith("linux"):
+        return False  # elsewhere only torch can tell
+    devices = Path("/dev")
+    return not (any(devices.glob("nvidia[0-9]*")) or (devices / "dxg").exists() or Path("/proc/driver/nvidia").exists())
+
+
 def gpu_count() -> int:
     """CUDA devices visible to torch (imported for this when installed); 0 without torch."""
+    if "torch" not in sys.modules and _no_cuda_driver():
+        return 0  # importing torch only to learn this takes 1.7 s of every start on a CPU machine
     if "torch" not in sys.modules:
         try:
             if importlib.util.find_spec("torch") is None:

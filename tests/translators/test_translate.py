@@ -1,6 +1,6 @@
 import pytest
 
-from translators.backends.base import Generation
+from translators.backends.base import BackendError, Generation
 from translators.backends.replay import ReplayBackend
 from translators.cache import TranslationCache
 from translators.translate import TranslationSettings, Translator
@@ -176,6 +176,34 @@ def test_tokens_and_seconds_per_call_are_reported(bank):
         "prompt_tokens": 1800, "evaluated_tokens": 160, "output_tokens": 24, "prompt_s": 0.6, "output_s": 0.4
     }  # fmt: skip
     assert record["attempts"][0]["prompt_s"] == 0.3
+
+
+class Warming(Counting):
+    """A backend like llama.cpp's that can keep the fixed part's evaluated state (`warm`)."""
+
+    def __init__(self, outputs, fail_warm=False):
+        super().__init__(outputs)
+        self.warmed = []
+        self.fail_warm = fail_warm
+
+    def warm(self, request):
+        if self.fail_warm:
+            raise BackendError("no model file")
+        self.warmed.append(request)
+        return "restored"
+
+
+def test_without_a_warm_up_the_first_model_call_warms_the_fixed_part_once(bank):
+    backend = Warming([GOOD, GOOD])
+    translator = Translator(_settings(template_fill=False), bank, backend)
+    assert translator.translate("Is there a red cup?").flat == FLAT
+    assert translator.translate("Is there a red plate?").program is not None
+    assert len(backend.warmed) == 1 and backend.warmed[0].max_tokens == 1 and len(backend.requests) == 2
+    translator.warm_up()  # already warm: nothing more
+    assert len(backend.warmed) == 1
+    failing = Warming([GOOD], fail_warm=True)
+    result = Translator(_settings(template_fill=False), bank, failing).translate("Is there a red cup?")
+    assert result.flat == FLAT  # a failed warm-up leaves the question to the model call itself
 
 
 def test_warm_up_evaluates_the_fixed_prompt_once_before_any_question(bank):
