@@ -99,3 +99,45 @@ def test_restricted_retriever_shows_only_its_rows_and_shares_the_embeddings(bank
     assert (view.matrix == full.matrix[rows]).all()
     found = view.retrieve("Is there a cat or a dog?", 5)
     assert found and all("exist" in r.example.operations for r in found)
+
+
+class HashEmbedder:
+    """Deterministic unit vectors from a text's digest: enough to build and query an index."""
+
+    name = "hash"
+
+    def encode(self, texts):
+        import hashlib
+
+        import numpy as np
+
+        rows = [np.frombuffer(hashlib.sha512(t.encode()).digest(), dtype=np.uint8)[:32] for t in texts]
+        matrix = np.asarray(rows, dtype=np.float32) - 127.5
+        return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+
+
+def test_the_trained_approximate_index_is_kept_beside_the_bank_and_read_back(bank, tmp_path, monkeypatch):
+    pytest.importorskip("faiss")
+    import faiss
+
+    from translators.bank import load_bank, save_bank
+
+    save_bank(bank, tmp_path / "bank.jsonl")
+    stored = load_bank(tmp_path / "bank.jsonl")
+
+    def retriever():
+        found = Retriever(stored, HashEmbedder())
+        found.exact_limit = 10  # the bank is small: force the approximate index
+        return found
+
+    first = [r.example.id for r in retriever().retrieve("Is there a red cup?", 5, "bert")]
+    (index_file,) = tmp_path.glob("*.ivf")
+    real = faiss.IndexIVFFlat
+    monkeypatch.setattr(faiss, "IndexIVFFlat", lambda *a: pytest.fail("trained again"))
+    assert [r.example.id for r in retriever().retrieve("Is there a red cup?", 5, "bert")] == first
+    # An index made for other questions (another fingerprint) is trained again and replaced.
+    meta = index_file.with_suffix(".ivf.json")
+    meta.write_text(meta.read_text().replace(stored.fingerprint(), "other"))
+    monkeypatch.setattr(faiss, "IndexIVFFlat", real)
+    assert [r.example.id for r in retriever().retrieve("Is there a red cup?", 5, "bert")] == first
+    assert stored.fingerprint() in meta.read_text()

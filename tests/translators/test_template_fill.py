@@ -1,3 +1,4 @@
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -151,3 +152,24 @@ def test_the_translator_fills_without_a_model_call_and_says_so():
         assert "asked" in str(exc)
     else:
         raise AssertionError("template_fill=False must ask the model")
+
+
+def test_the_index_is_kept_beside_a_bank_file_and_read_back(tmp_path, monkeypatch):
+    from translators import template_fill
+    from translators.bank import load_bank, save_bank
+
+    save_bank(ExampleBank([RED_CUP, MUG_ON_TABLE]), tmp_path / "bank.jsonl")
+    bank = load_bank(tmp_path / "bank.jsonl")
+    first = TemplateFiller(bank, ONTOLOGY).fill("What color is the lamp that is on the desk?")
+    (stored,) = tmp_path.glob("bank.fill-*.pickle")
+    monkeypatch.setattr(TemplateFiller, "slots", lambda self, q: pytest.fail("built again"), raising=True)
+    forms = {"is there color thing", "what color is thing that is on thing"}
+    assert TemplateFiller(bank, ONTOLOGY).index.keys() == forms
+    monkeypatch.undo()
+    again = TemplateFiller(bank, ONTOLOGY).fill("What color is the lamp that is on the desk?")
+    assert again is not None and first is not None and again.program == first.program
+    # An index of other questions, or an unreadable one, is built again.
+    template_fill._write_rows(stored, "another bank", {})
+    assert TemplateFiller(bank, ONTOLOGY).fill("Is there a blue plate?") is not None
+    stored.write_bytes(b"not a pickle")
+    assert TemplateFiller(bank, ONTOLOGY).fill("Is there a blue plate?") is not None
