@@ -172,10 +172,8 @@ class LlamaCppBackend:
         model = model_path(self.model)
         stat = model.stat()
         prompt = request.messages() if self.chat else request.completion()
-        identity = json.dumps(
-            [str(model.resolve()), stat.st_size, stat.st_mtime_ns, self.n_ctx, llama_cpp.__version__, prompt],
-            sort_keys=True,
-        )
+        runtime = [self.n_ctx, self.gpu_layers, llama_cpp.__version__]
+        identity = json.dumps([str(model.resolve()), stat.st_size, stat.st_mtime_ns, *runtime, prompt], sort_keys=True)
         digest = hashlib.sha256(identity.encode()).hexdigest()[:16]
         return cache_dir() / "models" / f"{self.name}-prompt-{digest}.state"
 
