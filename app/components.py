@@ -223,9 +223,13 @@ class Components:
 
     def confidence_settings(self, translation: TranslationSettings) -> dict[str, Any]:
         """What a calibration must have been made with to hold for translations with `translation`."""
+        from translators.template_fill import FILL_RULES_VERSION
         from trust.confidence import calibration_settings
 
-        return calibration_settings(translation.model_dump(mode="json"), self.bank.fingerprint())
+        settings = translation.model_dump(mode="json")
+        if translation.template_fill:
+            settings["fill_rules"] = FILL_RULES_VERSION  # other rules fill other questions: other confidences
+        return calibration_settings(settings, self.bank.fingerprint())
 
     @property
     def ontology(self) -> Ontology:

@@ -53,3 +53,12 @@ def test_a_missing_bank_names_its_setting(tmp_path):
         components.question_translator  # noqa: B018
     assert info.value.kind == "model_unavailable"
     assert "ASPVQA_BANK_DIR" in components.status()["translator"]
+
+
+def test_a_calibration_holds_for_the_fill_rules_that_made_its_confidences(components):
+    from translators.template_fill import FILL_RULES_VERSION
+
+    filled = components.confidence_settings(components.translation_settings({"template_fill": True}))
+    alone = components.confidence_settings(components.translation_settings({"template_fill": False}))
+    assert filled["fill_rules"] == FILL_RULES_VERSION and "fill_rules" not in alone
+    assert filled["confidence_weights"] == alone["confidence_weights"]
