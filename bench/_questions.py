@@ -10,15 +10,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def val_sample_path() -> Path:
+    """The shared GQA val sample's questions ($ASPVQA_GQA_DIR, else ../shared/data/gqa); it may be absent."""
+    gqa = Path(os.environ.get("ASPVQA_GQA_DIR") or ROOT / ".." / "shared" / "data" / "gqa")
+    return gqa / "questions" / "val_balanced_sample.json"
+
+
 def val_questions(count: int, step: int = 1) -> list[str]:
     """`count` question texts as a user would send them."""
     from translators.bundled import default_bank
 
-    path = (
-        Path(os.environ.get("ASPVQA_GQA_DIR") or ROOT / ".." / "shared" / "data" / "gqa")
-        / "questions"
-        / "val_balanced_sample.json"
-    )
+    path = val_sample_path()
     if path.exists():
         data = json.loads(path.read_text(encoding="utf-8"))
         return [data[key]["question"] for key in sorted(data)[: count * step : step]][:count]

@@ -35,7 +35,7 @@ from app.config import Settings  # noqa: E402
 from app.pipeline import Pipeline  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
-from _questions import val_questions  # noqa: E402
+from _questions import val_questions, val_sample_path  # noqa: E402
 
 TARGET_P50_S = 2.0
 TARGET_FIRST_S = 10.0
@@ -43,8 +43,7 @@ TARGET_FIRST_S = 10.0
 
 def test_part_questions(count: int) -> list[str]:
     """Questions of the split's test part (what translation accuracy is measured on)."""
-    gqa = Path(os.environ.get("ASPVQA_GQA_DIR") or ROOT / ".." / "shared" / "data" / "gqa")
-    path = gqa / "questions" / "val_balanced_sample.json"
+    path = val_sample_path()
     if not path.exists():
         return val_questions(count)
     from evaluation.splits import split_questions

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 import threading
 import warnings
 from collections.abc import Sequence
@@ -20,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from theory.cache import cache_dir
+from theory.cache import cache_dir, replaced_whole
 from theory.errors import ModelNotAvailableError
 from translators.backends.file_digest import sha256_of
 from translators.threads import model_threads
@@ -73,28 +71,21 @@ def _export(folder: Path, target: Path) -> None:
 
     sample = model.tokenizer(["a sample question?", "another one"], return_tensors="pt", padding=True)
     axes = {name: {0: "batch", 1: "tokens"} for name in names} | {"embedding": {0: "batch"}}
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
-    os.close(handle)
-    try:
-        with torch.inference_mode(), warnings.catch_warnings():
-            # The tracer warns of shapes taken as constants; each is constant for this graph (one
-            # attention mask per text), which the tests check against PyTorch on a padded batch.
-            warnings.simplefilter("ignore")
-            # The TorchScript exporter: it needs no further packages and handles BERT-like encoders.
-            torch.onnx.export(
-                Forward(),
-                tuple(sample[name] for name in names),
-                temporary,
-                input_names=names,
-                output_names=["embedding"],
-                dynamic_axes=axes,
-                opset_version=17,
-                dynamo=False,
-            )
-        os.replace(temporary, target)
-    finally:
-        Path(temporary).unlink(missing_ok=True)
+    with replaced_whole(target) as temporary, torch.inference_mode(), warnings.catch_warnings():
+        # The tracer warns of shapes taken as constants; each is constant for this graph (one
+        # attention mask per text), which the tests check against PyTorch on a padded batch.
+        warnings.simplefilter("ignore")
+        # The TorchScript exporter: it needs no further packages and handles BERT-like encoders.
+        torch.onnx.export(
+            Forward(),
+            tuple(sample[name] for name in names),
+            str(temporary),
+            input_names=names,
+            output_names=["embedding"],
+            dynamic_axes=axes,
+            opset_version=17,
+            dynamo=False,
+        )
 
 
 class OnnxSentenceEmbedder:

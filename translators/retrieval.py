@@ -24,9 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
@@ -35,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from theory.cache import replaced_whole
 from theory.operations import OPERATIONS
 from translators.bank import Example, ExampleBank, normalise_question
 from translators.embeddings import Embedder, index_paths, load_index, save_index
@@ -380,13 +379,8 @@ def _write_ann(paths: tuple[Path, Path], identity: dict[str, object], index) -> 
 
     index_path, meta_path = paths
     try:
-        handle, temporary = tempfile.mkstemp(dir=index_path.parent, prefix=index_path.name, suffix=".tmp")
-        os.close(handle)
-        try:
-            faiss.write_index(index, temporary)
-            os.replace(temporary, index_path)
-        finally:
-            Path(temporary).unlink(missing_ok=True)
+        with replaced_whole(index_path) as temporary:
+            faiss.write_index(index, str(temporary))
         meta_path.write_text(json.dumps(identity), encoding="utf-8")
     except (OSError, RuntimeError):
         return

@@ -30,15 +30,14 @@ Example:
 from __future__ import annotations
 
 import hashlib
-import os
 import pickle
-import tempfile
 import threading
 from collections import Counter, defaultdict
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
+from theory.cache import replaced_whole
 from theory.canonical import canonical
 from theory.program import Program, ProgramError, Step
 from translators import templating
@@ -174,17 +173,10 @@ def _read_rows(path: Path, fingerprint: str) -> _Rows | None:
 def _write_rows(path: Path, fingerprint: str, rows: _Rows) -> None:
     """Store an index whole or not at all; a folder that is not writable is no error."""
     try:
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    except OSError:
-        return
-    try:
-        with os.fdopen(handle, "wb") as out:
+        with replaced_whole(path) as temporary, temporary.open("wb") as out:
             pickle.dump({"fingerprint": fingerprint, "rows": rows}, out, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(temporary, path)
     except OSError:
         pass  # the index is built again next time
-    finally:
-        Path(temporary).unlink(missing_ok=True)
 
 
 _FILLERS: dict[tuple[int, int], TemplateFiller] = {}

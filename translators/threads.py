@@ -7,6 +7,12 @@ import os
 THREADS_VARIABLE = "ASPVQA_THREADS"
 
 
+def threads_setting() -> int | None:
+    """ASPVQA_THREADS as a count of at least one; None when it is not set."""
+    value = os.environ.get(THREADS_VARIABLE)
+    return max(1, int(value)) if value else None
+
+
 def model_threads() -> int:
     """Threads for the in-process models: ASPVQA_THREADS, else every core.
 
@@ -15,6 +21,4 @@ def model_threads() -> int:
     processes, 2.4 s on 1). The load average is no guide: it counts this process's own recent
     work, so a busy translator would talk itself down to one thread (p50 8.2 s instead of 4.5 s).
     """
-    if os.environ.get(THREADS_VARIABLE):
-        return max(1, int(os.environ[THREADS_VARIABLE]))
-    return os.cpu_count() or 1
+    return threads_setting() or os.cpu_count() or 1

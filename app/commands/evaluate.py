@@ -10,7 +10,6 @@ needs (`app.provenance`).
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,7 +47,7 @@ from evaluation.workers import WorkerPlan, apply_threads, plan_workers, this_mac
 from scene.concepts import Concepts
 from theory.scene_facts import SceneFacts
 from translators.options import OPTION_NAMES
-from translators.threads import THREADS_VARIABLE
+from translators.threads import threads_setting
 from trust.calibration import CalibrationError
 
 
@@ -306,6 +305,6 @@ def _plan(
     footprint = job_footprint(components, runs, translated, images)
     # The GPU count imports torch: asked only when a model would use it.
     gpus = int(components.device.to_json()["gpus"]) if footprint.uses_model else 0
-    if threads is None and os.environ.get(THREADS_VARIABLE):
-        threads = max(1, int(os.environ[THREADS_VARIABLE]))
+    if threads is None:
+        threads = threads_setting()
     return plan_workers(this_machine(gpus), footprint, workers, threads)

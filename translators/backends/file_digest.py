@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 import threading
 from pathlib import Path
+
+from theory.cache import replaced_whole
 
 _LOCK = threading.Lock()  # one writer of the record per process; os.replace keeps it whole across processes
 
@@ -53,11 +53,8 @@ def remember_digest(path: Path, digest: str, record: Path) -> None:
     with _LOCK:
         entries = _read_record(record)
         entries[name] = {**version, "sha256": digest}
-        record.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=record.parent, prefix=record.name, suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(entries, out, indent=1, sort_keys=True)
-        os.replace(temporary, record)
+        with replaced_whole(record) as temporary:
+            temporary.write_text(json.dumps(entries, indent=1, sort_keys=True), encoding="utf-8")
 
 
 def sha256_of(path: Path, record: Path) -> str:

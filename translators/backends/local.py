@@ -16,13 +16,11 @@ import ctypes
 import hashlib
 import json
 import logging
-import os
-import tempfile
 import threading
 import time
 from pathlib import Path
 
-from theory.cache import cache_dir
+from theory.cache import cache_dir, replaced_whole
 from translators.backends.base import BackendError, Generation, GenerationRequest
 from translators.backends.models import LOCAL_MODELS, model_path
 from translators.threads import model_threads
@@ -245,16 +243,11 @@ def _save_state(llama, path: Path) -> None:  # noqa: ANN001
     count = llama.n_tokens
     tokens = (llama_cpp.llama_token * count)(*llama.input_ids[:count].tolist())
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-        os.close(handle)
+        with replaced_whole(path) as temporary:
+            if not llama_cpp.llama_state_save_file(llama._ctx.ctx, str(temporary).encode(), tokens, count):
+                raise OSError(f"llama.cpp could not write {temporary}")
     except OSError:
         return  # a read-only cache folder: the prompt is evaluated on every start
-    try:
-        if llama_cpp.llama_state_save_file(llama._ctx.ctx, temporary.encode(), tokens, count):
-            os.replace(temporary, path)
-    finally:
-        Path(temporary).unlink(missing_ok=True)
 
 
 class TokenLogprobs:
