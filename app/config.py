@@ -107,6 +107,33 @@ class Settings(BaseSettings, TranslationOptions):
     max_program_chars: int = Field(20_000, ge=1)
     max_concurrent_solves: int = Field(8, ge=1)
 
+    # The service's processes, queues and access.
+    solve_workers: int = Field(
+        0,
+        ge=0,
+        le=64,
+        description="solver processes of `aspvqa serve` (0: the number of CPU cores plus one); "
+        "scene graphs and scene facts are solved there, one clingo thread per process",
+    )
+    max_queued_solves: int = Field(
+        32, ge=1, description="requests solving or waiting for a solver at once; more are answered 503"
+    )
+    max_queued_translations: int = Field(
+        4, ge=1, description="questions translating or waiting for the model at once; more are answered 503"
+    )
+    retry_after_s: int = Field(2, ge=1, description="the Retry-After of a 503 for a full queue")
+    api_key: str | None = Field(
+        None,
+        description="when set, requests need it (header X-API-Key or Authorization: Bearer); "
+        "/health and /ready stay open",
+    )
+    rate_limit_per_minute: int = Field(
+        0,
+        ge=0,
+        description="requests a client (by address) may make per minute, in bursts of up to ten seconds' worth; "
+        "0: no limit",
+    )
+
     @field_validator("image_types", "llm_choices", mode="before")
     @classmethod
     def _split_types(cls, value: Any) -> Any:

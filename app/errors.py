@@ -11,6 +11,10 @@ class PipelineError(Exception):
         "too_large": 413,
         "unsupported_media": 415,
         "model_unavailable": 503,
+        "busy": 503,  # a bounded queue is full: come back after Retry-After
+        "worker_lost": 503,  # the process solving the request died; others go on
+        "unauthorized": 401,
+        "rate_limited": 429,
         "timeout": 504,
     }
 

@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from app.components import (
     Components,
@@ -23,9 +23,10 @@ from app.components import (
 )
 from app.config import Settings
 from app.errors import PipelineError
-from theory import Program, ProgramError, SceneFacts, SolveLimits, SolveStatus, solve
+from scene.scene_graph import scene_graph_size
+from theory import Program, ProgramError, SceneFacts, SolveLimits, SolveResult, SolveStatus, solve
 from theory.entailment import bundled_entailments
-from theory.explain import explain_no_answer
+from theory.explain import Explanation, explain_no_answer
 from theory.operations import OPERATIONS
 from theory.representations import TEXT_REPRESENTATIONS, format_program
 from translators.options import TranslationOptions
@@ -81,6 +82,30 @@ class VerifyOutcome:
     translation: TranslationOutcome | None = None
 
 
+@dataclass(frozen=True)
+class SceneAnswer:
+    """What solving a program on one scene gives: plain data, so that it may come from a worker process."""
+
+    result: SolveResult
+    explanation: Explanation | None
+    detections: list[dict[str, Any]]
+    timings: dict[str, float]
+
+
+class SceneSolver(Protocol):
+    """Solves a program on a scene graph or scene facts elsewhere (a worker process) for `Pipeline`."""
+
+    def __call__(
+        self,
+        program: Program,
+        *,
+        scene_graph: Mapping[str, Any] | None,
+        scene_facts: str | None,
+        top_k: int,
+        exact: bool,
+    ) -> SceneAnswer: ...
+
+
 def show_program(program: Program, representation: str) -> str:
     """The program in a textual representation; GQA programs are JSON, so those show as flat ASP."""
     return format_program(program, representation if representation in TEXT_REPRESENTATIONS else "flat")
@@ -114,6 +139,8 @@ class Pipeline:
             settings, question_translator=translator, image_reader=image_reader, scene_graph_encoder=scene_graph_encoder
         )
         self._solve_slots = threading.BoundedSemaphore(settings.max_concurrent_solves)
+        # Set by the service to solve in worker processes (`app.solver_pool`); None: in this thread.
+        self.scene_solver: SceneSolver | None = None
 
     def readiness(self) -> dict[str, str]:
         """Each part: 'ready', 'not loaded' or why it cannot load."""
@@ -195,30 +222,18 @@ class Pipeline:
             shown_repr = representation or self.settings.representation
         timings["translate"] = time.perf_counter() - started
 
-        scene, detections = self.scene(
-            parsed, image=image, scene_graph=scene_graph, scene_facts=scene_facts, timings=timings
+        solved = self.solve_on_scene(
+            parsed, image=image, scene_graph=scene_graph, scene_facts=scene_facts, top_k=top_k, exact=exact
         )
-
-        started = time.perf_counter()
-        table = self.components.entailments
-        entailments = None if exact else table
-        with self._solve_slots:
-            result = solve(
-                parsed, scene, top_k=top_k or self.settings.top_k, limits=self.solve_limits(), entailments=entailments
-            )
-            explanation = None
-            if result.status is SolveStatus.NO_ANSWER:
-                # A scene graph was encoded for the program's words only; the scene's other words
-                # are what the explanation offers instead.
-                whole = self.components.scene_graph_encoder(scene_graph, None) if scene_graph is not None else scene
-                explanation = explain_no_answer(parsed, whole, entailments, nearness=table or bundled_entailments())
-        timings["solve"] = time.perf_counter() - started
+        result, detections = solved.result, solved.detections
+        timings.update(solved.timings)
         if result.status is SolveStatus.TIMEOUT and not result.answers:
             raise PipelineError("timeout", f"solving took longer than {self.settings.solve_timeout_s} s")
         if result.status is SolveStatus.TOO_LARGE:
             raise PipelineError("too_large", result.message or "scene too large")
         if result.status in (SolveStatus.INVALID_PROGRAM, SolveStatus.INVALID_SCENE):
             raise PipelineError("invalid_input", result.message or "invalid input")
+        explanation = solved.explanation
 
         answers = [
             {
@@ -250,9 +265,75 @@ class Pipeline:
             explanation=explanation.to_json() if explanation else None,
         )
 
-    def solve_limits(self) -> SolveLimits:
-        """The time and size limits of one solve, from the settings."""
-        return SolveLimits(timeout_s=self.settings.solve_timeout_s, max_scene_facts=self.settings.max_scene_facts)
+    def solve_limits(self, timeout_s: float | None = None) -> SolveLimits:
+        """The time and size limits of one solve, from the settings (`timeout_s`: what is left of it)."""
+        return SolveLimits(
+            timeout_s=self.settings.solve_timeout_s if timeout_s is None else timeout_s,
+            max_scene_facts=self.settings.max_scene_facts,
+        )
+
+    def solve_on_scene(
+        self,
+        program: Program,
+        *,
+        image: bytes | None = None,
+        scene_graph: Mapping[str, Any] | None = None,
+        scene_facts: str | None = None,
+        top_k: int | None = None,
+        exact: bool = False,
+    ) -> SceneAnswer:
+        """The scene, the ranked answers and, without one, why: through `scene_solver` when one is
+        set and the scene needs no image model, else in this process."""
+        if self.scene_solver is not None and image is None:
+            return self.scene_solver(
+                program,
+                scene_graph=scene_graph,
+                scene_facts=scene_facts,
+                top_k=top_k or self.settings.top_k,
+                exact=exact,
+            )
+        return self.solve_here(
+            program, image=image, scene_graph=scene_graph, scene_facts=scene_facts, top_k=top_k, exact=exact
+        )
+
+    def solve_here(
+        self,
+        program: Program,
+        *,
+        image: bytes | None = None,
+        scene_graph: Mapping[str, Any] | None = None,
+        scene_facts: str | None = None,
+        top_k: int | None = None,
+        exact: bool = False,
+    ) -> SceneAnswer:
+        """`solve_on_scene` in this process and thread; the scene's reading counts against the solve's time."""
+        started = time.perf_counter()
+        timings: dict[str, float] = {}
+        scene, detections = self.scene(
+            program, image=image, scene_graph=scene_graph, scene_facts=scene_facts, timings=timings
+        )
+        table = self.components.entailments
+        entailments = None if exact else table
+        solve_started = time.perf_counter()
+        with self._solve_slots:
+            left = self.settings.solve_timeout_s - (solve_started - started)
+            if left <= 0:
+                raise PipelineError("timeout", f"solving took longer than {self.settings.solve_timeout_s} s")
+            result = solve(
+                program,
+                scene,
+                top_k=top_k or self.settings.top_k,
+                limits=self.solve_limits(left),
+                entailments=entailments,
+            )
+            explanation = None
+            if result.status is SolveStatus.NO_ANSWER:
+                # A scene graph was encoded for the program's words only; the scene's other words
+                # are what the explanation offers instead.
+                whole = self.components.scene_graph_encoder(scene_graph, None) if scene_graph is not None else scene
+                explanation = explain_no_answer(program, whole, entailments, nearness=table or bundled_entailments())
+        timings["solve"] = time.perf_counter() - solve_started
+        return SceneAnswer(result, explanation, detections, timings)
 
     def scene(
         self,
@@ -274,6 +355,7 @@ class Pipeline:
             except ProgramError as exc:
                 raise PipelineError("invalid_input", f"scene_facts: {exc}") from None
         elif scene_graph is not None:
+            self._check_graph_size(scene_graph)
             try:
                 scene = self.components.scene_graph_encoder(scene_graph, None if complete else program)
             except (ValueError, TypeError, KeyError) as exc:
@@ -284,6 +366,15 @@ class Pipeline:
             timings.update({f"scene.{k}": v for k, v in built.timings.items()})
         timings["scene"] = time.perf_counter() - started
         return scene, detections
+
+    def _check_graph_size(self, graph: Mapping[str, Any]) -> None:
+        # Counted before encoding: a graph of 600 objects related to each other takes minutes to
+        # encode and ground, and its size alone says it is over the limit.
+        facts = scene_graph_size(graph)
+        if facts > self.settings.max_scene_facts:
+            raise PipelineError(
+                "too_large", f"scene_graph has at least {facts} facts, limit {self.settings.max_scene_facts}"
+            )
 
     def _check_one_scene(self, image: object, scene_graph: object, scene_facts: object) -> None:
         given = [

@@ -133,6 +133,25 @@ def default_attributes(taxonomy: Taxonomy | None) -> AttributeCategories:
     return curated if curated is not None else _heuristic_attributes()
 
 
+def scene_graph_size(graph: Mapping[str, Any]) -> int:
+    """A lower bound of the facts `scene_graph_facts` writes for `graph`, counted without encoding:
+    four per object (object, class, name, position), one per attribute and per relation.
+
+    >>> scene_graph_size({"objects": {"1": {"name": "cup", "attributes": ["red"], "relations": []}}})
+    5
+    """
+    objects = graph.get("objects") if isinstance(graph, Mapping) else None
+    if not isinstance(objects, Mapping):
+        return 0
+    total = 0
+    for obj in objects.values():
+        if isinstance(obj, Mapping):
+            attributes, relations = obj.get("attributes"), obj.get("relations")
+            total += 4 + (len(attributes) if isinstance(attributes, list) else 0)
+            total += len(relations) if isinstance(relations, list) else 0
+    return total
+
+
 def scene_graph_facts(
     graph: Mapping[str, Any],
     *,

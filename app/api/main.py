@@ -13,6 +13,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import HTMLResponse, JSONResponse
 
+from app.api.admission import AccessControl, Queue
 from app.api.limits import BodySizeLimit
 from app.api.routes import demo, health, qa
 from app.api.schemas import AnswerRequest
@@ -22,18 +23,38 @@ from app.pipeline import Pipeline, PipelineError
 log = logging.getLogger("aspvqa.api")
 
 
-def create_app(settings: Settings | None = None, pipeline: Pipeline | None = None, *, warm_up: bool = False) -> FastAPI:
-    """Build the service; `warm_up` loads the models at start instead of on first use."""
+def create_app(
+    settings: Settings | None = None,
+    pipeline: Pipeline | None = None,
+    *,
+    warm_up: bool = False,
+    solve_workers: int = 0,
+) -> FastAPI:
+    """Build the service; `warm_up` loads the models at start instead of on first use;
+    `solve_workers` > 0 solves scene graphs and scene facts in that many worker processes."""
     settings = settings or load_settings()
     pipeline = pipeline or Pipeline(settings)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        if warm_up:
-            from starlette.concurrency import run_in_threadpool
+        from starlette.concurrency import run_in_threadpool
 
-            await run_in_threadpool(pipeline.warm_up)
-        yield
+        pool = None
+        if solve_workers:
+            from app.solver_pool import SolverPool
+
+            pool = SolverPool(settings, solve_workers)
+            pipeline.scene_solver = pool
+        try:
+            if warm_up:
+                await run_in_threadpool(pipeline.warm_up)
+                if pool is not None:
+                    await run_in_threadpool(pool.warm_up)
+            yield
+        finally:
+            if pool is not None:
+                pipeline.scene_solver = None
+                await run_in_threadpool(pool.close)
 
     app = FastAPI(
         title="aspvqa",
@@ -43,7 +64,11 @@ def create_app(settings: Settings | None = None, pipeline: Pipeline | None = Non
     )
     app.state.settings = settings
     app.state.pipeline = pipeline
+    app.state.translations = Queue("translation", settings.max_queued_translations)
+    app.state.solves = Queue("solving", settings.max_queued_solves)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_request_bytes)
+    # Added last, so it runs first: a refused client costs no body read.
+    app.add_middleware(AccessControl, api_key=settings.api_key, per_minute=settings.rate_limit_per_minute)
     app.include_router(health.router)
     app.include_router(qa.router)
     app.include_router(demo.router)
@@ -64,7 +89,8 @@ def create_app(settings: Settings | None = None, pipeline: Pipeline | None = Non
 
     @app.exception_handler(PipelineError)
     async def pipeline_error(_: Request, exc: PipelineError) -> JSONResponse:
-        return JSONResponse({"detail": exc.message}, status_code=exc.http_status)
+        headers = {"Retry-After": str(settings.retry_after_s)} if exc.kind in ("busy", "worker_lost") else None
+        return JSONResponse({"detail": exc.message}, status_code=exc.http_status, headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:

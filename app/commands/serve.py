@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import faulthandler
+import os
 from typing import Annotated
 
 import typer
@@ -16,6 +18,15 @@ def serve_command(
     warm_up: Annotated[
         bool, typer.Option("--warm-up/--lazy", help="Load the models at start (default) or on first use.")
     ] = True,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            max=64,
+            help="Solver processes (0: solve in the service process; default: the setting solve_workers, "
+            "whose 0 means cores + 1).",
+        ),
+    ] = None,
 ) -> None:
     """Serve POST /answer, POST /translate, /health, /ready, the OpenAPI docs (/docs) and the web page (/)."""
     try:
@@ -28,4 +39,9 @@ def serve_command(
         settings = load_settings()
     except ConfigError as exc:
         fail(str(exc))
-    uvicorn.run(create_app(settings, warm_up=warm_up), host=host, port=port, log_level="info")
+    # A crash in native code (clingo, llama.cpp) leaves a Python traceback in the log.
+    faulthandler.enable()
+    count = workers if workers is not None else settings.solve_workers or (os.cpu_count() or 1) + 1
+    app = create_app(settings, warm_up=warm_up, solve_workers=count)
+    # A bounded drain on SIGTERM: in-flight requests get this long, then the process ends.
+    uvicorn.run(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)

@@ -74,9 +74,10 @@ async def translate(body: TranslateRequest, request: Request) -> TranslateRespon
     pipeline: Pipeline = request.app.state.pipeline
     settings = pipeline.settings
     options = body.options(settings)
-    translation: TranslationOutcome = await _within(
-        settings.translate_timeout_s, "translation", pipeline.translate, body.question, options, model=body.model
-    )
+    with request.app.state.translations.slot():
+        translation: TranslationOutcome = await _within(
+            settings.translate_timeout_s, "translation", pipeline.translate, body.question, options, model=body.model
+        )
     return translation_body(
         body.question, options.representation, translation, {"translate": round(translation.seconds, 6)}
     )
@@ -148,21 +149,23 @@ async def answer(request: Request) -> AnswerResponse:
         raise PipelineError("invalid_input", first_error(exc.errors())) from None
 
     budget = settings.solve_timeout_s + (settings.translate_timeout_s if body.program is None else 0) + 60
-    outcome: AnswerOutcome = await _within(
-        budget,
-        "answering",
-        pipeline.answer,
-        body.question,
-        program=body.program,
-        representation=body.representation,
-        image=image,
-        scene_graph=body.scene_graph,
-        scene_facts=body.scene_facts,
-        top_k=body.top_k,
-        model=body.model,
-        exact=body.exact,
-        risk=body.risk,
-    )
+    queue = request.app.state.solves if body.program is not None else request.app.state.translations
+    with queue.slot():
+        outcome: AnswerOutcome = await _within(
+            budget,
+            "answering",
+            pipeline.answer,
+            body.question,
+            program=body.program,
+            representation=body.representation,
+            image=image,
+            scene_graph=body.scene_graph,
+            scene_facts=body.scene_facts,
+            top_k=body.top_k,
+            model=body.model,
+            exact=body.exact,
+            risk=body.risk,
+        )
     translation = None
     if outcome.translation is not None:
         translation = translation_body(
@@ -233,20 +236,22 @@ async def verify(request: Request) -> VerifyResponse:
         raise PipelineError("invalid_input", first_error(exc.errors())) from None
     translated = body.program is None
     budget = 4 * settings.solve_timeout_s + (settings.translate_timeout_s if translated else 0) + 60
-    outcome: VerifyOutcome = await _within(
-        budget,
-        "verifying",
-        pipeline.verify,
-        claim=body.claim,
-        question=body.question,
-        answer=body.answer,
-        program=body.program,
-        representation=body.representation,
-        image=image,
-        scene_graph=body.scene_graph,
-        scene_facts=body.scene_facts,
-        model=body.model,
-    )
+    queue = request.app.state.translations if translated else request.app.state.solves
+    with queue.slot():
+        outcome: VerifyOutcome = await _within(
+            budget,
+            "verifying",
+            pipeline.verify,
+            claim=body.claim,
+            question=body.question,
+            answer=body.answer,
+            program=body.program,
+            representation=body.representation,
+            image=image,
+            scene_graph=body.scene_graph,
+            scene_facts=body.scene_facts,
+            model=body.model,
+        )
     # Claims are translated in the nested syntax, questions in the service's; a given program keeps its own.
     shown = (body.representation or "flat") if body.program else "nested" if body.claim else settings.representation
     shown = shown if shown in TEXT_REPRESENTATIONS else "flat"

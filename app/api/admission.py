@@ -1,0 +1,115 @@
+"""Who may come in and how many at once: bounded queues (503 with Retry-After), an optional API
+key (401) and a per-client rate limit (429).
+
+Written by hand: the queues are two counters on the event loop's thread, and the key and the
+token bucket are a few lines of ASGI middleware that must answer before a body is read; the rate
+limiting libraries for Starlette decorate each route and keep their state behind a storage layer,
+which buys nothing for one process.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import math
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from app.errors import PipelineError
+
+Scope = dict[str, Any]
+Message = dict[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+OPEN_PATHS = frozenset({"/health", "/ready"})
+
+
+class Queue:
+    """At most `limit` requests of one kind in the service at once; the next is refused at once."""
+
+    def __init__(self, what: str, limit: int) -> None:
+        self.what = what
+        self.limit = limit
+        self.in_use = 0
+
+    @contextmanager
+    def slot(self) -> Iterator[None]:
+        """Hold a place for the request's lifetime; raises `PipelineError` ("busy") when all are taken."""
+        # Only the event loop's thread enters and leaves, so a plain counter needs no lock.
+        if self.in_use >= self.limit:
+            raise PipelineError("busy", f"the {self.what} queue is full ({self.limit} at once); try again shortly")
+        self.in_use += 1
+        try:
+            yield
+        finally:
+            self.in_use -= 1
+
+
+class TokenBuckets:
+    """A token bucket per client: `per_minute` a minute, in bursts of up to ten seconds' worth."""
+
+    def __init__(self, per_minute: int, max_clients: int = 10_000) -> None:
+        self.rate = per_minute / 60.0
+        self.capacity = max(1.0, per_minute / 6.0)
+        self.max_clients = max_clients
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+
+    def take(self, client: str, now: float | None = None) -> float:
+        """0 when the client may go on (a token is spent), else the seconds until it may."""
+        now = time.monotonic() if now is None else now
+        tokens, last = self._buckets.pop(client, (self.capacity, now))
+        tokens = min(self.capacity, tokens + (now - last) * self.rate)
+        wait = 0.0 if tokens >= 1.0 else (1.0 - tokens) / self.rate
+        self._buckets[client] = (tokens - 1.0 if wait == 0.0 else tokens, now)
+        while len(self._buckets) > self.max_clients:  # the least recently seen client is forgotten
+            self._buckets.popitem(last=False)
+        return wait
+
+
+class AccessControl:
+    """ASGI middleware: the API key (when set) and the rate limit (when set) before anything else."""
+
+    def __init__(self, app: ASGIApp, api_key: str | None, per_minute: int) -> None:
+        self.app = app
+        self.api_key = api_key.encode() if api_key else None
+        self.buckets = TokenBuckets(per_minute) if per_minute else None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("path") in OPEN_PATHS:
+            await self.app(scope, receive, send)
+            return
+        if self.api_key is not None and not self._authorised(scope):
+            await _refuse(send, 401, "a valid API key is needed (header X-API-Key or Authorization: Bearer)")
+            return
+        if self.buckets is not None:
+            client = (scope.get("client") or ("unknown", 0))[0]
+            wait = self.buckets.take(client)
+            if wait:
+                await _refuse(send, 429, "too many requests from this client", retry_after=wait)
+                return
+        await self.app(scope, receive, send)
+
+    def _authorised(self, scope: Scope) -> bool:
+        headers = dict(scope.get("headers") or [])
+        given = headers.get(b"x-api-key")
+        if given is None:
+            scheme, _, token = headers.get(b"authorization", b"").partition(b" ")
+            given = token.strip() if scheme.lower() == b"bearer" else None
+        # Compared in constant time, so that the answer's timing does not tell how much matched.
+        return given is not None and self.api_key is not None and hmac.compare_digest(given, self.api_key)
+
+
+async def _refuse(send: Send, status: int, detail: str, retry_after: float | None = None) -> None:
+    body = json.dumps({"detail": detail}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if status == 401:
+        headers.append((b"www-authenticate", b"Bearer"))
+    if retry_after is not None:
+        headers.append((b"retry-after", str(max(1, math.ceil(retry_after))).encode()))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
