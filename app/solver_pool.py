@@ -18,9 +18,12 @@ from __future__ import annotations
 import faulthandler
 import logging
 import multiprocessing
+import signal
+import threading
 import time
 from collections.abc import Mapping
 from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +37,7 @@ from theory import Program
 log = logging.getLogger("aspvqa.workers")
 
 # Time a worker has beyond the solve limit to hand back what it found before it is ended.
-GRACE_S = 0.5
+GRACE_S = 0.3
 
 _pipeline: Pipeline | None = None
 
@@ -51,7 +54,7 @@ class SolveJob:
 
 
 @dataclass(frozen=True)
-class JobError:
+class WorkerError:
     """A `PipelineError` raised in a worker, as data (the exception does not pickle)."""
 
     kind: str
@@ -62,6 +65,10 @@ def _start_worker(settings: Settings) -> None:
     """Worker start: faulthandler on, the pipeline built and its scene parts loaded now, not mid-request."""
     global _pipeline
     faulthandler.enable()
+    # pebble ends a late worker with SIGTERM and waits 3 s before SIGKILL; its own handler runs
+    # only between Python bytecodes, never inside a long grounding. The default action ends the
+    # process at once, which is all a worker needs (it holds nothing to clean up).
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     pipeline = Pipeline(settings)
     try:
         pipeline.components.entailments  # noqa: B018 - loads the table
@@ -71,7 +78,7 @@ def _start_worker(settings: Settings) -> None:
     _pipeline = pipeline
 
 
-def _solve_job(job: SolveJob) -> SceneAnswer | JobError:
+def _solve_job(job: SolveJob) -> SceneAnswer | WorkerError:
     """Run in a worker: the scene and the solve of one job."""
     assert _pipeline is not None, "the worker was not started through _start_worker"
     try:
@@ -79,7 +86,7 @@ def _solve_job(job: SolveJob) -> SceneAnswer | JobError:
             job.program, scene_graph=job.scene_graph, scene_facts=job.scene_facts, top_k=job.top_k, exact=job.exact
         )
     except PipelineError as exc:
-        return JobError(exc.kind, exc.message)
+        return WorkerError(exc.kind, exc.message)
 
 
 class SolverPool:
@@ -88,12 +95,24 @@ class SolverPool:
     def __init__(self, settings: Settings, workers: int) -> None:
         self.settings = settings
         self.workers = workers
-        self._pool = ProcessPool(
-            max_workers=workers,
+        self._lock = threading.Lock()
+        self._pool = self._new_pool()
+
+    def _new_pool(self) -> ProcessPool:
+        return ProcessPool(
+            max_workers=self.workers,
             initializer=_start_worker,
-            initargs=(settings,),
+            initargs=(self.settings,),
             context=multiprocessing.get_context("spawn"),
         )
+
+    def _renew(self, broken: ProcessPool) -> None:
+        """A fresh pool in place of one that pebble gave up on (every worker died at once)."""
+        with self._lock:
+            if self._pool is broken:
+                log.error("every solver worker ended; starting new ones")
+                broken.stop()
+                self._pool = self._new_pool()
 
     def __call__(
         self,
@@ -107,11 +126,15 @@ class SolverPool:
         """Solve in a worker; raises `PipelineError` (timeout: the worker was ended; worker_lost: it died)."""
         limit = self.settings.solve_timeout_s
         started = time.perf_counter()
-        future = self._pool.schedule(
-            _solve_job, args=(SolveJob(program, scene_graph, scene_facts, top_k, exact),), timeout=limit + GRACE_S
-        )
+        pool = self._pool
         try:
+            future = pool.schedule(
+                _solve_job, args=(SolveJob(program, scene_graph, scene_facts, top_k, exact),), timeout=limit + GRACE_S
+            )
             outcome = future.result()
+        except (BrokenProcessPool, RuntimeError) as exc:  # RuntimeError: pebble's "pool not running"
+            self._renew(pool)
+            raise PipelineError("worker_lost", f"the solver processes were restarted ({exc}); try again") from None
         except FutureTimeout:
             raise PipelineError("timeout", f"solving took longer than {limit:g} s and was stopped") from None
         except ProcessExpired as exc:
@@ -119,7 +142,7 @@ class SolverPool:
             raise PipelineError(
                 "worker_lost", f"the solver process ended unexpectedly (exit code {exc.exitcode}); try again"
             ) from None
-        if isinstance(outcome, JobError):
+        if isinstance(outcome, WorkerError):
             raise PipelineError(outcome.kind, outcome.message)
         outcome.timings["worker"] = time.perf_counter() - started
         return outcome

@@ -10,10 +10,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def gqa_dir() -> Path:
+    """The shared GQA data ($ASPVQA_GQA_DIR, else ../shared/data/gqa); it may be absent."""
+    return Path(os.environ.get("ASPVQA_GQA_DIR") or ROOT / ".." / "shared" / "data" / "gqa")
+
+
 def val_sample_path() -> Path:
-    """The shared GQA val sample's questions ($ASPVQA_GQA_DIR, else ../shared/data/gqa); it may be absent."""
-    gqa = Path(os.environ.get("ASPVQA_GQA_DIR") or ROOT / ".." / "shared" / "data" / "gqa")
-    return gqa / "questions" / "val_balanced_sample.json"
+    """The shared GQA val sample's questions; it may be absent."""
+    return gqa_dir() / "questions" / "val_balanced_sample.json"
+
+
+def scene_graphs() -> list[dict]:
+    """The shared sample's four real GQA scene graphs."""
+    return list(json.loads((gqa_dir() / "scene_graphs" / "val_sceneGraphs_sample.json").read_text()).values())
 
 
 def val_questions(count: int, step: int = 1) -> list[str]:

@@ -1,0 +1,126 @@
+"""The solver worker processes: the same answers as in-process, a late job's worker ended at the
+deadline, a killed worker costing only its own request."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from app.api.routes.demo import demo_scenes
+from app.config import Settings
+from app.errors import PipelineError
+from app.pipeline import Pipeline
+from app.solver_pool import SolverPool
+from theory.flat import parse_flat
+
+KITCHEN = demo_scenes()["kitchen"]
+MUG_COLOR = parse_flat("scene(0). select(1, 0, mug). unique(2, 1). query(3, 2, color). end(3).")
+NO_SKY = parse_flat("scene(0). select(1, 0, sky). unique(2, 1). query(3, 2, color). end(3).")
+LIMIT_S = 1.0
+
+
+def related(objects: int) -> dict:
+    ids = [str(i) for i in range(objects)]
+    return {
+        "objects": {
+            i: {
+                "name": "thing",
+                "x": 0,
+                "y": 0,
+                "w": 1,
+                "h": 1,
+                "attributes": [],
+                "relations": [{"name": "near", "object": j} for j in ids if j != i],
+            }
+            for i in ids
+        }
+    }
+
+
+# Reads and grounds for far longer than the limit (tens of seconds): 150 relate steps over 200
+# objects each near every other.
+SLOW = parse_flat(
+    " ".join(
+        ["scene(0). select(1, 0, thing)."]
+        + [f"relate({i + 1}, {i}, thing, near, subject)." for i in range(1, 151)]
+        + ["exist(152, 151). end(152)."]
+    )
+)
+SLOW_SCENE = related(200)
+
+
+def worker_pids() -> list[int]:
+    # Each thread's children are listed under it: pebble starts replacement workers from its own thread.
+    children = [
+        p for task in Path(f"/proc/{os.getpid()}/task").iterdir() for p in (task / "children").read_text().split()
+    ]
+    return [int(p) for p in children if "spawn_main" in Path(f"/proc/{p}/cmdline").read_text(errors="replace")]
+
+
+@pytest.fixture(scope="module")
+def pool():
+    settings = Settings(solve_timeout_s=LIMIT_S)
+    solver = SolverPool(settings, workers=1)
+    solver.warm_up()
+    yield solver
+    solver.close()
+
+
+def test_worker_answers_as_this_process_does(pool):
+    here = Pipeline(Settings()).solve_here(MUG_COLOR, scene_graph=KITCHEN, top_k=5)
+    there = pool(MUG_COLOR, scene_graph=KITCHEN, scene_facts=None, top_k=5, exact=False)
+    assert [a.answer for a in there.result.answers] == [a.answer for a in here.result.answers] != []
+    assert [a.cost for a in there.result.answers] == [a.cost for a in here.result.answers]
+
+
+def test_worker_explains_a_missing_answer(pool):
+    there = pool(NO_SKY, scene_graph=KITCHEN, scene_facts=None, top_k=5, exact=False)
+    assert there.result.status.value == "no_answer"
+    assert there.explanation is not None and there.explanation.step == 1
+
+
+def test_worker_errors_come_back_as_pipeline_errors(pool):
+    with pytest.raises(PipelineError) as caught:
+        pool(MUG_COLOR, scene_graph=None, scene_facts='object(1). #include "x".', top_k=5, exact=False)
+    assert caught.value.kind == "invalid_input"
+
+
+def test_late_job_is_stopped_at_the_deadline_and_its_worker_ended(pool):
+    before = worker_pids()
+    started = time.perf_counter()
+    with pytest.raises(PipelineError) as caught:
+        pool(SLOW, scene_graph=SLOW_SCENE, scene_facts=None, top_k=5, exact=False)
+    seconds = time.perf_counter() - started
+    assert caught.value.kind == "timeout" and caught.value.http_status == 504
+    assert seconds < LIMIT_S + 1.5
+    time.sleep(0.5)
+    assert not set(before) & set(worker_pids())  # the late worker is gone, not working on
+    again = pool(MUG_COLOR, scene_graph=KITCHEN, scene_facts=None, top_k=5, exact=False)
+    assert again.result.answers
+
+
+def test_killed_worker_costs_only_its_request(pool):
+    pool(MUG_COLOR, scene_graph=KITCHEN, scene_facts=None, top_k=5, exact=False)  # a worker is up
+    failures: list[PipelineError] = []
+
+    def slow() -> None:
+        try:
+            pool(SLOW, scene_graph=SLOW_SCENE, scene_facts=None, top_k=5, exact=False)
+        except PipelineError as exc:
+            failures.append(exc)
+
+    job = threading.Thread(target=slow)
+    job.start()
+    time.sleep(0.7)  # the job is running (reading the scene takes over a second), not waiting for a worker
+    for pid in worker_pids():
+        os.kill(pid, signal.SIGKILL)
+    job.join(timeout=10)
+    assert not job.is_alive()
+    assert [f.kind for f in failures] == ["worker_lost"] and failures[0].http_status == 503
+    again = pool(MUG_COLOR, scene_graph=KITCHEN, scene_facts=None, top_k=5, exact=False)
+    assert again.result.answers
