@@ -116,7 +116,7 @@ class Settings(BaseSettings, TranslationOptions):
         "scene graphs and scene facts are solved there, one clingo thread per process",
     )
     max_queued_solves: int = Field(
-        32, ge=1, description="requests solving or waiting for a solver at once; more are answered 503"
+        64, ge=1, description="requests solving or waiting for a solver at once; more are answered 503"
     )
     max_queued_translations: int = Field(
         4, ge=1, description="questions translating or waiting for the model at once; more are answered 503"

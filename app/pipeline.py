@@ -330,8 +330,10 @@ class Pipeline:
             if result.status is SolveStatus.NO_ANSWER:
                 # A scene graph was encoded for the program's words only; the scene's other words
                 # are what the explanation offers instead.
-                whole = self.components.scene_graph_encoder(scene_graph, None) if scene_graph is not None else scene
-                explanation = explain_no_answer(program, whole, entailments, nearness=table or bundled_entailments())
+                whole = self.components.scene_graph_encoder(scene_graph, None) if scene_graph is not None else None
+                explanation = explain_no_answer(
+                    program, scene, entailments, nearness=table or bundled_entailments(), whole=whole
+                )
         timings["solve"] = time.perf_counter() - solve_started
         return SceneAnswer(result, explanation, detections, timings)
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
 
@@ -54,6 +54,20 @@ class Entailments:
         other specific words tell the theory which objects already have a more specific word):
         grounding the whole table would cost more than the solve.
         """
+        key = None if asked is None else frozenset(asked)
+        kept = self._facts_asked.get(key)
+        if kept is None:
+            kept = self._facts_asked[key] = self._facts(key)
+            if len(self._facts_asked) > 4096:  # distinct word sets of questions: a few thousand at most
+                self._facts_asked.clear()
+        return list(kept)
+
+    @cached_property
+    def _facts_asked(self) -> dict[frozenset[str] | None, list[clingo.Symbol]]:
+        # Symbols are immutable; the rows of one set of asked words are made once (1 ms each time).
+        return {}
+
+    def _facts(self, asked: frozenset[str] | None) -> list[clingo.Symbol]:
         facts = []
         for name, table in (("rel_entails", self.relations), ("attr_entails", self.attributes)):
             general = {g for (s, g) in table if asked is None or s in asked}
@@ -66,7 +80,16 @@ class Entailments:
 
     def generalisations(self, word: str) -> list[str]:
         """The general words that may stand for `word` (relation or attribute value)."""
-        return sorted({g for table in (self.relations, self.attributes) for (s, g) in table if s == word})
+        return list(self._general_of.get(word, ()))
+
+    @cached_property
+    def _general_of(self) -> dict[str, tuple[str, ...]]:
+        # Indexed once: a why-not explanation asks for the general words of every scene word.
+        found: dict[str, set[str]] = {}
+        for table in (self.relations, self.attributes):
+            for specific, general in table:
+                found.setdefault(specific, set()).add(general)
+        return {word: tuple(sorted(generals)) for word, generals in found.items()}
 
     def to_tsv(self) -> str:
         """The table in its file format (six significant digits: the costs read back the same)."""

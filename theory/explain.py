@@ -22,10 +22,11 @@ Example:
 from __future__ import annotations
 
 import difflib
+import heapq
+import weakref
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 
 import clingo
 from clingo import ast
@@ -34,9 +35,9 @@ from theory.data_text import SceneText
 from theory.entailment import Entailments
 from theory.operations import OPERATIONS, Kind
 from theory.program import Program, ProgramError, Step
-from theory.relevance import Theory
+from theory.relevance import PerThread, Theory
 from theory.scene_facts import SceneFacts
-from theory.solver import ground_question, read_scene, theory_statements
+from theory.solver import ground_question, printed, read_scene, theory_statements
 
 NEAREST = 3  # words the scene has, shown in place of a missing one
 _NAMES_SHOWN = 3
@@ -77,8 +78,12 @@ class _Scene:
         return cls in self.attributes[obj].get("class", ())
 
 
-@cache
 def _diagnosis_theory(entailment: bool) -> Theory:
+    """This thread's relaxed theory (see `PerThread` for why not one per process)."""
+    return (_DIAGNOSIS_WITH_ENTAILMENT if entailment else _DIAGNOSIS).get()
+
+
+def _build_diagnosis_theory(entailment: bool) -> Theory:
     # Constraints and weak constraints only remove readings, and unique's choice is replaced by
     # "every candidate": what is left derives every atom that any reading could derive.
     files = ("operations.lp", "entailment.lp") if entailment else ("operations.lp",)
@@ -101,6 +106,10 @@ def _diagnosis_theory(entailment: bool) -> Theory:
     return Theory(kept)
 
 
+_DIAGNOSIS = PerThread(lambda: _build_diagnosis_theory(False))
+_DIAGNOSIS_WITH_ENTAILMENT = PerThread(lambda: _build_diagnosis_theory(True))
+
+
 def _ground(program: Program, scene: SceneFacts | SceneText, entailments: Entailments | None) -> clingo.Control:
     ctl = clingo.Control(["--enum-mode=brave", "--opt-mode=ignore", "--warn=none"])
     ground_question(ctl, program, scene, _diagnosis_theory(bool(entailments)), entailments)
@@ -118,20 +127,39 @@ def _brave_atoms(ctl: clingo.Control) -> list[clingo.Symbol]:
     return last
 
 
-def _results_and_scene(atoms: Iterable[clingo.Symbol]) -> tuple[dict[int, set[str]], _Scene]:
+def _results_and_scene(atoms: Sequence[clingo.Symbol]) -> tuple[dict[int, set[str]], _Scene]:
     results: dict[int, set[str]] = defaultdict(set)
     scene = _Scene()
-    for sym in atoms:
-        if sym.type != clingo.SymbolType.Function:
+    # Read from clingo's printed atoms: the brave model shows every scene fact, and reading each
+    # argument through Symbol attributes costs a foreign call (two thirds of a why-not answer).
+    for sym, text in zip(atoms, printed(atoms)):
+        name, _, rest = text.partition("(")
+        if name not in ("state", "value", "has_attr", "has_rel"):
             continue
-        args = sym.arguments
-        if sym.name in ("state", "value") and len(args) == 2 and args[0].type == clingo.SymbolType.Number:
-            results[args[0].number].add(str(args[1]))
-        elif sym.name == "has_attr" and len(args) == 3:
-            scene.attributes[str(args[0])][str(args[1])].add(str(args[2]))
-        elif sym.name == "has_rel" and len(args) == 3:
-            scene.relations.append((str(args[0]), str(args[1]), str(args[2])))
+        args = rest[:-1].split(",") if '"' not in rest and "(" not in rest else [str(a) for a in sym.arguments]
+        if name in ("state", "value") and len(args) == 2 and args[0].lstrip("-").isdigit():
+            results[int(args[0])].add(args[1])
+        elif name == "has_attr" and len(args) == 3:
+            scene.attributes[args[0]][args[1]].add(args[2])
+        elif name == "has_rel" and len(args) == 3:
+            scene.relations.append((args[0], args[1], args[2]))
     return results, scene
+
+
+_VIEWS: dict[int, tuple[weakref.ref[SceneFacts], _Scene]] = {}
+_VIEWS_KEPT = 64
+
+
+def _scene_view(scene: SceneFacts) -> _Scene:
+    """The words of a whole scene, read once per scene object (a cached encoding serves many requests)."""
+    kept = _VIEWS.get(id(scene))
+    if kept is not None and kept[0]() is scene:
+        return kept[1]
+    _, view = _results_and_scene([*scene.facts, *scene.weighted])
+    if len(_VIEWS) >= _VIEWS_KEPT:
+        _VIEWS.clear()
+    _VIEWS[id(scene)] = (weakref.ref(scene), view)
+    return view
 
 
 def _nearest(word: str, candidates: Iterable[str], entailments: Entailments | None) -> tuple[str, ...]:
@@ -139,15 +167,42 @@ def _nearest(word: str, candidates: Iterable[str], entailments: Entailments | No
     general = set(entailments.generalisations(word)) if entailments else set()
     parts = set(word.split("_"))
 
-    def likeness(candidate: str) -> tuple[bool, bool, int, float, str]:
+    def kind(candidate: str) -> tuple[bool, bool, int]:
         # A general word for the asked one first, then a word with a general word in common (dog, cat).
         siblings = bool(entailments and general & set(entailments.generalisations(candidate)))
-        shared = len(parts & set(candidate.split("_")))
-        ratio = difflib.SequenceMatcher(None, word, candidate).ratio()
-        return (candidate in general, siblings, shared, ratio, candidate)
+        return (candidate in general, siblings, len(parts & set(candidate.split("_"))))
 
-    ranked = sorted(set(candidates) - {word}, key=likeness, reverse=True)
-    return tuple(ranked[:NEAREST])
+    groups: dict[tuple[bool, bool, int], list[str]] = defaultdict(list)
+    for candidate in set(candidates) - {word}:
+        groups[kind(candidate)].append(candidate)
+    ranked: list[str] = []
+    for key in sorted(groups, reverse=True):
+        ranked += _most_alike(word, groups[key], NEAREST - len(ranked))
+        if len(ranked) >= NEAREST:
+            break
+    return tuple(ranked)
+
+
+def _most_alike(word: str, candidates: list[str], count: int) -> list[str]:
+    """The `count` candidates spelled most like `word` (difflib's ratio, ties: the later word first)."""
+    # difflib's cheap upper bounds skip the exact ratio of candidates that cannot make the cut,
+    # as `difflib.get_close_matches` does; the asked word's analysis is made once.
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(word)
+    best: list[tuple[float, str]] = []
+    for candidate in candidates:
+        matcher.set_seq1(candidate)
+        floor = best[0] if len(best) >= count else None
+        if floor is not None and (
+            (matcher.real_quick_ratio(), candidate) < floor or (matcher.quick_ratio(), candidate) < floor
+        ):
+            continue
+        entry = (matcher.ratio(), candidate)
+        if floor is None:
+            heapq.heappush(best, entry)
+        elif entry > floor:
+            heapq.heapreplace(best, entry)
+    return [candidate for _, candidate in sorted(best, reverse=True)]
 
 
 def _links(scene: _Scene, inputs: set[str], position: str, cls: str | None) -> list[tuple[str, str, str]]:
@@ -205,7 +260,10 @@ def _describe(
             if program.step(step.dependencies[0]).operation == "scene"
             else f"among {scene.names(inputs)}"
         )
-        nearest = _nearest(cls, values("class") | values("name"), entailments)
+        # The objects' own names, and of their classes only the general words of the asked one:
+        # a GQA graph gives each object every category above its name (artifact, whole ...).
+        general = set(entailments.generalisations(cls)) if entailments else set()
+        nearest = _nearest(cls, values("name") | (values("class") & general), entailments)
         return f"no object {where} is a `{cls}`" + (f"; the scene has {', '.join(nearest)}" if nearest else ""), nearest
     if op == "filter":
         category, value = args
@@ -257,11 +315,15 @@ def explain_no_answer(
     scene: SceneFacts | SceneText | str,
     entailments: Entailments | None = None,
     nearness: Entailments | None = None,
+    *,
+    whole: SceneFacts | None = None,
 ) -> Explanation:
     """Why `program` has no answer on `scene`: the first empty step and the nearest scene words.
 
     `entailments` as given to `solve`; `nearness` (default: `entailments`) ranks the scene's words
-    by how near they are to a missing one. Call it after `solve` said ``no_answer``.
+    by how near they are to a missing one. Call it after `solve` said ``no_answer``. `scene` may be
+    the part of a scene the program can read (as `solve` was given it) when `whole` is the whole
+    scene: the steps are read on the part, the nearest words taken from the whole.
     """
     nearness = nearness or entailments
     if isinstance(scene, str):
@@ -271,6 +333,9 @@ def explain_no_answer(
     except (RuntimeError, ProgramError) as exc:
         return Explanation(None, None, f"the program could not be checked step by step: {exc}")
     results, facts = _results_and_scene(atoms)
+    if whole is not None:
+        # Grounding the whole scene only to list its words costs more than the solve itself.
+        facts = _scene_view(whole)
     for step in program:
         producing = OPERATIONS[step.operation].output in (Kind.STATE, Kind.VALUE)
         if producing and not results[step.id] and all(results[d] for d in step.dependencies):

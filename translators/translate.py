@@ -29,7 +29,7 @@ from theory.canonical import canonical
 from theory.flat import format_flat
 from theory.program import Program
 from translators.backends.base import Backend, BackendError, GenerationRequest, RetryableBackendError
-from translators.backends.models import DEFAULT_LOCAL_MODEL
+from translators.backends.models import DEFAULT_LOCAL_MODEL, ModelFileError
 from translators.bank import Example, ExampleBank
 from translators.cache import TranslationCache, cache_key
 from translators.consistency import majority_vote
@@ -450,8 +450,8 @@ class Translator:
             )
             try:
                 generation = self.backend.generate(request)
-            except RetryableBackendError:
-                raise
+            except (RetryableBackendError, ModelFileError):
+                raise  # no other attempt can help: the caller says the model is unavailable
             except BackendError as exc:
                 error = str(exc)
                 attempts.append(Attempt("", error, 0.0))

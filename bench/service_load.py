@@ -1,0 +1,231 @@
+"""The real service under 1 to 32 concurrent clients (Locust, headless), given programs and questions mixed.
+
+Starts `aspvqa serve` (default settings: solver worker processes, the bundled model warmed up) on
+127.0.0.1. At each step, N clients post `POST /answer` one after another as fast as answers
+come, a given program on one of the four real GQA scene graphs. Then the mixed steps: three of
+every four requests a given program, the fourth a GQA question (translated by the service) on
+the same scene graphs. Each step prints answers/s, p50 and p99 of the given programs, status
+codes by kind, the service's memory (its process and its workers) and whether it is still
+running. Midway through the mixed 8-client step one solver worker is killed with SIGKILL: the
+service must go on.
+
+Targets: the service survives every step; given programs get only 200s (a killed worker's own
+request may get 503); at 8 clients at least 1.5x the answers/s of one client and p99 <= 250 ms;
+translation requests over the queue get 503 with Retry-After, not a long wait.
+
+Usage: python bench/service_load.py [--seconds 15] [--clients 1,2,4,8,16,32]
+Writes bench/results/service_load.json; exits 1 when a target is missed.
+"""
+
+from __future__ import annotations
+
+# Locust patches the standard library for gevent when it is imported: first, before anything else.
+from locust import FastHttpUser, constant, task  # isort: skip
+from locust.env import Environment  # isort: skip
+
+import argparse
+import json
+import os
+import signal
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import gevent
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._questions import scene_graphs, val_questions  # noqa: E402
+from bench._service import ROOT, start_service  # noqa: E402
+
+PROGRAMS = [
+    "query(unique(select(scene(), sky)), color)",
+    "exist(select(scene(), horse))",
+    "query(unique(select(scene(), man)), name)",
+]
+GRAPHS = scene_graphs()
+QUESTIONS = val_questions(200, step=5)
+# Every how many requests a client asks a question (0: given programs only); set per step.
+QUESTION_EVERY = 0
+P99_TARGET_S = 0.25
+SPEEDUP_TARGET = 1.5
+
+
+class Tally:
+    """Status codes by request kind, and the given programs' latencies, for one step."""
+
+    def __init__(self) -> None:
+        self.codes: dict[str, Counter[int]] = {"program": Counter(), "question": Counter()}
+        self.latencies: list[float] = []
+        self.retry_after_ok = True
+        self.refusals: Counter[str] = Counter()
+
+    def record(self, kind: str, status: int, seconds: float, retry_after: str | None, detail: str) -> None:
+        self.codes[kind][status] += 1
+        if status != 200:
+            self.refusals[f"{kind} {status}: {detail[:80]}"] += 1
+        if kind == "program" and status == 200:
+            self.latencies.append(seconds)
+        if status == 503 and not retry_after:
+            self.retry_after_ok = False
+
+
+TALLY = Tally()
+
+
+class Client(FastHttpUser):
+    """One client: given programs, and every `QUESTION_EVERY`-th request a question."""
+
+    wait_time = constant(0)
+
+    def on_start(self) -> None:
+        self.turn = 0
+
+    @task
+    def ask(self) -> None:
+        self.turn += 1
+        graph = GRAPHS[self.turn % len(GRAPHS)]
+        if not QUESTION_EVERY or self.turn % QUESTION_EVERY:
+            kind, body = "program", {"program": PROGRAMS[self.turn % len(PROGRAMS)], "scene_graph": graph}
+        else:
+            kind, body = "question", {"question": QUESTIONS[self.turn % len(QUESTIONS)], "scene_graph": graph}
+        started = time.perf_counter()
+        with self.client.post("/answer", json=body, name=kind, catch_response=True) as response:
+            seconds = time.perf_counter() - started
+            detail = "" if response.status_code == 200 else str((response.json() or {}).get("detail"))
+            TALLY.record(kind, response.status_code, seconds, response.headers.get("retry-after"), detail)
+            response.success()  # the tally judges; Locust's own failure count would mix kinds
+
+
+def service_rss(pid: int) -> int:
+    """Resident bytes of the service and its worker processes."""
+    pids = [pid]
+    for task_dir in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            pids += [int(p) for p in (task_dir / "children").read_text().split()]
+        except OSError:
+            continue
+    total = 0
+    for p in pids:
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) * 1024
+        except OSError:
+            continue
+    return total
+
+
+def worker_pids(pid: int) -> list[int]:
+    """The service's solver worker processes."""
+    found = []
+    for task_dir in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            for p in (task_dir / "children").read_text().split():
+                if "spawn_main" in Path(f"/proc/{p}/cmdline").read_text(errors="replace"):
+                    found.append(int(p))
+        except OSError:
+            continue
+    return found
+
+
+def run_step(url: str, clients: int, seconds: float, kill_worker_of: int | None, mixed: bool) -> dict[str, Any]:
+    """`clients` Locust users for `seconds`; with `kill_worker_of`, one worker of that pid is killed midway."""
+    global TALLY, QUESTION_EVERY
+    TALLY = Tally()
+    QUESTION_EVERY = 4 if mixed else 0
+    env = Environment(user_classes=[Client], host=url)
+    runner = env.create_local_runner()
+    runner.start(clients, spawn_rate=clients)
+    started = time.perf_counter()
+    killed = None
+    if kill_worker_of is not None:
+        gevent.sleep(seconds / 2)
+        workers = worker_pids(kill_worker_of)
+        if workers:
+            killed = workers[0]
+            os.kill(killed, signal.SIGKILL)
+        gevent.sleep(seconds / 2)
+    else:
+        gevent.sleep(seconds)
+    wall = time.perf_counter() - started
+    runner.stop()
+    runner.quit()
+    latencies = sorted(TALLY.latencies)
+
+    def percentile(q: float) -> float | None:
+        return latencies[min(len(latencies) - 1, int(q * len(latencies)))] if latencies else None
+
+    return {
+        "clients": clients,
+        "mixed": mixed,
+        "seconds": round(wall, 1),
+        "program_answers_per_s": round(len(latencies) / wall, 1),
+        "answers_per_s": round(sum(TALLY.codes["program"].values()) / wall + TALLY.codes["question"][200] / wall, 1),
+        "program_p50_s": percentile(0.5),
+        "program_p99_s": percentile(0.99),
+        "program_codes": dict(TALLY.codes["program"]),
+        "question_codes": dict(TALLY.codes["question"]),
+        "retry_after_on_every_503": TALLY.retry_after_ok,
+        "refusals": dict(TALLY.refusals),
+        "killed_worker": killed,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=15.0)
+    parser.add_argument("--clients", default="1,2,4,8,16,32")
+    parser.add_argument("--mixed-clients", default="8,16", help="steps with questions among the programs")
+    args = parser.parse_args()
+    steps = [(int(c), False) for c in args.clients.split(",")]
+    steps += [(int(c), True) for c in args.mixed_clients.split(",") if c]
+    service = start_service({}, ROOT / "bench" / "results" / "service_load.log")
+    rows: list[dict[str, Any]] = []
+    try:
+        for clients, mixed in steps:
+            kill = service.process.pid if (clients, mixed) == (8, True) else None
+            row = run_step(service.url, clients, args.seconds, kill, mixed)
+            row["rss_mb"] = round(service_rss(service.process.pid) / 2**20)
+            row["survived"] = service.process.poll() is None
+            rows.append(row)
+            p50 = row["program_p50_s"] or 0.0
+            p99 = row["program_p99_s"] or 0.0
+            print(
+                f"{clients:>3} clients{' mixed' if mixed else '      '}  {row['program_answers_per_s']:6.1f} program answers/s  "
+                f"p50 {p50 * 1000:5.0f} ms  p99 {p99 * 1000:5.0f} ms  programs {row['program_codes']}  "
+                f"questions {row['question_codes']}  RSS {row['rss_mb']} MB  "
+                f"{'alive' if row['survived'] else 'DEAD'}"
+                + (f"  (killed worker {row['killed_worker']})" if row["killed_worker"] else "")
+            )
+            if not row["survived"]:
+                break
+    finally:
+        service.stop()
+    by_clients = {r["clients"]: r for r in rows if not r["mixed"]}
+    one, eight = by_clients.get(1), by_clients.get(8)
+    checks = {"the service survived every step": all(r["survived"] for r in rows) and len(rows) == len(steps)}
+    checks["given programs: only 200s (503 only for a killed worker's own request)"] = all(
+        set(r["program_codes"]) <= {200}
+        or (r["killed_worker"] and set(r["program_codes"]) <= {200, 503} and r["program_codes"].get(503, 0) <= 2)
+        for r in rows
+    )
+    checks["every 503 has Retry-After"] = all(r["retry_after_on_every_503"] for r in rows)
+    if one and eight:
+        ratio = eight["program_answers_per_s"] / max(one["program_answers_per_s"], 1e-9)
+        checks[f"8 clients >= {SPEEDUP_TARGET}x one client's answers/s ({ratio:.2f}x)"] = ratio >= SPEEDUP_TARGET
+        p99 = eight["program_p99_s"] or float("inf")
+        checks[f"8 clients: given-program p99 <= {P99_TARGET_S * 1000:.0f} ms ({p99 * 1000:.0f} ms)"] = (
+            p99 <= P99_TARGET_S
+        )
+    for check, ok in checks.items():
+        print(f"  {'ok  ' if ok else 'MISS'} {check}")
+    out = ROOT / "bench" / "results" / "service_load.json"
+    out.write_text(json.dumps({"steps": rows, "checks": checks}, indent=2))
+    return 0 if all(checks.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
