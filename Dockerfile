@@ -30,6 +30,9 @@ ENV PATH=/opt/venv/bin:$PATH \
     HF_HUB_OFFLINE=1
 USER aspvqa
 EXPOSE 8000
+# Run under a restart policy (`docker run --restart unless-stopped`) with ASPVQA_API_KEY set: the
+# port is open to whoever reaches it. Solver processes (ASPVQA_SOLVE_WORKERS) are replaced by the
+# service itself when one dies; the health check and the restart policy cover the service process.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=120s \
     CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/health', timeout=4)"
 ENTRYPOINT ["aspvqa"]

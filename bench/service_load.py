@@ -13,7 +13,10 @@ Targets: the service survives every step; given programs get only 200s (a killed
 request may get 503); at 8 clients at least 1.5x the answers/s of one client and p99 <= 250 ms;
 translation requests over the queue get 503 with Retry-After, not a long wait.
 
-Usage: python bench/service_load.py [--seconds 15] [--clients 1,2,4,8,16,32]
+Usage: python bench/service_load.py [--seconds 15] [--clients 1,2,4,8,16,32] [--mixed-clients 8,16]
+                                    [--fresh] [--out NAME]
+(`--clients 16,1,2,4,8 --mixed-clients "" --fresh`: each step on a fresh server;
+`--clients "" --mixed-clients 8 --seconds 1800`: half an hour of mixed load.)
 Writes bench/results/service_load.json; exits 1 when a target is missed.
 """
 
@@ -61,11 +64,14 @@ class Tally:
         self.latencies: list[float] = []
         self.retry_after_ok = True
         self.refusals: Counter[str] = Counter()
+        self.refused_latencies: list[float] = []
 
     def record(self, kind: str, status: int, seconds: float, retry_after: str | None, detail: str) -> None:
         self.codes[kind][status] += 1
         if status != 200:
             self.refusals[f"{kind} {status}: {detail[:80]}"] += 1
+        if status == 503:
+            self.refused_latencies.append(seconds)
         if kind == "program" and status == 200:
             self.latencies.append(seconds)
         if status == 503 and not retry_after:
@@ -170,6 +176,9 @@ def run_step(url: str, clients: int, seconds: float, kill_worker_of: int | None,
         "question_codes": dict(TALLY.codes["question"]),
         "retry_after_on_every_503": TALLY.retry_after_ok,
         "refusals": dict(TALLY.refusals),
+        "refused_p99_s": sorted(TALLY.refused_latencies)[int(0.99 * len(TALLY.refused_latencies))]
+        if TALLY.refused_latencies
+        else None,
         "killed_worker": killed,
     }
 
@@ -179,13 +188,20 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=15.0)
     parser.add_argument("--clients", default="1,2,4,8,16,32")
     parser.add_argument("--mixed-clients", default="8,16", help="steps with questions among the programs")
+    parser.add_argument("--fresh", action="store_true", help="a fresh server for every step")
+    parser.add_argument("--out", default="service_load", help="name of the results file")
     args = parser.parse_args()
-    steps = [(int(c), False) for c in args.clients.split(",")]
+    steps = [(int(c), False) for c in args.clients.split(",") if c]
     steps += [(int(c), True) for c in args.mixed_clients.split(",") if c]
-    service = start_service({}, ROOT / "bench" / "results" / "service_load.log")
+    log = ROOT / "bench" / "results" / f"{args.out}.log"
     rows: list[dict[str, Any]] = []
+    service = None
     try:
         for clients, mixed in steps:
+            if service is None or args.fresh:
+                if service is not None:
+                    service.stop()
+                service = start_service({}, log)
             kill = service.process.pid if (clients, mixed) == (8, True) else None
             row = run_step(service.url, clients, args.seconds, kill, mixed)
             row["rss_mb"] = round(service_rss(service.process.pid) / 2**20)
@@ -198,12 +214,14 @@ def main() -> int:
                 f"p50 {p50 * 1000:5.0f} ms  p99 {p99 * 1000:5.0f} ms  programs {row['program_codes']}  "
                 f"questions {row['question_codes']}  RSS {row['rss_mb']} MB  "
                 f"{'alive' if row['survived'] else 'DEAD'}"
-                + (f"  (killed worker {row['killed_worker']})" if row["killed_worker"] else "")
+                + (f"  (killed worker {row['killed_worker']})" if row["killed_worker"] else ""),
+                flush=True,
             )
             if not row["survived"]:
                 break
     finally:
-        service.stop()
+        if service is not None:
+            service.stop()
     by_clients = {r["clients"]: r for r in rows if not r["mixed"]}
     one, eight = by_clients.get(1), by_clients.get(8)
     checks = {"the service survived every step": all(r["survived"] for r in rows) and len(rows) == len(steps)}
@@ -213,6 +231,9 @@ def main() -> int:
         for r in rows
     )
     checks["every 503 has Retry-After"] = all(r["retry_after_on_every_503"] for r in rows)
+    refused = [r["refused_p99_s"] for r in rows if r["refused_p99_s"] is not None]
+    if refused:
+        checks[f"a full queue's 503 within 100 ms (p99 {max(refused) * 1000:.0f} ms)"] = max(refused) <= 0.1
     if one and eight:
         ratio = eight["program_answers_per_s"] / max(one["program_answers_per_s"], 1e-9)
         checks[f"8 clients >= {SPEEDUP_TARGET}x one client's answers/s ({ratio:.2f}x)"] = ratio >= SPEEDUP_TARGET
@@ -222,7 +243,7 @@ def main() -> int:
         )
     for check, ok in checks.items():
         print(f"  {'ok  ' if ok else 'MISS'} {check}")
-    out = ROOT / "bench" / "results" / "service_load.json"
+    out = ROOT / "bench" / "results" / f"{args.out}.json"
     out.write_text(json.dumps({"steps": rows, "checks": checks}, indent=2))
     return 0 if all(checks.values()) else 1
 
