@@ -11,7 +11,7 @@ import math
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from app.components import (
@@ -283,18 +283,21 @@ class Pipeline:
         exact: bool = False,
     ) -> SceneAnswer:
         """The scene, the ranked answers and, without one, why: through `scene_solver` when one is
-        set and the scene needs no image model, else in this process."""
-        if self.scene_solver is not None and image is None:
-            return self.scene_solver(
-                program,
-                scene_graph=scene_graph,
-                scene_facts=scene_facts,
-                top_k=top_k or self.settings.top_k,
-                exact=exact,
+        set (an image is read here, where the vision models are, and solved there as text), else
+        in this process."""
+        if self.scene_solver is None:
+            return self.solve_here(
+                program, image=image, scene_graph=scene_graph, scene_facts=scene_facts, top_k=top_k, exact=exact
             )
-        return self.solve_here(
-            program, image=image, scene_graph=scene_graph, scene_facts=scene_facts, top_k=top_k, exact=exact
+        timings: dict[str, float] = {}
+        detections: list[dict[str, Any]] = []
+        if image is not None:
+            scene, detections = self.scene(program, image=image, timings=timings)
+            scene_facts = scene.to_asp()
+        solved = self.scene_solver(
+            program, scene_graph=scene_graph, scene_facts=scene_facts, top_k=top_k or self.settings.top_k, exact=exact
         )
+        return replace(solved, detections=detections or solved.detections, timings=timings | solved.timings)
 
     def solve_here(
         self,

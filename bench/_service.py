@@ -53,6 +53,17 @@ class Service:
                 self.kill9()
 
 
+def process_tree(pid: int) -> list[int]:
+    """A process and its living children (each thread's children: pools start workers from threads)."""
+    pids = [pid]
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            pids += [int(p) for p in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return pids
+
+
 def start_service(
     env: dict[str, str], log: Path, *, port: int | None = None, warm_up: bool = True, ready_timeout_s: float = 600
 ) -> Service:

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._hostile import NEAR_PROGRAM, relate_chain, related_scene  # noqa: E402
 from bench._questions import scene_graphs  # noqa: E402
-from bench._service import ROOT, start_service  # noqa: E402
+from bench._service import ROOT, process_tree, start_service  # noqa: E402
 
 SOLVE_LIMIT_S = 10.0
 GOOD_PROGRAM = "query(unique(select(scene(), sky)), color)"
@@ -41,15 +41,8 @@ PAIRS = 2
 def process_cpu(pid: int) -> dict[int, float]:
     """CPU seconds (user + system) of a process and of each of its living children, by pid."""
     tick = os.sysconf("SC_CLK_TCK")
-    pids = [pid]
-    # Each thread's children are listed under it: replacement workers are started by a pool thread.
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            pids += [int(p) for p in (task / "children").read_text().split()]
-        except OSError:
-            continue
     found = {}
-    for p in pids:
+    for p in process_tree(pid):
         try:
             fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:

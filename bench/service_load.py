@@ -41,7 +41,7 @@ import gevent
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._questions import scene_graphs, val_questions  # noqa: E402
-from bench._service import ROOT, start_service  # noqa: E402
+from bench._service import ROOT, process_tree, start_service  # noqa: E402
 
 PROGRAMS = [
     "query(unique(select(scene(), sky)), color)",
@@ -107,14 +107,8 @@ class Client(FastHttpUser):
 
 def service_rss(pid: int) -> int:
     """Resident bytes of the service and its worker processes."""
-    pids = [pid]
-    for task_dir in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            pids += [int(p) for p in (task_dir / "children").read_text().split()]
-        except OSError:
-            continue
     total = 0
-    for p in pids:
+    for p in process_tree(pid):
         try:
             for line in Path(f"/proc/{p}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
@@ -127,11 +121,10 @@ def service_rss(pid: int) -> int:
 def worker_pids(pid: int) -> list[int]:
     """The service's solver worker processes."""
     found = []
-    for task_dir in Path(f"/proc/{pid}/task").glob("*"):
+    for p in process_tree(pid)[1:]:
         try:
-            for p in (task_dir / "children").read_text().split():
-                if "spawn_main" in Path(f"/proc/{p}/cmdline").read_text(errors="replace"):
-                    found.append(int(p))
+            if "spawn_main" in Path(f"/proc/{p}/cmdline").read_text(errors="replace"):
+                found.append(p)
         except OSError:
             continue
     return found

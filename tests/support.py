@@ -1,4 +1,4 @@
-"""Shared test helpers: where the real GQA data is, and a table-backed taxonomy."""
+"""Shared test helpers: where the real GQA data is, a table-backed taxonomy, a fully related scene graph."""
 
 from __future__ import annotations
 
@@ -24,3 +24,19 @@ class DictTaxonomy:
 
     def is_a(self, name: str, category: str) -> bool:
         return name == category or category in self.categories_of(name)
+
+
+def related_graph(objects: int) -> dict:
+    """A GQA scene graph of `objects` things, each `near` every other (a scene that is costly to solve)."""
+    ids = [str(i) for i in range(objects)]
+    return {
+        "objects": {
+            i: {
+                "name": "thing",
+                **{"x": 0, "y": 0, "w": 1, "h": 1},
+                "attributes": [],
+                "relations": [{"name": "near", "object": j} for j in ids if j != i],
+            }
+            for i in ids
+        }
+    }

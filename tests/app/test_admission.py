@@ -16,6 +16,7 @@ from app.api.main import create_app
 from app.api.routes.demo import demo_scenes
 from app.config import Settings
 from app.pipeline import Pipeline
+from tests.support import related_graph
 
 KITCHEN = demo_scenes()["kitchen"]
 MUG_COLOR = "scene(0). select(1, 0, mug). unique(2, 1). query(3, 2, color). end(3)."
@@ -104,21 +105,7 @@ def small_limits():
 
 
 def test_scene_graph_over_the_limit_is_refused_before_encoding(small_limits):
-    ids = [str(i) for i in range(40)]
-    graph = {
-        "objects": {
-            i: {
-                "name": "thing",
-                "x": 0,
-                "y": 0,
-                "w": 1,
-                "h": 1,
-                "attributes": [],
-                "relations": [{"name": "near", "object": j} for j in ids if j != i],
-            }
-            for i in ids
-        }
-    }
+    graph = related_graph(40)
     response = small_limits.post("/answer", json={"program": MUG_COLOR, "scene_graph": graph})
     assert response.status_code == 413
     assert "limit 1000" in response.json()["detail"]

@@ -16,30 +16,13 @@ from app.config import Settings
 from app.errors import PipelineError
 from app.pipeline import Pipeline
 from app.solver_pool import SolverPool
+from tests.support import related_graph
 from theory.flat import parse_flat
 
 KITCHEN = demo_scenes()["kitchen"]
 MUG_COLOR = parse_flat("scene(0). select(1, 0, mug). unique(2, 1). query(3, 2, color). end(3).")
 NO_SKY = parse_flat("scene(0). select(1, 0, sky). unique(2, 1). query(3, 2, color). end(3).")
 LIMIT_S = 1.0
-
-
-def related(objects: int) -> dict:
-    ids = [str(i) for i in range(objects)]
-    return {
-        "objects": {
-            i: {
-                "name": "thing",
-                "x": 0,
-                "y": 0,
-                "w": 1,
-                "h": 1,
-                "attributes": [],
-                "relations": [{"name": "near", "object": j} for j in ids if j != i],
-            }
-            for i in ids
-        }
-    }
 
 
 # Reads and grounds for far longer than the limit (tens of seconds): 150 relate steps over 200
@@ -51,7 +34,7 @@ SLOW = parse_flat(
         + ["exist(152, 151). end(152)."]
     )
 )
-SLOW_SCENE = related(200)
+SLOW_SCENE = related_graph(200)
 
 
 def worker_pids() -> list[int]:
@@ -124,3 +107,22 @@ def test_killed_worker_costs_only_its_request(pool):
     assert [f.kind for f in failures] == ["worker_lost"] and failures[0].http_status == 503
     again = pool(MUG_COLOR, scene_graph=KITCHEN, scene_facts=None, top_k=5, exact=False)
     assert again.result.answers
+
+
+def test_image_scene_is_read_here_and_solved_in_a_worker(pool):
+    from app.components import ImageReading
+    from tests.theory.test_solver import weighted_ball
+
+    detections = [{"id": 1, "label": "ball", "score": 0.9, "box": [0, 0, 10, 10]}]
+
+    def read(image: bytes, program) -> ImageReading:  # the vision models' part, here
+        return ImageReading(weighted_ball(0.9, 0.2), detections, {"detect": 0.001})
+
+    ball = "scene(0). select(1, 0, ball). unique(2, 1). query(3, 2, color). end(3)."
+    here = Pipeline(Settings(), image_reader=read).answer(None, program=ball, image=b"image")
+    pipeline = Pipeline(Settings(), image_reader=read)
+    pipeline.scene_solver = pool
+    there = pipeline.answer(None, program=ball, image=b"image")
+    assert [a["answer"] for a in there.answers] == [a["answer"] for a in here.answers] == ["red", "blue"]
+    assert [a["cost"] for a in there.answers] == [a["cost"] for a in here.answers]
+    assert there.detections == detections and "worker" in there.timings
