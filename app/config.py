@@ -115,6 +115,12 @@ class Settings(BaseSettings, TranslationOptions):
         description="solver processes of `aspvqa serve` (0: the number of CPU cores plus one); "
         "scene graphs and scene facts are solved there, one clingo thread per process",
     )
+    solve_worker_memory_mb: int = Field(
+        4096,
+        ge=0,
+        description="address space a solver process may use (MiB; 0: no limit); "
+        "a request that needs more is answered 413",
+    )
     max_queued_solves: int = Field(
         64, ge=1, description="requests solving or waiting for a solver at once; more are answered 503"
     )

@@ -229,6 +229,8 @@ class Pipeline:
         timings.update(solved.timings)
         if result.status is SolveStatus.TIMEOUT and not result.answers:
             raise PipelineError("timeout", f"solving took longer than {self.settings.solve_timeout_s} s")
+        if result.status is SolveStatus.ERROR and "bad_alloc" in (result.message or ""):
+            raise PipelineError("too_large", "the scene and program need more memory than solving may use")
         if result.status is SolveStatus.TOO_LARGE:
             raise PipelineError("too_large", result.message or "scene too large")
         if result.status in (SolveStatus.INVALID_PROGRAM, SolveStatus.INVALID_SCENE):

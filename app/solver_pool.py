@@ -18,6 +18,7 @@ from __future__ import annotations
 import faulthandler
 import logging
 import multiprocessing
+import resource
 import signal
 import threading
 import time
@@ -69,6 +70,11 @@ def _start_worker(settings: Settings) -> None:
     # only between Python bytecodes, never inside a long grounding. The default action ends the
     # process at once, which is all a worker needs (it holds nothing to clean up).
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if settings.solve_worker_memory_mb:
+        # A request bounded in time may still ground millions of atoms: the process's memory is
+        # bounded too, so that such a request fails alone instead of swapping the machine.
+        limit = settings.solve_worker_memory_mb * 2**20
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     pipeline = Pipeline(settings)
     try:
         pipeline.components.entailments  # noqa: B018 - loads the table
@@ -87,6 +93,9 @@ def _solve_job(job: SolveJob) -> SceneAnswer | WorkerError:
         )
     except PipelineError as exc:
         return WorkerError(exc.kind, exc.message)
+    except MemoryError:
+        limit = _pipeline.settings.solve_worker_memory_mb
+        return WorkerError("too_large", f"the request needs more memory than a solver process may use ({limit} MiB)")
 
 
 class SolverPool:
