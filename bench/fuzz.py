@@ -74,10 +74,17 @@ def program_seeds() -> list[str]:
 
 
 def scene_text_seeds(graphs: list[dict[str, Any]]) -> list[str]:
-    """Scene text as the project prints it (certain and weighted), and the demo's uncertain scene."""
+    """Scene text as the project prints it (certain and weighted), the demo's uncertain scene, and
+    a weighted scene in the tuple form other writers use (`:~ a. [W, (ARGS)]`)."""
     texts = [(ROOT / "app/data/demo/kitchen_uncertain.lp").read_text()]
     for graph in graphs[:4]:
         texts.append(scene_graph_facts(graph).to_asp())
+    texts.append(
+        "object(o0). has_obj_weight(o0, 903). has_attr(o0, class, logo).\n"
+        "{has_attr(o0, color, beige)}.\n:~ has_attr(o0, color, beige). [1083, (o0, color, beige)]\n"
+        "{has_rel(o0, on, o1)}.\n:~ has_rel(o0, on, o1). [300, (o0, on, o1)]\n"
+        "is_attr(color). is_attr_value(color, beige).\n"
+    )
     return texts
 
 

@@ -1,8 +1,9 @@
 """Fast reading of data text in its plain form, at the speed of the C regular-expression engine.
 
 A regular grammar admits only plain statements: ground facts of the allowed predicates (with
-their arities) over constants, integers and strings, and, for scenes, ``{ atom }.`` and the two
-weak-constraint forms that `SceneFacts.to_asp` prints; plus whitespace and ``%`` line comments.
+their arities) over constants, integers and strings, and, for scenes, ``{ atom }.``, the two
+weak-constraint forms that `SceneFacts.to_asp` prints and the ``:~ atom. [W, (TERMS)]`` form of
+other scene writers; plus whitespace and ``%`` line comments.
 Text it admits holds no rule, directive, variable, block comment or arithmetic, so clingo may
 parse it directly. Text it does not admit is not rejected here: callers hand it to the AST
 reader in `theory.asp_data`, which accepts the rest of the data syntax and gives the exact
@@ -52,7 +53,8 @@ class _Grammar:
     """The compiled patterns for one set of predicates."""
 
     whole: re.Pattern[bytes]  # the text is nothing but admitted statements
-    # One statement or comment; groups: fact, choice, then atom and weight of `:~ a.` and `:~ not a.`
+    # One statement or comment; groups: fact, choice, then atom and weight of `:~ a.` and
+    # `:~ not a.` as `to_asp` prints them, then of `:~ a. [W, (TERMS)]` (the tuple form).
     token: re.Pattern[bytes]
     weighted: re.Pattern[bytes]  # a choice or weak constraint; the groups of `token` but the fact
 
@@ -71,14 +73,34 @@ def _grammar(allowed: tuple[tuple[str, int], ...], choices: bool) -> _Grammar:
         # from an earlier repetition, so a conditional would see the previous statement's sign.
         true = rb":~[ \t]*+(?P<true>" + tight + rb")[ \t]*+\.[ \t]*+\[" + weight + rb",(?P=true),1\]"
         false = rb":~[ \t]*+not[ \t]++(?P<false>" + tight + rb")[ \t]*+\.[ \t]*+\[" + weight + rb",(?P=false),0\]"
+        # The form other scene writers use (GS-VQA's): `{ a }.` with spaces in the atom, and
+        # `:~ a. [W, (TERMS)]` at priority 0. Its terms name the constraint; a reader that admits
+        # it keeps one weak constraint of a sign per atom (`plain_scene`), so the terms change nothing.
+        loose = _atom(names, rb"[ \t]*+")
+        gap = rb"[ \t]*+"
+        terms = _TERM + rb"(?:" + gap + b"," + gap + _TERM + rb")*+"
+        choice = rb"\{[ \t]*+(" + loose + rb")[ \t]*+\}" + _SPACE + rb"\."
+        tuple_weak = (
+            rb":~" + gap + b"(" + loose + b")" + gap + rb"\." + gap + rb"\[" + gap + weight
+            + gap + b"," + gap + rb"\(" + gap + terms + gap + rb"\)" + gap + rb"\]"
+        )  # fmt: skip
     else:
-        choice, true, false = rb"()(?!)", rb"()()(?!)", rb"()()(?!)"  # never match; keep the group numbers
-    token = b"|".join(b"(?:" + a + b")" for a in (_COMMENT, fact, choice, true, false))
+        # Never match; keep the group numbers.
+        choice, true, false, tuple_weak = rb"()(?!)", rb"()()(?!)", rb"()()(?!)", rb"()()(?!)"
+    token = b"|".join(b"(?:" + a + b")" for a in (_COMMENT, fact, choice, true, false, tuple_weak))
     return _Grammar(
         re.compile(_SPACE + b"(?:(?:" + token + b")" + _SPACE + b")*"),
         re.compile(token),
-        re.compile(b"|".join(b"(?:" + a + b")" for a in (choice, true, false))),
+        re.compile(b"|".join(b"(?:" + a + b")" for a in (choice, true, false, tuple_weak))),
     )
+
+
+_BLANKS = re.compile(rb"[ \t]+")
+
+
+def _same_atom(atom: bytes) -> bytes:
+    """One text for one atom however it is spaced (text with a string stays as it is)."""
+    return atom if b'"' in atom else _BLANKS.sub(b"", atom)
 
 
 def _utf8(text: str) -> bytes | None:
@@ -114,8 +136,8 @@ def scan(text: str, allowed: Mapping[str, int], *, allow_choices: bool = False) 
     statements: list[PlainStatement] = []
     line, line_start = 1, 0
     for match in grammar.token.finditer(data):
-        fact, choice, true, true_weight, false, false_weight = match.groups()
-        if fact is None and choice is None and true is None and false is None:
+        fact, choice, true, true_weight, false, false_weight, tuple_atom, tuple_weight = match.groups()
+        if fact is None and choice is None and true is None and false is None and tuple_atom is None:
             continue  # a comment
         start = match.start()
         newlines = data.count(b"\n", line_start, start)
@@ -129,6 +151,8 @@ def scan(text: str, allowed: Mapping[str, int], *, allow_choices: bool = False) 
             statements.append(PlainStatement("choice", choice, line, column))
         elif true is not None:
             statements.append(PlainStatement("weak", true, line, column, False, int(true_weight)))
+        elif tuple_atom is not None:
+            statements.append(PlainStatement("weak", tuple_atom, line, column, False, int(tuple_weight)))
         else:
             statements.append(PlainStatement("weak", false, line, column, True, int(false_weight)))
     return statements
@@ -185,15 +209,15 @@ def plain_scene(text: str, allowed: Mapping[str, int]) -> SceneText | None:
     choices: set[bytes] = set()
     weak: set[tuple[bytes, bool]] = set()
     positive = 0
-    for choice, true, true_weight, false, false_weight in weighted:
+    for choice, true, true_weight, false, false_weight, tuple_atom, tuple_weight in weighted:
         if choice:
-            choices.add(choice)
+            choices.add(_same_atom(choice))
             continue
-        key = (true, False) if true else (false, True)
+        key = (true, False) if true else (false, True) if false else (_same_atom(tuple_atom), False)
         if key in weak:
             return None
         weak.add(key)
-        positive += int(true_weight or false_weight) > 0
+        positive += int(true_weight or false_weight or tuple_weight) > 0
     if any(atom not in choices for atom, _ in weak):
         return None
     used = frozenset((name, arity) for name, arity in allowed.items() if f"{name}(" in text)
@@ -210,7 +234,9 @@ def choices_as_facts(text: str, allowed: Mapping[str, int]) -> tuple[str, frozen
     names: set[bytes] = set()
 
     def fact(match: re.Match[bytes]) -> bytes:
-        choice, true, true_weight, false, false_weight = match.groups()[-5:]
+        choice, true, true_weight, false, false_weight, tuple_atom, tuple_weight = match.groups()[-7:]
+        if tuple_atom is not None:
+            true, true_weight = tuple_atom, tuple_weight
         if choice is not None:
             names.add(choice.partition(b"(")[0])
             return b"scene_choice(" + choice + b")."

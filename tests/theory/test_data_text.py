@@ -165,6 +165,15 @@ FRAGMENTS = [
     ":~ not has_attr(1,color,red). [2302,has_attr(1,color,red),0]",
     ":~ has_attr(1,color,blue). [7,has_attr(1,color,blue),1]",
     ":~ has_attr(1,color,red). [5]",
+    # The tuple form other scene writers use (GS-VQA's), spaced as they write it.
+    "{has_attr(o0, color, beige)}.",
+    "{ has_attr(o0,color,beige) }.",
+    ":~ has_attr(o0, color, beige). [1083, (o0, color, beige)]",
+    ":~ has_attr(o0,color,beige). [9,(o0,color,beige)]",
+    ":~ has_attr(o0, color, beige). [4@1, (o0, color, beige)]",
+    ":~ not has_attr(o0, color, beige). [4, (o0, color, beige)]",
+    ":~ has_rel(o0, on, 1). [12, (o0, on, 1, x)]",
+    "{has_rel(o0, on, 1)}.",
     "% a comment",
     "%* block *%",
     "\n",
@@ -226,3 +235,55 @@ def test_weighted_text_with_strings_and_comments_ranks_as_the_scene_objects(seed
     program = "scene(0). select(1, 0, ball). unique(2, 1). query(3, 2, color). end(3)."
     by_text, by_objects = solve(program, text, top_k=5), solve(program, scene, top_k=5)
     assert by_text.answers == by_objects.answers and by_text.answers
+
+
+TUPLE_SCENE = """object(o0). has_obj_weight(o0, 903). has_attr(o0, class, logo). has_attr(o0, name, logo).
+object(o1). has_obj_weight(o1, 120). has_attr(o1, class, shirt). has_attr(o1, name, shirt).
+{has_attr(o0, color, beige)}.
+:~ has_attr(o0, color, beige). [1083, (o0, color, beige)]
+{has_attr(o0, color, red)}.
+:~ has_attr(o0, color, red). [400, (o0, color, red)]
+{has_attr(o1, color, red)}.
+:~ has_attr(o1, color, red). [200, (o1, color, red)]
+{has_rel(o0, on, o1)}.
+:~ has_rel(o0, on, o1). [300, (o0, on, o1)]
+is_attr(color). is_attr_value(color, beige). is_attr_value(color, red).
+"""
+
+
+def test_tuple_form_scene_is_read_as_plain_text_and_means_what_the_ast_reader_says():
+    options = {"what": "scene", "allow_choices": True, "allowed": SCENE_PREDICATES}
+    assert scan(TUPLE_SCENE, SCENE_PREDICATES, allow_choices=True) is not None
+    assert asp_data.parse_data(TUPLE_SCENE, **options) == slow_parse(TUPLE_SCENE, **options)
+    plain = plain_scene(TUPLE_SCENE, SCENE_PREDICATES)
+    reread = SceneFacts.from_asp(TUPLE_SCENE)
+    assert plain is not None
+    assert (len(plain), plain.weak_constraint_count) == (len(reread), reread.weak_constraint_count) == (11 + 4, 4)
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "scene(0). select(1, 0, logo). unique(2, 1). query(3, 2, color). end(3).",
+        "scene(0). select(1, 0, logo). relate(2, 1, shirt, on, object). exist(3, 2). end(3).",
+        "scene(0). select(1, 0, shirt). filter(2, 1, color, red). exist(3, 2). end(3).",
+    ],
+)
+def test_tuple_form_scene_ranks_as_its_objects(program):
+    by_text = solve(program, TUPLE_SCENE, top_k=5)
+    by_objects = solve(program, SceneFacts.from_asp(TUPLE_SCENE), top_k=5)
+    assert by_text.status == by_objects.status
+    assert [(a.answer, a.cost, a.support) for a in by_text.answers] == [
+        (a.answer, a.cost, a.support) for a in by_objects.answers
+    ]
+
+
+def test_tuple_form_that_clingo_would_read_differently_is_left_to_the_ast_reader():
+    choice = "{has_attr(o0, color, beige)}.\n"
+    weak = ":~ has_attr(o0, color, beige). [1083, (o0, color, beige)]\n"
+    assert plain_scene(choice + weak, SCENE_PREDICATES) is not None
+    # Spacing does not make two weak constraints of one atom different ones.
+    assert plain_scene(choice + weak + weak.replace(", ", ","), SCENE_PREDICATES) is None
+    assert plain_scene(weak, SCENE_PREDICATES) is None  # no choice
+    assert scan(choice + weak.replace("1083,", "1083@1,"), SCENE_PREDICATES, allow_choices=True) is None
+    assert scan(choice + ":~ has_attr(o0, color, beige). [5, (X)]", SCENE_PREDICATES, allow_choices=True) is None
