@@ -95,12 +95,9 @@ def _grammar(allowed: tuple[tuple[str, int], ...], choices: bool) -> _Grammar:
     )
 
 
-_BLANKS = re.compile(rb"[ \t]+")
-
-
 def _same_atom(atom: bytes) -> bytes:
     """One text for one atom however it is spaced (text with a string stays as it is)."""
-    return atom if b'"' in atom else _BLANKS.sub(b"", atom)
+    return atom if b'"' in atom else atom.translate(None, b" \t")
 
 
 def _utf8(text: str) -> bytes | None:
