@@ -25,6 +25,7 @@ from app.config import Settings
 from app.errors import PipelineError
 from scene.scene_graph import scene_graph_size
 from theory import Program, ProgramError, SceneFacts, SolveLimits, SolveResult, SolveStatus, solve
+from theory.clingo_lock import CLINGO_LOCK
 from theory.entailment import bundled_entailments
 from theory.explain import Explanation, explain_no_answer
 from theory.operations import OPERATIONS
@@ -166,7 +167,8 @@ class Pipeline:
                 "too_large", f"program has {len(text)} characters, limit {self.settings.max_program_chars}"
             )
         try:
-            return read_program(text, representation)
+            with CLINGO_LOCK:  # a program in an unusual form is read by clingo's parser
+                return read_program(text, representation)
         except ProgramError as exc:
             raise PipelineError("invalid_input", f"program: {exc}") from None
 
@@ -294,8 +296,9 @@ class Pipeline:
         timings: dict[str, float] = {}
         detections: list[dict[str, Any]] = []
         if image is not None:
-            scene, detections = self.scene(program, image=image, timings=timings)
-            scene_facts = scene.to_asp()
+            with CLINGO_LOCK:
+                scene, detections = self.scene(program, image=image, timings=timings)
+                scene_facts = scene.to_asp()
         solved = self.scene_solver(
             program, scene_graph=scene_graph, scene_facts=scene_facts, top_k=top_k or self.settings.top_k, exact=exact
         )
@@ -311,8 +314,33 @@ class Pipeline:
         top_k: int | None = None,
         exact: bool = False,
     ) -> SceneAnswer:
-        """`solve_on_scene` in this process and thread; the scene's reading counts against the solve's time."""
+        """`solve_on_scene` in this process and thread; the scene's reading counts against the solve's time.
+
+        Threads of one process take turns (`CLINGO_LOCK`): clingo is not safe for two at once.
+        """
         started = time.perf_counter()
+        with CLINGO_LOCK:
+            return self._solve_here(
+                program,
+                started,
+                image=image,
+                scene_graph=scene_graph,
+                scene_facts=scene_facts,
+                top_k=top_k,
+                exact=exact,
+            )
+
+    def _solve_here(
+        self,
+        program: Program,
+        started: float,
+        *,
+        image: bytes | None,
+        scene_graph: Mapping[str, Any] | None,
+        scene_facts: str | None,
+        top_k: int | None,
+        exact: bool,
+    ) -> SceneAnswer:
         timings: dict[str, float] = {}
         scene, detections = self.scene(
             program, image=image, scene_graph=scene_graph, scene_facts=scene_facts, timings=timings
@@ -453,24 +481,25 @@ class Pipeline:
         except ClaimError as exc:
             raise PipelineError("invalid_input", str(exc)) from None
         timings["translate"] = time.perf_counter() - started
-        scene, detections = self.scene(
-            stated.program,
-            image=image,
-            scene_graph=scene_graph,
-            scene_facts=scene_facts,
-            timings=timings,
-            complete=True,
-        )
-        started = time.perf_counter()
-        try:
-            with self._solve_slots:
-                verifier = ClaimVerifier(
-                    scene, limits=self.solve_limits(), min_confidence=self.settings.verify_min_confidence
-                )
-                result = verifier.verify(stated)
-        except VerificationError as exc:
-            raise PipelineError("invalid_input", str(exc)) from None
-        timings["verify"] = time.perf_counter() - started
+        with CLINGO_LOCK:
+            scene, detections = self.scene(
+                stated.program,
+                image=image,
+                scene_graph=scene_graph,
+                scene_facts=scene_facts,
+                timings=timings,
+                complete=True,
+            )
+            started = time.perf_counter()
+            try:
+                with self._solve_slots:
+                    verifier = ClaimVerifier(
+                        scene, limits=self.solve_limits(), min_confidence=self.settings.verify_min_confidence
+                    )
+                    result = verifier.verify(stated)
+            except VerificationError as exc:
+                raise PipelineError("invalid_input", str(exc)) from None
+            timings["verify"] = time.perf_counter() - started
         return VerifyOutcome(
             verdict=result.verdict,
             holds=stated.holds,

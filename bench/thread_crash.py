@@ -1,11 +1,11 @@
 """The in-process reproduction of the service's native crash under concurrent clients, kept as a check.
 
 Each run is a fresh process with faulthandler on: one `Pipeline(Settings())` answers three given
-programs on the four real GQA scene graphs once inside a thread that is then joined, then 60
-rounds start 1 + r % 8 new threads that each answer 10 times (threads come and go as the
-server's worker threads do). Before the theory's parsed statements were kept per thread, runs
-like these died with a segmentation fault inside `ProgramBuilder.add` in about half of them on
-the machine where it was reported. Target: every run survives.
+programs on the four real GQA scene graphs once inside a thread that is then joined, then
+`--rounds` rounds start 1 + r % 8 new threads that each answer 10 times (threads come and go as
+the server's worker threads do). Without `theory.clingo_lock.CLINGO_LOCK` such runs die with a
+segmentation fault in clingo: one thread grounding or adding the theory's statements while
+others build or print symbols. Target: every run survives.
 
 Usage: python bench/thread_crash.py [--runs 3] [--rounds 60]   (writes bench/results/thread_crash.json)
 """
