@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -467,11 +466,14 @@ class Components:
         from scene.scene_graph import program_constants, scene_graph_facts
 
         taxonomy = self.taxonomy
+
         # Several questions are asked of one scene graph, and a missing answer reads the whole graph
         # after the program's part of it: encodings are kept by the graph's text and the words
-        # asked (the encoding of a GQA graph costs 2-5 ms, its JSON text 0.05 ms).
-        encoded: OrderedDict[tuple[str, frozenset[str] | None], SceneFacts] = OrderedDict()
-        lock = threading.Lock()
+        # asked (the encoding of a GQA graph costs 2-5 ms, its JSON text 0.05 ms). Callers only
+        # read a SceneFacts, so one encoding may serve several requests at once.
+        @lru_cache(maxsize=SCENE_GRAPH_CACHE)
+        def encoded(text: str, concepts: frozenset[str] | None) -> SceneFacts:
+            return scene_graph_facts(json.loads(text), taxonomy=taxonomy, concepts=concepts)
 
         def encode(graph: Mapping[str, Any], program: Program | None) -> SceneFacts:
             if not isinstance(graph, Mapping):
@@ -481,20 +483,10 @@ class Components:
             if table is not None and concepts is not None:  # the general words an asked word may be read through
                 concepts = concepts | {g for word in concepts for g in table.generalisations(word)}
             try:
-                key = (json.dumps(graph, separators=(",", ":")), None if concepts is None else frozenset(concepts))
+                text = json.dumps(graph, separators=(",", ":"))
             except (TypeError, ValueError):  # not JSON (a caller's own objects): encoded every time
                 return scene_graph_facts(graph, taxonomy=taxonomy, concepts=concepts)
-            with lock:
-                if key in encoded:
-                    encoded.move_to_end(key)
-                    return encoded[key]
-            # Callers only read a SceneFacts, so one encoding may serve several requests at once.
-            scene = scene_graph_facts(graph, taxonomy=taxonomy, concepts=concepts)
-            with lock:
-                encoded[key] = scene
-                while len(encoded) > SCENE_GRAPH_CACHE:
-                    encoded.popitem(last=False)
-            return scene
+            return encoded(text, None if concepts is None else frozenset(concepts))
 
         return encode
 
@@ -525,28 +517,28 @@ class ServiceTranslator:
             raise PipelineError("model_unavailable", str(exc)) from exc
 
     def __call__(self, question: str, *, options: TranslationOptions, model: str | None = None) -> TranslationOutcome:
-        from translators.backends.models import ModelFileError
-
         settings = self._settings(options, model)
-        try:
-            if self.settings.routing and settings.representation != "gqa":
-                result = self.components.routed_translator(settings).translate(question)
-            else:
-                result = self.components.translator(settings).translate(question)
-        except ModelFileError as exc:  # the service's own files are wrong, not the request
-            raise PipelineError("model_unavailable", f"language model {settings.llm!r}: {exc}") from None
-        return self._outcome(result, settings, "question")
+        if self.settings.routing and settings.representation != "gqa":
+            translator: Any = self.components.routed_translator(settings)
+        else:
+            translator = self.components.translator(settings)
+        return self._outcome(self._translated(translator, question, settings), settings, "question")
 
     def claim(self, claim: str, *, options: TranslationOptions, model: str | None = None) -> TranslationOutcome:
         """A statement as a yes/no program, translated with the claim pool and prompt."""
+        settings = self._settings(options, model)
+        translator = self.components.claim_translator(settings)
+        return self._outcome(self._translated(translator, claim, settings), settings, "claim")
+
+    @staticmethod
+    def _translated(translator: Any, text: str, settings: TranslationSettings) -> Translation:
         from translators.backends.models import ModelFileError
 
-        settings = self._settings(options, model)
         try:
-            result = self.components.claim_translator(settings).translate(claim)
-        except ModelFileError as exc:
+            result: Translation = translator.translate(text)
+        except ModelFileError as exc:  # the service's own model files are wrong, not the request
             raise PipelineError("model_unavailable", f"language model {settings.llm!r}: {exc}") from None
-        return self._outcome(result, settings, "claim")
+        return result
 
     def _settings(self, options: TranslationOptions, model: str | None) -> TranslationSettings:
         model = model or self.default_model

@@ -105,7 +105,6 @@ class Settings(BaseSettings, TranslationOptions):
     image_types: tuple[str, ...] = ("image/jpeg", "image/png", "image/webp")
     max_question_chars: int = Field(500, ge=1)
     max_program_chars: int = Field(20_000, ge=1)
-    max_concurrent_solves: int = Field(8, ge=1)
 
     # The service's processes, queues and access.
     solve_workers: int = Field(

@@ -8,7 +8,6 @@ plainly when it is missing.
 from __future__ import annotations
 
 import math
-import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -139,7 +138,6 @@ class Pipeline:
         self.components = components or Components(
             settings, question_translator=translator, image_reader=image_reader, scene_graph_encoder=scene_graph_encoder
         )
-        self._solve_slots = threading.BoundedSemaphore(settings.max_concurrent_solves)
         # Set by the service to solve in worker processes (`app.solver_pool`); None: in this thread.
         self.scene_solver: SceneSolver | None = None
 
@@ -231,8 +229,6 @@ class Pipeline:
         timings.update(solved.timings)
         if result.status is SolveStatus.TIMEOUT and not result.answers:
             raise PipelineError("timeout", f"solving took longer than {self.settings.solve_timeout_s} s")
-        if result.status is SolveStatus.ERROR and "bad_alloc" in (result.message or ""):
-            raise PipelineError("too_large", "the scene and program need more memory than solving may use")
         if result.status is SolveStatus.TOO_LARGE:
             raise PipelineError("too_large", result.message or "scene too large")
         if result.status in (SolveStatus.INVALID_PROGRAM, SolveStatus.INVALID_SCENE):
@@ -319,36 +315,14 @@ class Pipeline:
         Threads of one process take turns (`CLINGO_LOCK`): clingo is not safe for two at once.
         """
         started = time.perf_counter()
-        with CLINGO_LOCK:
-            return self._solve_here(
-                program,
-                started,
-                image=image,
-                scene_graph=scene_graph,
-                scene_facts=scene_facts,
-                top_k=top_k,
-                exact=exact,
-            )
-
-    def _solve_here(
-        self,
-        program: Program,
-        started: float,
-        *,
-        image: bytes | None,
-        scene_graph: Mapping[str, Any] | None,
-        scene_facts: str | None,
-        top_k: int | None,
-        exact: bool,
-    ) -> SceneAnswer:
         timings: dict[str, float] = {}
-        scene, detections = self.scene(
-            program, image=image, scene_graph=scene_graph, scene_facts=scene_facts, timings=timings
-        )
-        table = self.components.entailments
-        entailments = None if exact else table
-        solve_started = time.perf_counter()
-        with self._solve_slots:
+        with CLINGO_LOCK:
+            scene, detections = self.scene(
+                program, image=image, scene_graph=scene_graph, scene_facts=scene_facts, timings=timings
+            )
+            table = self.components.entailments
+            entailments = None if exact else table
+            solve_started = time.perf_counter()
             left = self.settings.solve_timeout_s - (solve_started - started)
             if left <= 0:
                 raise PipelineError("timeout", f"solving took longer than {self.settings.solve_timeout_s} s")
@@ -492,11 +466,10 @@ class Pipeline:
             )
             started = time.perf_counter()
             try:
-                with self._solve_slots:
-                    verifier = ClaimVerifier(
-                        scene, limits=self.solve_limits(), min_confidence=self.settings.verify_min_confidence
-                    )
-                    result = verifier.verify(stated)
+                verifier = ClaimVerifier(
+                    scene, limits=self.solve_limits(), min_confidence=self.settings.verify_min_confidence
+                )
+                result = verifier.verify(stated)
             except VerificationError as exc:
                 raise PipelineError("invalid_input", str(exc)) from None
             timings["verify"] = time.perf_counter() - started

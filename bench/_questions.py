@@ -10,6 +10,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+# The given programs of the service's load report (issue 30): one answered on every scene graph,
+# two with no answer on most of them (so the why-not explanation runs).
+LOAD_PROGRAMS = [
+    "exist(select(scene(), horse))",
+    "query(unique(select(scene(), man)), name)",
+    "query(unique(select(scene(), sky)), color)",
+]
+
+
 def gqa_dir() -> Path:
     """The shared GQA data ($ASPVQA_GQA_DIR, else ../shared/data/gqa); it may be absent."""
     return Path(os.environ.get("ASPVQA_GQA_DIR") or ROOT / ".." / "shared" / "data" / "gqa")

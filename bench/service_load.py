@@ -40,14 +40,10 @@ import gevent
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._questions import scene_graphs, val_questions  # noqa: E402
+from bench._questions import LOAD_PROGRAMS as PROGRAMS  # noqa: E402
+from bench._questions import scene_graphs, val_questions
 from bench._service import ROOT, process_tree, start_service  # noqa: E402
 
-PROGRAMS = [
-    "query(unique(select(scene(), sky)), color)",
-    "exist(select(scene(), horse))",
-    "query(unique(select(scene(), man)), name)",
-]
 GRAPHS = scene_graphs()
 QUESTIONS = val_questions(200, step=5)
 # Every how many requests a client asks a question (0: given programs only); set per step.

@@ -24,17 +24,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-PROGRAMS = [
-    "query(unique(select(scene(), sky)), color)",
-    "exist(select(scene(), horse))",
-    "query(unique(select(scene(), man)), name)",
-]
-
 
 def one_run(rounds: int) -> None:
     """The reproduction itself (run in a child process)."""
     from app.config import Settings
     from app.pipeline import Pipeline
+    from bench._questions import LOAD_PROGRAMS as PROGRAMS
     from bench._questions import scene_graphs
 
     graphs = scene_graphs()

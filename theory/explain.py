@@ -27,6 +27,7 @@ import weakref
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 import clingo
 from clingo import ast
@@ -35,7 +36,7 @@ from theory.data_text import SceneText
 from theory.entailment import Entailments
 from theory.operations import OPERATIONS, Kind
 from theory.program import Program, ProgramError, Step
-from theory.relevance import PerThread, Theory
+from theory.relevance import Theory
 from theory.scene_facts import SceneFacts
 from theory.solver import ground_question, printed, read_scene, theory_statements
 
@@ -78,12 +79,8 @@ class _Scene:
         return cls in self.attributes[obj].get("class", ())
 
 
+@cache
 def _diagnosis_theory(entailment: bool) -> Theory:
-    """This thread's relaxed theory (see `PerThread` for why not one per process)."""
-    return (_DIAGNOSIS_WITH_ENTAILMENT if entailment else _DIAGNOSIS).get()
-
-
-def _build_diagnosis_theory(entailment: bool) -> Theory:
     # Constraints and weak constraints only remove readings, and unique's choice is replaced by
     # "every candidate": what is left derives every atom that any reading could derive.
     files = ("operations.lp", "entailment.lp") if entailment else ("operations.lp",)
@@ -104,10 +101,6 @@ def _build_diagnosis_theory(entailment: bool) -> Theory:
         kept.append,
     )
     return Theory(kept)
-
-
-_DIAGNOSIS = PerThread(lambda: _build_diagnosis_theory(False))
-_DIAGNOSIS_WITH_ENTAILMENT = PerThread(lambda: _build_diagnosis_theory(True))
 
 
 def _ground(program: Program, scene: SceneFacts | SceneText, entailments: Entailments | None) -> clingo.Control:

@@ -12,13 +12,9 @@ what not to warn about).
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterable, Sequence
-from typing import Generic, TypeVar
+from collections.abc import Iterable, Sequence
 
 from clingo import ast
-
-T = TypeVar("T")
 
 Signature = tuple[str, int]
 _COMMENT = getattr(ast.ASTType, "Comment", None)  # clingo >= 5.8 reports comments as statements
@@ -121,25 +117,3 @@ class Theory:
             if k and (s.ast_type != ast.ASTType.Defined or (s.name, s.arity) in mentioned)
         )
         return statements, frozenset(mentioned)
-
-
-class PerThread(Generic[T]):
-    """One value per thread, built on the thread's first `get`.
-
-    The theory's parsed statements are native clingo objects that clingo does not document as
-    safe to share between threads, and `ProgramBuilder.add` reads them with the GIL released; the
-    service's crash under concurrent requests had its faulting thread there, adding the shared
-    statements while other threads built symbols. Each thread parses its own copy (about 20 ms,
-    once per thread) so that no two threads touch one.
-    """
-
-    def __init__(self, build: Callable[[], T]) -> None:
-        self._build = build
-        self._local = threading.local()
-
-    def get(self) -> T:
-        """This thread's value."""
-        value: T | None = getattr(self._local, "value", None)
-        if value is None:
-            value = self._local.value = self._build()
-        return value

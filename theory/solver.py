@@ -31,7 +31,7 @@ from theory.entailment import Entailments
 from theory.flat import FLAT_PREDICATES, argument_value, bare_constant, format_flat, parse_flat, step_symbol
 from theory.operations import SCENE_PREDICATES
 from theory.program import Program, ProgramError
-from theory.relevance import PerThread, Theory
+from theory.relevance import Theory
 from theory.scene_facts import SceneFacts
 from theory.validate import normalise_negate, validate_program
 from theory.watchdog import WATCHDOG
@@ -120,8 +120,8 @@ def theory_statements(*files: str) -> list[ast.AST]:
     return statements
 
 
-_THEORY = PerThread(lambda: Theory(theory_statements("operations.lp", "ranking.lp")))
-_THEORY_WITH_ENTAILMENT = PerThread(lambda: Theory(theory_statements("operations.lp", "ranking.lp", "entailment.lp")))
+_THEORY = Theory(theory_statements("operations.lp", "ranking.lp"))
+_THEORY_WITH_ENTAILMENT = Theory(theory_statements("operations.lp", "ranking.lp", "entailment.lp"))
 _SCENE_SIGNATURES = frozenset(SCENE_PREDICATES.items())
 ENTAILMENT_SIGNATURES = frozenset({("rel_entails", 3), ("attr_entails", 3)})
 
@@ -356,9 +356,11 @@ def solve(
         message_limit=20,
     )
     try:
-        theory = (_THEORY_WITH_ENTAILMENT if entailments else _THEORY).get()
+        theory = _THEORY_WITH_ENTAILMENT if entailments else _THEORY
         ground_question(ctl, program, scene, theory, entailments, narrow=True)
     except RuntimeError as exc:
+        if "bad_alloc" in str(exc):  # the process's memory limit, not a fault of the program
+            return done(SolveStatus.TOO_LARGE, "grounding needs more memory than solving may use")
         return done(SolveStatus.ERROR, f"grounding failed: {'; '.join(messages) or exc}")
     atoms = len(ctl.symbolic_atoms)
     stats.update(ground_atoms=atoms, scene_facts=len(scene), weak_constraints=scene.weak_constraint_count)

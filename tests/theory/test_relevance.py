@@ -43,7 +43,7 @@ PROGRAMS = [
 @pytest.mark.parametrize("program", PROGRAMS)
 def test_program_subset_answers_as_the_whole_theory(monkeypatch, program, scene):
     subset = solve(program, scene, top_k=5)
-    monkeypatch.setattr(solver._THEORY.get(), "relevant", lambda _given: solver._THEORY.get().statements)
+    monkeypatch.setattr(solver._THEORY, "relevant", lambda _given: solver._THEORY.statements)
     whole = solve(program, scene, top_k=5)
     assert subset.status == whole.status
     # Supports may differ where several interpretations are equally cheap; answers and costs may not.
@@ -52,11 +52,11 @@ def test_program_subset_answers_as_the_whole_theory(monkeypatch, program, scene)
 
 def test_subset_keeps_only_what_the_operations_use():
     given = solver._SCENE_SIGNATURES | {("scene", 1), ("select", 3), ("exist", 2), ("end", 1)}
-    kept = [str(s) for s in solver._THEORY.get().relevant(given)]
+    kept = [str(s) for s in solver._THEORY.relevant(given)]
     assert "value(S,yes) :- exist(S,D); state(D,_)." in kept
     assert not any("relate" in s or s.startswith("%") for s in kept)
     assert "#defined select/3." in kept and "#defined relate/5." not in kept
-    assert solver._THEORY.get().relevant(given) is solver._THEORY.get().relevant(set(given))  # cached
+    assert solver._THEORY.relevant(given) is solver._THEORY.relevant(set(given))  # cached
 
 
 def _with_taxonomy(scene: SceneFacts) -> SceneFacts:
@@ -82,9 +82,7 @@ CLASS_PROGRAMS = [
 def test_narrowed_text_scene_answers_as_the_whole_scene(program):
     scene = _with_taxonomy(STREET)
     given = solver.read_scene(scene.to_asp())
-    narrow = solver.narrowed(
-        given, parse_flat(program), solver._THEORY.get().reads(given.signatures | {("end", 1)}), True
-    )
+    narrow = solver.narrowed(given, parse_flat(program), solver._THEORY.reads(given.signatures | {("end", 1)}), True)
     assert "is_attr" not in narrow.text  # no rule reads the vocabulary
     from_text, from_objects = solve(program, scene.to_asp(), top_k=5), solve(program, scene, top_k=5)
     assert from_text.status == from_objects.status
@@ -94,7 +92,7 @@ def test_narrowed_text_scene_answers_as_the_whole_scene(program):
 def test_narrowing_keeps_the_classes_a_step_names_and_plain_text():
     given = solver.read_scene(_with_taxonomy(STREET).to_asp())
     program = parse_flat(PROGRAMS[0])
-    reads = solver._THEORY.get().reads(given.signatures | {("select", 3), ("unique", 2), ("query", 3)})
+    reads = solver._THEORY.reads(given.signatures | {("select", 3), ("unique", 2), ("query", 3)})
     narrow = solver.narrowed(given, program, reads, classes=True)
     assert "has_attr(1,class,man)." in narrow.text and "entity" not in narrow.text and "has_rel" not in narrow.text
     assert plain_scene(narrow.text, SCENE_PREDICATES) is not None
