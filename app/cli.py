@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import typer
@@ -17,6 +18,7 @@ from app.commands.serve import serve_command
 from app.commands.solve import solve_command
 from app.commands.translate import translate_command
 from app.commands.verify import verify_command
+from app.config import ConfigError, load_settings
 
 cli = typer.Typer(
     name="aspvqa",
@@ -43,4 +45,7 @@ def main() -> None:
     # Model loaders draw progress bars and warnings meant for notebooks; a user's own setting wins.
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    # The settings hand the cache folder to every layer, for commands that read no other setting too.
+    with contextlib.suppress(ConfigError):  # a command that reads the settings says what is wrong
+        load_settings()
     cli()

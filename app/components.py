@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 from app.config import Settings
 from app.errors import PipelineError
 from theory import Program, SceneFacts
+from theory.cache import use_cache_dir
 from theory.entailment import Entailments, EntailmentTableError, bundled_entailments, load_entailments
 from theory.errors import ModelNotAvailableError
 from translators.options import TranslationOptions
@@ -146,6 +147,8 @@ class Components:
         scene_graph_encoder: SceneGraphEncoder | None = None,
     ) -> None:
         self.settings = settings
+        # A worker process gets the settings pickled, without their start-up: hand the folder over again.
+        use_cache_dir(settings.cache_dir)
         self._lock = threading.Lock()
         self._bank: Lazy[ExampleBank] = Lazy(self._load_bank)
         self._ontology: Lazy[Ontology] = Lazy(self._load_ontology)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import tomllib
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,9 +18,11 @@ from typing import Any
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from theory.cache import use_cache_dir
 from translators.options import TranslationOptions
 
 CONFIG_FILE_VARIABLE = "ASPVQA_CONFIG"
+DEPRECATED_CACHE_VARIABLE = "ASPVQA_CACHE"  # the older name of ASPVQA_CACHE_DIR, still read
 
 
 class ConfigError(ValueError):
@@ -138,6 +141,27 @@ class Settings(BaseSettings, TranslationOptions):
         description="requests a client (by address) may make per minute, in bursts of up to ten seconds' worth; "
         "0: no limit",
     )
+
+    cache_dir: str | None = Field(
+        None,
+        validate_default=True,
+        description="cache folder (generated banks and indexes, joined model files, the exported embedder, saved "
+        "prompt states, WordNet copies); default $XDG_CACHE_HOME/aspvqa, else ~/.cache/aspvqa",
+    )
+
+    @field_validator("cache_dir", mode="before")
+    @classmethod
+    def _older_cache_variable(cls, value: Any) -> Any:
+        if value is None and os.environ.get(DEPRECATED_CACHE_VARIABLE):
+            warnings.warn(
+                f"{DEPRECATED_CACHE_VARIABLE} is deprecated; set ASPVQA_CACHE_DIR", DeprecationWarning, stacklevel=2
+            )
+            return os.environ[DEPRECATED_CACHE_VARIABLE]
+        return value
+
+    def model_post_init(self, context: Any, /) -> None:
+        # Every layer finds the cache folder through theory.cache: it is handed over here, once.
+        use_cache_dir(self.cache_dir)
 
     @field_validator("image_types", "llm_choices", mode="before")
     @classmethod

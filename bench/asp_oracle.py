@@ -23,8 +23,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from app.config import load_settings  # noqa: E402
 from evaluation.executors import LocalExecutor, default_workers  # noqa: E402
 from evaluation.job import Evaluator, EvaluatorConfig, Run, Task, load_questions, plan  # noqa: E402
+
+load_settings()  # hands ASPVQA_CACHE_DIR to every layer before the first cache path is made
 
 ROOT = Path(__file__).resolve().parents[1]
 GQA_DIR = Path(os.environ.get("ASPVQA_GQA_DIR", ROOT / "../shared/data/gqa"))

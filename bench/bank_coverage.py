@@ -23,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from app.config import load_settings  # noqa: E402
 from evaluation.splits import split_questions  # noqa: E402
 from theory.canonical import canonical  # noqa: E402
 from theory.operations import OPERATIONS  # noqa: E402
@@ -33,6 +34,8 @@ from translators.gqa_program import gqa_to_program  # noqa: E402
 from translators.ontology import bundled_ontology  # noqa: E402
 from translators.retrieval import Retriever  # noqa: E402
 from translators.templating import Templater  # noqa: E402
+
+load_settings()  # hands ASPVQA_CACHE_DIR to every layer before the first cache path is made
 
 
 def shape(program: Program) -> str:

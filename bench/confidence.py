@@ -30,6 +30,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from app.config import load_settings  # noqa: E402
 from theory.cache import cache_dir  # noqa: E402
 from theory.flat import parse_flat  # noqa: E402
 from translators.consistency import majority_vote  # noqa: E402
@@ -43,6 +44,7 @@ from trust.confidence import (  # noqa: E402
 )
 from trust.conformal import auroc, fit_threshold, risk_coverage, threshold_outcome  # noqa: E402
 
+load_settings()  # hands ASPVQA_CACHE_DIR to every layer before the first cache path is made
 LOG = cache_dir() / "bench" / "confidence.jsonl"
 RESULTS = ROOT / "bench" / "results"
 RISKS = (0.05, 0.1, 0.2)

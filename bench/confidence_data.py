@@ -34,6 +34,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from app.config import load_settings  # noqa: E402
 from evaluation.splits import split_questions  # noqa: E402
 from theory.cache import cache_dir  # noqa: E402
 from theory.equivalence import equivalent  # noqa: E402
@@ -47,6 +48,7 @@ from translators.retrieval import Retrieved, Retriever  # noqa: E402
 from translators.template_fill import FILL_RULES_VERSION  # noqa: E402
 from translators.translate import TranslationSettings, Translator  # noqa: E402
 
+load_settings()  # hands ASPVQA_CACHE_DIR to every layer before the first cache path is made
 LOG = cache_dir() / "bench" / "confidence.jsonl"
 SAMPLES = 3
 

@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from app.config import load_settings  # noqa: E402
 from scene.scene_graph import SceneGraphError, scene_graph_facts  # noqa: E402
 from theory.data_text import plain_scene  # noqa: E402
 from theory.operations import SCENE_PREDICATES  # noqa: E402
@@ -39,6 +40,8 @@ from theory.representations import format_program, parse_program  # noqa: E402
 from theory.scene_facts import SceneFacts  # noqa: E402
 from translators.gqa_program import format_gqa, gqa_to_program, parse_gqa  # noqa: E402
 from translators.program_text import read_program  # noqa: E402
+
+load_settings()  # hands ASPVQA_CACHE_DIR to every layer before the first cache path is made
 
 ROOT = Path(__file__).resolve().parents[1]
 GQA_DIR = Path(os.environ.get("ASPVQA_GQA_DIR", ROOT / "../shared/data/gqa"))

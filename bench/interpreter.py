@@ -20,7 +20,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from app.config import load_settings  # noqa: E402
 from evaluation.interpreter import Interpreter, InterpreterFailure  # noqa: E402
+
+load_settings()  # hands ASPVQA_CACHE_DIR to every layer before the first cache path is made
 
 ROOT = Path(__file__).resolve().parents[1]
 GQA_DIR = Path(os.environ.get("ASPVQA_GQA_DIR", ROOT / "../shared/data/gqa"))

@@ -32,6 +32,10 @@ from translators.retrieval import Retriever, words  # noqa: E402
 sys.path.insert(0, str(ROOT / "bench"))
 from _questions import val_questions  # noqa: E402
 
+from app.config import load_settings  # noqa: E402
+
+load_settings()  # hands ASPVQA_CACHE_DIR to every layer before the first cache path is made
+
 
 def synthetic_bank(size: int, seed: int = 0) -> ExampleBank:
     source = default_bank()

@@ -45,6 +45,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from app.config import load_settings  # noqa: E402
 from evaluation.splits import split_questions  # noqa: E402
 from theory.cache import cache_dir  # noqa: E402
 from theory.equivalence import equivalent  # noqa: E402
@@ -64,6 +65,7 @@ from trust.routing import RoutedTranslator  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 # The per-question log holds GQA question texts, so it lives in the user cache, not the repository.
+load_settings()  # hands ASPVQA_CACHE_DIR to every layer before the first cache path is made
 LOG = cache_dir() / "bench" / "translation_accuracy.jsonl"
 GRID = [(s, k, c) for s in ("bert", "jaccard", "random") for k in (1, 5, 10) for c in (False, True)]
 

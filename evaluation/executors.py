@@ -20,12 +20,14 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
 from evaluation.job import Evaluator, Task
 from evaluation.workers import Footprint, apply_threads, plan_workers, this_machine
+from theory.cache import chosen_cache_dir, use_cache_dir
 
 _WORKER: Evaluator | None = None
 
@@ -55,9 +57,10 @@ def exit_with_parent(poll_s: float = 1.0) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def _init_worker(evaluator: Evaluator, threads: int | None) -> None:
+def _init_worker(evaluator: Evaluator, threads: int | None, cache: Path | None) -> None:
     global _WORKER
     exit_with_parent()
+    use_cache_dir(cache)
     if threads is not None:
         apply_threads(threads)
     _WORKER = evaluator
@@ -109,7 +112,7 @@ class LocalExecutor:
                 max_workers=min(self.workers, total) if total else self.workers,
                 mp_context=context,
                 initializer=_init_worker,
-                initargs=(evaluator, self.threads),
+                initargs=(evaluator, self.threads, chosen_cache_dir()),
             ) as pool:
                 yield from _bounded(pool, tasks, 4 * self.workers, bar)
         finally:
@@ -189,7 +192,8 @@ class RayExecutor:
         workers = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)) // self.threads)
         actor_class = ray.remote(num_cpus=self.threads)(_RayWorker)
         shared = ray.put(evaluator)
-        actors = [actor_class.remote(shared, self.threads) for _ in range(min(workers, total or workers))]
+        cache = chosen_cache_dir()
+        actors = [actor_class.remote(shared, self.threads, cache) for _ in range(min(workers, total or workers))]
         bar = progress(total or 0, f"evaluate (ray, {len(actors)} actors)", self.show_progress)
         try:
             pool = ActorPool(actors)
@@ -212,8 +216,9 @@ class RayExecutor:
 
 
 class _RayWorker:
-    def __init__(self, evaluator: Evaluator, threads: int) -> None:
+    def __init__(self, evaluator: Evaluator, threads: int, cache: Path | None) -> None:
         apply_threads(threads)
+        use_cache_dir(cache)
         self.evaluator = evaluator
 
     def evaluate(self, task: Task) -> list[dict[str, Any]]:

@@ -12,7 +12,6 @@ Example:
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,13 +42,13 @@ class LoadedModel:
 
 
 def detector_name(name: str | None = None) -> str:
-    """The detector model to use: `name`, else $ASPVQA_DETECTOR_MODEL, else the OWL-ViT base model."""
-    return name or os.environ.get(DETECTOR_ENV) or DEFAULT_DETECTOR
+    """The detector model to use: `name` (the setting `detector_model`), else the OWL-ViT base model."""
+    return name or DEFAULT_DETECTOR
 
 
 def classifier_name(name: str | None = None) -> str:
-    """The classifier model to use: `name`, else $ASPVQA_CLASSIFIER_MODEL, else the CLIP base model."""
-    return name or os.environ.get(CLASSIFIER_ENV) or DEFAULT_CLASSIFIER
+    """The classifier model to use: `name` (the setting `classifier_model`), else the CLIP base model."""
+    return name or DEFAULT_CLASSIFIER
 
 
 def resolve_model_source(

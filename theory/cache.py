@@ -1,31 +1,37 @@
-"""The project's cache folder, one setting for every layer: ``ASPVQA_CACHE_DIR``.
+"""The project's cache folder, one setting for every layer: ``cache_dir`` (``ASPVQA_CACHE_DIR``).
 
-Unset, it is ``$XDG_CACHE_HOME/aspvqa`` (else ``~/.cache/aspvqa``). ``ASPVQA_CACHE``, an older
-name, is still read when the new one is unset. `replaced_whole` writes the files kept there.
+The settings read it (`app.config.Settings`) and hand it here once per process with
+`use_cache_dir`; unset, it is ``$XDG_CACHE_HOME/aspvqa`` (else ``~/.cache/aspvqa``).
+`replaced_whole` writes the files kept there.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
-import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-CACHE_VARIABLE = "ASPVQA_CACHE_DIR"
-DEPRECATED_CACHE_VARIABLE = "ASPVQA_CACHE"
+_chosen: Path | None = None
+
+
+def use_cache_dir(path: str | Path | None) -> None:
+    """Make `path` this process's cache folder (None: the default); called by the settings."""
+    global _chosen
+    _chosen = Path(path) if path else None
+
+
+def chosen_cache_dir() -> Path | None:
+    """The cache folder set with `use_cache_dir`, to hand to worker processes (None: the default)."""
+    return _chosen
 
 
 def cache_dir() -> Path:
     """The cache folder (generated banks, joined model files, WordNet copies, benchmark logs)."""
-    if os.environ.get(CACHE_VARIABLE):
-        return Path(os.environ[CACHE_VARIABLE])
-    if os.environ.get(DEPRECATED_CACHE_VARIABLE):
-        warnings.warn(
-            f"{DEPRECATED_CACHE_VARIABLE} is deprecated; set {CACHE_VARIABLE}", DeprecationWarning, stacklevel=2
-        )
-        return Path(os.environ[DEPRECATED_CACHE_VARIABLE])
+    if _chosen is not None:
+        return _chosen
+    # The platform's convention for where caches go, not a setting of the project.
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "aspvqa"
 

@@ -9,11 +9,21 @@ import typer
 from tqdm import tqdm
 
 from app.commands.io import fail
+from app.config import ConfigError, load_settings
 from theory.program import ProgramError
 from translators.bank import DEFAULT_BANK_NAME, Example, ExampleBank, iter_question_records, save_bank
 from translators.gqa_program import gqa_to_program, load_attribute_categories
 
 bank_app = typer.Typer(help="Example banks for question translation.", no_args_is_help=True)
+
+
+@bank_app.callback()
+def read_settings() -> None:
+    """Example banks for question translation (kept in the cache folder the settings name)."""
+    try:
+        load_settings()  # hands the cache folder to the layers that build and index banks
+    except ConfigError as exc:
+        fail(str(exc))
 
 
 @bank_app.command("build")

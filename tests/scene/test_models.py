@@ -56,10 +56,14 @@ def test_loaders_read_tiny_models_back(tiny: tuple[Path, Path]) -> None:
 
 
 def test_the_environment_variable_picks_the_model(tiny: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    # Read once, by the settings; the loaders take the setting.
+    from app.config import Settings
+
     monkeypatch.setenv(DETECTOR_ENV, str(tiny[0]))
     monkeypatch.setenv(CLASSIFIER_ENV, str(tiny[1]))
-    assert load_detector().source == str(tiny[0])
-    assert load_classifier().source == str(tiny[1])
+    settings = Settings()
+    assert load_detector(settings.detector_model).source == str(tiny[0])
+    assert load_classifier(settings.classifier_model).source == str(tiny[1])
 
 
 def test_a_directory_without_weights_is_a_clear_error(tiny: tuple[Path, Path], tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from scene import wordnet
 from scene.wordnet import WordNetUnavailable, find_wordnet, lemma_key, lexnames_text, load_wordnet
+from theory.cache import use_cache_dir
 
 DEBIAN = Path("/usr/share/wordnet")
 needs_debian = pytest.mark.skipif(
@@ -56,7 +57,7 @@ def test_debian_folder_with_symlinks_is_copied_with_lexnames(tmp_path, monkeypat
     for file in DEBIAN.iterdir():
         if file.is_file():
             (source / file.name).symlink_to(file)
-    monkeypatch.setenv("ASPVQA_CACHE_DIR", str(tmp_path / "cache"))
+    use_cache_dir(tmp_path / "cache")
     folder = find_wordnet(source)
     assert folder.is_relative_to(tmp_path / "cache")
     assert (folder / "lexnames").read_text() == lexnames_text()
@@ -69,7 +70,7 @@ def test_debian_folder_with_symlinks_is_copied_with_lexnames(tmp_path, monkeypat
 
 @needs_debian
 def test_environment_variable_selects_the_folder(tmp_path, monkeypatch):
-    monkeypatch.setenv("ASPVQA_CACHE_DIR", str(tmp_path / "cache"))
+    use_cache_dir(tmp_path / "cache")
     monkeypatch.setenv(wordnet.ENV_DIR, str(DEBIAN))
     assert find_wordnet().is_relative_to(tmp_path / "cache")
 

@@ -6,19 +6,24 @@ from pathlib import Path
 
 import pytest
 
+from app.config import Settings
 from theory.cache import cache_dir, replaced_whole
 
 
 def test_the_cache_folder_setting_and_its_deprecated_alias(monkeypatch, tmp_path):
+    # Read once, by the settings, which hand the folder to every layer.
     monkeypatch.delenv("ASPVQA_CACHE_DIR", raising=False)
     monkeypatch.setenv("ASPVQA_CACHE", str(tmp_path / "old"))
     with pytest.warns(DeprecationWarning, match="ASPVQA_CACHE_DIR"):
-        assert cache_dir() == tmp_path / "old"
+        Settings()
+    assert cache_dir() == tmp_path / "old"
     monkeypatch.setenv("ASPVQA_CACHE_DIR", str(tmp_path / "new"))
+    Settings()
     assert cache_dir() == tmp_path / "new"
     monkeypatch.delenv("ASPVQA_CACHE_DIR")
     monkeypatch.delenv("ASPVQA_CACHE")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    Settings()
     assert cache_dir() == Path(tmp_path / "xdg" / "aspvqa")
 
 

@@ -5,6 +5,7 @@ import os
 import httpx
 import pytest
 
+from theory.cache import use_cache_dir
 from translators.backends.base import BackendError, GenerationRequest, RetryableBackendError
 from translators.backends.openai_compat import OpenAICompatBackend
 from translators.backends.registry import get_backend
@@ -253,7 +254,7 @@ def test_the_warmed_prompt_state_is_kept_and_read_back_on_the_next_start(monkeyp
     from translators.backends.local import LlamaCppBackend
     from translators.prompts import Prompt
 
-    monkeypatch.setenv("ASPVQA_CACHE_DIR", str(tmp_path))
+    use_cache_dir(tmp_path)
     fixed = "You write one short answer. " * 20
 
     def request(question: str, max_tokens: int = 8) -> GenerationRequest:

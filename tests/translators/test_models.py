@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from theory.cache import use_cache_dir
 from translators.backends.file_digest import sha256_of
 from translators.backends.models import (
     LOCAL_MODELS,
@@ -40,7 +41,7 @@ def split_model(tmp_path, monkeypatch) -> LocalModel:
         (package / "__init__.py").write_text("")
         (package / "data" / f"part{index}.bin").write_bytes(data)
     monkeypatch.syspath_prepend(str(site))
-    monkeypatch.setenv("ASPVQA_CACHE_DIR", str(tmp_path / "cache"))
+    use_cache_dir(tmp_path / "cache")
     parts = tuple(
         ModelPart(f"fake-model-part{i}", "1.0", f"fake_model_part{i}/data/part{i}.bin", _sha(data))
         for i, data in enumerate(PARTS, 1)

@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 
+from theory.cache import chosen_cache_dir, use_cache_dir
 from theory.errors import ModelNotAvailableError
 from translators import onnx_embedder
 from translators.embeddings import RUNTIME_VARIABLE, SentenceEmbedder, default_model_path, load_embedder
@@ -32,10 +33,13 @@ QUESTIONS = [
 def cached(tmp_path_factory):
     """One export into a private cache folder, shared by the tests below."""
     folder = tmp_path_factory.mktemp("cache")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("ASPVQA_CACHE_DIR", str(folder))
+    saved = chosen_cache_dir()
+    use_cache_dir(folder)
+    try:
         embedder = OnnxSentenceEmbedder(default_model_path(), "all-MiniLM-L6-v2")
         embedder.encode(["warm"])
+    finally:
+        use_cache_dir(saved)
     return folder, embedder
 
 
@@ -54,7 +58,7 @@ def test_the_export_is_kept_and_reused(cached, monkeypatch):
     folder, _ = cached
     graphs = list((folder / "models").glob("all-MiniLM-L6-v2-*.onnx"))
     assert len(graphs) == 1
-    monkeypatch.setenv("ASPVQA_CACHE_DIR", str(folder))
+    use_cache_dir(folder)
 
     def refuse(*_args):
         raise AssertionError("exported again")
