@@ -10,6 +10,12 @@ With an `Ontology` (schema-aware decoding), categories come from its closed set 
 structural ones and ``other``), relations from its relation list, and a category is followed only
 by values of that category (``other``, ``name`` and ``class`` take any word); classes stay open.
 
+With a question's `QuestionWords` (`translators.grounded_words`), classes, values and relations
+are further limited to the words the question supports, and an operation whose relation the
+question cannot support is left out; with its `Frame` (`translators.question_frame`), the
+outermost call must answer as the question asks (yes/no, a choice, a name). Such a grammar is
+built per question (a few milliseconds).
+
 Example:
     >>> "select" in program_grammar("nested")
     True
@@ -21,7 +27,9 @@ import json
 from collections.abc import Iterable
 
 from theory.operations import ARGUMENT_CHOICES, OPERATIONS, POSITION_VALUES, Kind
+from translators.grounded_words import QuestionWords
 from translators.ontology import OTHER_CATEGORY, Ontology
+from translators.question_frame import Frame
 from translators.vocabulary import Vocabulary
 
 _WORD = "[a-z] [a-z0-9_]{0,40}"
@@ -45,14 +53,18 @@ def _alternatives(words: Iterable[str]) -> str:
     return " | ".join(_literal(w) for w in unique) if unique else _WORD
 
 
-def _schema_rules(ontology: Ontology) -> list[str]:
+def _schema_rules(ontology: Ontology, words: QuestionWords | None = None) -> list[str]:
     """Closed categories and relations; category-value pairs whose value fits the category."""
     open_categories = ("name", "class", OTHER_CATEGORY)
     typed = {c: v for c, v in ontology.categories.items() if v and c not in open_categories}
     typed |= {c: list(v) for c, v in POSITION_VALUES.items()}
+    relations: list[str] = list(ontology.relations)
+    if words is not None:
+        typed = {c: kept for c, v in typed.items() if (kept := [x for x in v if words.supports(x)])}
+        relations = words.relations(relations)
     rules = [
         f"cat ::= {_alternatives([*ontology.query_categories, OTHER_CATEGORY])}",
-        f"rel ::= {_alternatives(ontology.relations)}",
+        *([f"rel ::= {_alternatives(relations)}"] if relations else []),
         "cls ::= word",
         "val ::= word",
     ]
@@ -68,14 +80,19 @@ def _schema_rules(ontology: Ontology) -> list[str]:
     return rules
 
 
-def _argument_rules(vocabulary: Vocabulary | None, ontology: Ontology | None = None) -> list[str]:
-    rules = [f"word ::= {_WORD}"]
+def _argument_rules(
+    vocabulary: Vocabulary | None, ontology: Ontology | None = None, words: QuestionWords | None = None
+) -> list[str]:
+    names = words.names() if words is not None else []
+    # A question's own words replace the open word (they hold at least its frame's words).
+    rules = [f"word ::= {_alternatives(names)}" if names else f"word ::= {_WORD}", f"anyword ::= {_WORD}"]
     for name, choices in ARGUMENT_CHOICES.items():
         rules.append(f"{_ARG_RULES[name]} ::= {_alternatives(choices)}")
     if ontology is not None:
-        rules += _schema_rules(ontology)
+        rules += _schema_rules(ontology, words)
     elif vocabulary is None:
-        rules += ["cls ::= word", "cat ::= word", "val ::= word", "rel ::= word"]
+        # Without a relation list the question's words cannot name relations: they are checked after parsing.
+        rules += ["cls ::= word", "cat ::= anyword", "val ::= word", "rel ::= anyword"]
     else:
         rules += [
             f"cls ::= {_alternatives(vocabulary.classes)}",
@@ -95,12 +112,25 @@ def _argument_parts(arguments: tuple[str, ...], schema: bool) -> list[str]:
     return [_ARG_RULES[a] for a in arguments]
 
 
-def flat_grammar(vocabulary: Vocabulary | None = None, ontology: Ontology | None = None) -> str:
-    """Flat ASP: ``scene(0).`` then steps ``op(ID, DEPS..., ARGS...).``, then ``end(ID).``."""
+def _usable(arguments: tuple[str, ...], rules: list[str]) -> bool:
+    """Whether every argument of an operation has a rule (a question may support no relation)."""
+    defined = {rule.split(" ::= ", 1)[0] for rule in rules}
+    return all(_ARG_RULES[a] in defined for a in arguments)
+
+
+def flat_grammar(
+    vocabulary: Vocabulary | None = None,
+    ontology: Ontology | None = None,
+    words: QuestionWords | None = None,
+    frame: Frame | None = None,
+) -> str:
+    """Flat ASP: ``scene(0).`` then steps ``op(ID, DEPS..., ARGS...).``, then ``end(ID).`` (the answer
+    step is named by id, so a frame is checked after parsing, not here)."""
+    arguments = _argument_rules(vocabulary, ontology, words)
     step_names = []
     rules = []
     for name, spec in OPERATIONS.items():
-        if name == "scene":
+        if name == "scene" or not _usable(spec.arguments, arguments):
             continue
         parts = [_literal(f"{name}("), "id"]
         for _ in spec.inputs:
@@ -117,14 +147,16 @@ def flat_grammar(vocabulary: Vocabulary | None = None, ontology: Ontology | None
         f"step ::= {' | '.join(step_names)}",
         "id ::= [0-9] | [1-9] [0-9]",
     ]
-    return "\n".join(head + rules + _argument_rules(vocabulary, ontology)) + "\n"
+    return "\n".join(head + rules + arguments) + "\n"
 
 
-def _expression_rules(with_variables: bool, schema: bool = False) -> list[str]:
+def _expression_rules(with_variables: bool, schema: bool, arguments: list[str]) -> list[str]:
     by_kind: dict[Kind, list[str]] = {kind: [] for kind in Kind}
     for name, spec in OPERATIONS.items():
         if name == "scene":
             by_kind[Kind.STATE].append('"scene()"')
+            continue
+        if not _usable(spec.arguments, arguments):
             continue
         parts = []
         for kind in spec.inputs:
@@ -137,25 +169,54 @@ def _expression_rules(with_variables: bool, schema: bool = False) -> list[str]:
     return [f"{_KIND_RULES[kind]} ::= {' | '.join(options)}" for kind, options in by_kind.items()]
 
 
-def nested_grammar(vocabulary: Vocabulary | None = None, ontology: Ontology | None = None) -> str:
-    """One typed nested expression whose outermost call gives a value or yes/no."""
-    rules = ["root ::= valexpr | boolexpr", *_expression_rules(False, ontology is not None)]
-    return "\n".join(rules + _argument_rules(vocabulary, ontology)) + "\n"
+def _answer_rule(frame: Frame | None) -> str:
+    """The outermost call a frame allows: yes/no, a value, or (a choice) a value or an `or`."""
+    if frame is Frame.YES_NO:
+        return "boolexpr"
+    if frame is Frame.OPEN:
+        return "valexpr"
+    if frame is Frame.CHOICE:
+        return 'valexpr | "or(" boolexpr ", " boolexpr ")"'
+    return "valexpr | boolexpr"
 
 
-def code_grammar(vocabulary: Vocabulary | None = None, ontology: Ontology | None = None) -> str:
-    """Assignments ``varN = <objects expression>`` then the answer expression."""
+def nested_grammar(
+    vocabulary: Vocabulary | None = None,
+    ontology: Ontology | None = None,
+    words: QuestionWords | None = None,
+    frame: Frame | None = None,
+) -> str:
+    """One typed nested expression whose outermost call gives a value or yes/no (as the frame asks)."""
+    arguments = _argument_rules(vocabulary, ontology, words)
+    rules = [f"root ::= {_answer_rule(frame)}", *_expression_rules(False, ontology is not None, arguments)]
+    return "\n".join(rules + arguments) + "\n"
+
+
+def code_grammar(
+    vocabulary: Vocabulary | None = None,
+    ontology: Ontology | None = None,
+    words: QuestionWords | None = None,
+    frame: Frame | None = None,
+) -> str:
+    """Assignments ``varN = <objects expression>`` then the answer expression (as the frame asks)."""
+    arguments = _argument_rules(vocabulary, ontology, words)
     rules = [
-        'root ::= (assign "\\n"){0,8} (valexpr | boolexpr)',
+        f'root ::= (assign "\\n"){{0,8}} ({_answer_rule(frame)})',
         'assign ::= var " = " state',
         'var ::= "var" [1-9]',
-        *_expression_rules(True, ontology is not None),
+        *_expression_rules(True, ontology is not None, arguments),
     ]
-    return "\n".join(rules + _argument_rules(vocabulary, ontology)) + "\n"
+    return "\n".join(rules + arguments) + "\n"
 
 
-def gqa_grammar(vocabulary: Vocabulary | None = None, ontology: Ontology | None = None) -> str:
-    """Lines ``operation [deps]: argument`` (the compact GQA form of `translators.prompts`)."""
+def gqa_grammar(
+    vocabulary: Vocabulary | None = None,
+    ontology: Ontology | None = None,
+    words: QuestionWords | None = None,
+    frame: Frame | None = None,
+) -> str:
+    """Lines ``operation [deps]: argument`` (the compact GQA form of `translators.prompts`); its
+    arguments are free text, so words and frame are checked after parsing."""
     rules = [
         'root ::= line ("\\n" line){0,12}',
         'line ::= op (" [" deps "]")? ": " arg',
@@ -169,10 +230,17 @@ def gqa_grammar(vocabulary: Vocabulary | None = None, ontology: Ontology | None 
 _GRAMMARS = {"flat": flat_grammar, "nested": nested_grammar, "code": code_grammar, "gqa": gqa_grammar}
 
 
-def program_grammar(representation: str, vocabulary: Vocabulary | None = None, ontology: Ontology | None = None) -> str:
+def program_grammar(
+    representation: str,
+    vocabulary: Vocabulary | None = None,
+    ontology: Ontology | None = None,
+    words: QuestionWords | None = None,
+    frame: Frame | None = None,
+) -> str:
     """The GBNF grammar of programs in `representation`, optionally limited to a vocabulary or an
-    ontology's schema (the ontology wins where both are given)."""
+    ontology's schema (the ontology wins where both are given), to one question's words and to its frame."""
     try:
-        return _GRAMMARS[representation](vocabulary, ontology)
+        build = _GRAMMARS[representation]
     except KeyError:
         raise ValueError(f"no grammar for representation {representation!r}") from None
+    return build(vocabulary, ontology, words, frame)

@@ -18,6 +18,7 @@ has the program of "What kind of animal is this?", not of "What kind of chair is
 A few wordings that never change a program are read as one (`_SAME_WORD`, `_plain_words`):
 "which" as "what", "type" as "kind", a demonstrative before a class as an article ("that table"),
 "this" or "that" ending a question as "it", and "do you think" before "is"/"are" as nothing.
+Phrases about the image itself are read as the whole scene first (`translators.question_text`).
 
 Example:
     >>> from translators.bank import legacy_bank
@@ -43,6 +44,7 @@ from theory.program import Program, ProgramError, Step
 from translators import templating
 from translators.bank import Example, ExampleBank
 from translators.ontology import Ontology
+from translators.question_text import read_as_scene
 from translators.templating import role_spans, template_tokens
 
 # Words that never change a GQA program; dropping them lets "a chair" match "the chair".
@@ -55,7 +57,7 @@ MAX_VOTERS = 25
 _SAME_WORD = {"which": "what", "type": "kind"}
 _DEMONSTRATIVES = frozenset({"this", "that"})
 # Changes whenever the rules above change what is filled, so stored translations are not reused.
-FILL_RULES_VERSION = 2
+FILL_RULES_VERSION = 3
 
 
 Slots = tuple[tuple[str, str | None], ...]  # (role, the words it stands for; None for a plain word)
@@ -89,7 +91,8 @@ class TemplateFiller:
 
     def slots(self, question: str) -> Slots:
         """The question's roles in order, each with the words it stands for."""
-        tokens = [t for t in template_tokens(question.replace("'s ", " is ")) if t not in _ARTICLES]
+        text = read_as_scene(question).replace("'s ", " is ")
+        tokens = [t for t in template_tokens(text) if t not in _ARTICLES]
         out: list[tuple[str, str | None]] = []
         for role, words in role_spans(tokens, self.ontology):
             if words is None and role in self._groups:

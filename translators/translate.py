@@ -1,8 +1,12 @@
 """The Translator: question -> program.
 
-retrieve examples -> build the prompt -> generate (grammar-constrained where the backend can) ->
-clean -> parse -> validate -> on failure feed the error back, up to `max_repairs` times -> a clear
-failure. Optionally several samples with a majority vote, vocabulary grounding, and a cache.
+read the image phrases as the scene (`question_text`) -> fill from the bank's examples of the
+question's form -> else retrieve examples -> build the prompt -> generate (constrained by a grammar
+of the question's own words and frame where the backend can) -> clean -> parse -> validate ->
+check that every class, value and relation is the question's (`grounded_words`) and that the
+program answers as the question asks (`question_frame`) -> on failure feed the error back, up to
+`max_repairs` times -> a clear failure that names the invented word. Optionally several samples
+with a majority vote, vocabulary grounding, and a cache.
 
 Example (with recorded output):
     >>> from translators.backends.replay import ReplayBackend
@@ -19,7 +23,7 @@ import contextlib
 import threading
 import time
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -35,15 +39,21 @@ from translators.cache import TranslationCache, cache_key
 from translators.consistency import majority_vote
 from translators.embeddings import Embedder
 from translators.grammar import program_grammar
+from translators.grounded_words import QuestionWords, invented, question_words
 from translators.ontology import Ontology, bundled_ontology
 from translators.options import TranslationOptions
 from translators.prompts import DEFAULT_PROMPT, PROMPTS, build_prompt, covering_examples
+from translators.question_frame import Frame, frame_of, misfit
+from translators.question_text import read_as_scene
 from translators.repair import MAX_REPAIRS, interpret_output
 from translators.retrieval import Retriever, Sampling
 from translators.schema import repair_program
 from translators.template_fill import FILL_RULES_VERSION, FilledProgram, filler_for
 from translators.templating import Templater
 from translators.vocabulary import Grounder
+
+# Changes whenever what a question's words allow changes, so stored translations are not reused.
+GROUNDING_VERSION = 1
 
 
 class TranslationSettings(TranslationOptions):
@@ -258,9 +268,12 @@ class Translator:
         # `fixed` gives them from elsewhere (a routed translator's pool is part of a bank).
         own = [e for e in bank if e.source == "project"] if fixed is None else list(fixed)
         self.fixed = covering_examples(own) if PROMPTS[settings.prompt_version].fixed_examples else []
-        use_grammar = settings.constrained and backend.supports_grammar
-        vocabulary = grounder.vocabulary if grounder is not None else None
-        self.grammar = program_grammar(settings.representation, vocabulary, self.ontology) if use_grammar else None
+        self._use_grammar = settings.constrained and backend.supports_grammar
+        self._vocabulary = grounder.vocabulary if grounder is not None else None
+        # The grammar of any question (warm-up); each question gets one of its own words (`_grammar_for`).
+        self.grammar = (
+            program_grammar(settings.representation, self._vocabulary, self.ontology) if self._use_grammar else None
+        )
         # Everything in the cache key but the question and the excluded ids, fixed per translator.
         self._key_base = settings.model_dump(mode="json") | {
             "bank": self.bank.fingerprint(),
@@ -271,6 +284,7 @@ class Translator:
         }
         if settings.template_fill:
             self._key_base["fill_rules"] = FILL_RULES_VERSION
+        self._key_base["grounded"] = GROUNDING_VERSION
         self._warmed = False
         self._warm_lock = threading.Lock()
 
@@ -318,11 +332,13 @@ class Translator:
             return result
         s = self.settings
         start = time.perf_counter()
-        filled = self.filler.fill(question, exclude) if self.filler is not None else None
-        if filled is not None:
+        asked = read_as_scene(question)
+        words, frame = question_words(asked), frame_of(asked)
+        filled = self.filler.fill(asked, exclude) if self.filler is not None else None
+        if filled is not None and _problems(filled.program, words, frame) is None:
             return self._finish(self._filled(question, question_id, filled, time.perf_counter() - start), start, key)
         retrieved = self.retriever.retrieve(
-            question,
+            asked,
             s.examples,
             s.sampling,
             cover_operators=s.cover_operators,
@@ -343,10 +359,10 @@ class Translator:
                 shown[sample % len(shown) :] + shown[: sample % len(shown)] if shown and s.temperature == 0 else shown
             )
             prompt = build_prompt(
-                question, order, s.representation, s.prompt_version, self.fixed, self.ontology, exclude_ids=exclude
+                asked, order, s.representation, s.prompt_version, self.fixed, self.ontology, exclude_ids=exclude
             )
             try:
-                program, error = self._attempts(question, prompt, sample, attempts)
+                program, error = self._attempts(asked, prompt, sample, attempts, words, frame)
             except RetryableBackendError as exc:
                 # A vote over fewer candidates would not be this setting's answer: stop here.
                 retryable, error = True, str(exc)
@@ -355,8 +371,10 @@ class Translator:
                 break
             made = []
             if program is not None and self.ontology is not None:
-                program, repairs = repair_program(program, self.ontology)
-                made = [f.__dict__ for f in repairs]
+                repaired, repairs = repair_program(program, self.ontology)
+                # A repair that would name a word the question lacks is not made.
+                if _problems(repaired, words, frame) is None:
+                    program, made = repaired, [f.__dict__ for f in repairs]
             programs.append(program)
             fixes.append(made)
         generation_s = time.perf_counter() - start - retrieval_s
@@ -426,8 +444,23 @@ class Translator:
             self.cache.put(key, result.to_json())
         return result
 
-    def _attempts(self, question: str, prompt, sample: int, attempts: list[Attempt]) -> tuple[Program | None, str]:  # noqa: ANN001
+    def _grammar_for(self, words: QuestionWords, frame: Frame) -> str | None:
+        """The grammar of programs in the question's own words that answer as it asks."""
+        if not self._use_grammar:
+            return None
+        return program_grammar(self.settings.representation, self._vocabulary, self.ontology, words, frame)
+
+    def _attempts(
+        self,
+        question: str,
+        prompt,  # noqa: ANN001
+        sample: int,
+        attempts: list[Attempt],
+        words: QuestionWords,
+        frame: Frame,
+    ) -> tuple[Program | None, str]:
         s = self.settings
+        grammar = self._grammar_for(words, frame)
         if not self._warmed and hasattr(self.backend, "warm"):
             # Without a warm-up (one question from the command line, an evaluation worker) the saved
             # state of the fixed part still spares evaluating it: 0.1 s instead of ~20 s. A model that
@@ -443,7 +476,7 @@ class Translator:
                 max_tokens=s.max_tokens,
                 temperature=s.temperature,
                 seed=s.seed,
-                grammar=self.grammar,
+                grammar=grammar,
                 attempt=attempt,
                 sample=sample,
                 repair=tuple(repairs),
@@ -457,6 +490,9 @@ class Translator:
                 attempts.append(Attempt("", error, 0.0))
                 return None, error
             outcome = interpret_output(generation.text, s.representation)
+            if outcome.program is not None and (problem := _problems(outcome.program, words, frame)) is not None:
+                # Never answer with a word the question does not say: fed back like a parse error.
+                outcome = replace(outcome, program=None, error=problem)
             attempts.append(
                 Attempt(
                     generation.text,
@@ -475,3 +511,11 @@ class Translator:
             error = f"no valid program after {attempt + 1} attempt(s): {outcome.error}"
             repairs.append((outcome.cleaned or generation.text, outcome.error or "invalid program"))
         return None, error
+
+
+def _problems(program: Program, words: QuestionWords, frame: Frame) -> str | None:
+    """Why a program cannot be the question's (an invented word, or the wrong kind of answer), or None."""
+    made_up = invented(program, words)
+    if made_up:
+        return "; ".join(str(m) for m in made_up)
+    return misfit(program, frame)

@@ -197,7 +197,7 @@ def test_without_a_warm_up_the_first_model_call_warms_the_fixed_part_once(bank):
     backend = Warming([GOOD, GOOD])
     translator = Translator(_settings(template_fill=False), bank, backend)
     assert translator.translate("Is there a red cup?").flat == FLAT
-    assert translator.translate("Is there a red plate?").program is not None
+    assert translator.translate("Is there a red cup on the table?").program is not None
     assert len(backend.warmed) == 1 and backend.warmed[0].max_tokens == 1 and len(backend.requests) == 2
     translator.warm_up()  # already warm: nothing more
     assert len(backend.warmed) == 1

@@ -1,0 +1,214 @@
+"""The words a question supports as program arguments, and the arguments a program invents.
+
+A program may name a class, an attribute value or a relation only when the question says it:
+its words and their inflections ("wears" supports `wearing`, "cups" supports `cup`), runs of up
+to four words joined as one name (`train_car`, `to_the_left_of`), and the small declared table
+`FRAME_WORDS` of words a question's frame implies ("who" asks about a `person`, the whole image
+is GQA's `scene`). Categories (`color`, `hposition`) are the operations' own words and always
+allowed. Decoding is limited to these words (`translators.grammar`), and filled or remote
+programs that name anything else are refused (`invented`).
+
+Inflections are matched by their Porter stem (NLTK), so no word list is needed.
+
+Example:
+    >>> words = question_words("Is the man wearing a red shirt?")
+    >>> sorted(words.relations(["wearing", "holding", "on"]))
+    ['wearing']
+    >>> words.supports("shirts"), words.supports("blue")
+    (True, False)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from nltk.stem import PorterStemmer
+
+from theory.operations import OPERATIONS
+from theory.program import Program
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+_MAX_WORDS = 4
+# Words a question's frame implies without saying them (GQA's programs write them so).
+FRAME_WORDS: dict[str, tuple[str, ...]] = {
+    "who": ("person", "people"),
+    "whom": ("person", "people"),
+    "whose": ("person", "people"),
+    "where": ("place", "scene"),
+    "place": ("scene",),
+    "weather": ("scene",),
+    "room": ("scene",),
+    "location": ("scene",),
+    "this": ("scene",),
+    "taken": ("scene",),
+    "showing": ("scene",),
+    "his": ("he",),
+    "him": ("he",),
+    "her": ("she",),
+    "hers": ("she",),
+    "their": ("they",),
+    "them": ("they",),
+}
+# Relations a frame implies: "where" asks what an object is on or in; a possessive is GQA's `of`.
+FRAME_RELATIONS: dict[str, tuple[str, ...]] = {
+    "where": ("on", "in", "at", "inside"),
+    "his": ("of",),
+    "her": ("of",),
+    "its": ("of",),
+    "their": ("of",),
+    "s": ("of",),  # "the girl's hair"
+}
+# Other spellings of one name, and plurals no suffix rule reaches (the question's word -> the name).
+SYNONYMS: dict[str, tuple[str, ...]] = {
+    "trousers": ("pants",),
+    "fridge": ("refrigerator",),
+    "motorbike": ("motorcycle",),
+    "motorbikes": ("motorcycles", "motorcycle"),
+    "garbage_can": ("trash_can",),
+    "trashcan": ("trash_can",),
+    "tshirt": ("t_shirt",),
+    "wet_suit": ("wetsuit",),
+    "center": ("middle",),
+    "centre": ("middle",),
+    "wooden": ("wood",),
+    "palms": ("palm_trees", "palm_tree"),
+    "men": ("man",),
+    "women": ("woman",),
+    "children": ("child",),
+    "people": ("person",),
+    "feet": ("foot",),
+    "teeth": ("tooth",),
+    "mice": ("mouse",),
+    "geese": ("goose",),
+    "leaves": ("leaf",),
+    "knives": ("knife",),
+    "shelves": ("shelf",),
+}
+# Words that are never a class or a value on their own (a relation may still contain them).
+_FUNCTION_WORDS = frozenset(
+    """a an the is are was were be been do does did can could will would should has have had
+    what which who whom whose where when why how there that this these those it its of to in on
+    at by for with and or but not no any some either both neither there's there?""".split()
+)
+# Relation words a question need not repeat: "to the left of" is said "to the left of" or "left of".
+_RELATION_GLUE = frozenset({"the", "a", "an", "to", "of"})
+_ROLES = ("class", "value", "relation")
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> PorterStemmer:
+    return PorterStemmer()
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The Porter stem of one lower-case word ("wearing" and "wears" -> "wear")."""
+    return _stemmer().stem(word)
+
+
+def _key(name: str) -> tuple[str, ...]:
+    """A name's words by stem (`train_cars` -> ("train", "car"))."""
+    return tuple(stem(part) for part in name.split("_") if part)
+
+
+@dataclass(frozen=True)
+class QuestionWords:
+    """What one question supports: its word runs by stem, its words by stem, and the implied words."""
+
+    runs: frozenset[tuple[str, ...]]  # every run of 1-4 content-bearing words, by stem
+    stems: frozenset[str]  # every word of the question, by stem
+    implied: frozenset[str]  # FRAME_WORDS and SYNONYMS of the question's words, as constants
+    implied_relations: frozenset[str]  # FRAME_RELATIONS of the question's words
+    surface: tuple[str, ...]  # the question's words as written (lower case), in order
+
+    def supports(self, word: str) -> bool:
+        """Whether a class or value name is said by the question (or implied by its frame)."""
+        return word in self.implied or _key(word) in self.runs
+
+    def supports_relation(self, relation: str) -> bool:
+        """Whether every word of a relation, glue words aside, is in the question."""
+        if relation in self.implied_relations:
+            return True
+        words = [w for w in relation.split("_") if w]
+        content = [w for w in words if w not in _RELATION_GLUE] or words
+        return all(stem(w) in self.stems for w in content)
+
+    def relations(self, relations: Iterable[str]) -> list[str]:
+        """The given relations the question supports."""
+        return [r for r in relations if self.supports_relation(r)]
+
+    def names(self) -> list[str]:
+        """Every class or value name the question supports as it writes it, plural and singular,
+        runs joined with "_" (the words a grammar offers)."""
+        out: dict[str, None] = dict.fromkeys(self.implied)
+        words = self.surface
+        for start in range(len(words)):
+            for width in range(1, _MAX_WORDS + 1):
+                run = words[start : start + width]
+                if len(run) < width or _FUNCTION_WORDS & set(run):
+                    continue
+                for last in _inflections(run[-1]):
+                    out.setdefault("_".join((*run[:-1], last)), None)
+        return list(out)
+
+
+def _inflections(word: str) -> tuple[str, ...]:
+    """The word, and its singular or plural by the regular rules (the grammar needs strings)."""
+    forms = [word]
+    if word.endswith("ies") and len(word) > 4:
+        forms.append(word[:-3] + "y")
+    elif word.endswith(("ses", "xes", "ches", "shes")):
+        forms.append(word[:-2])
+    elif word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        forms.append(word[:-1])
+    else:
+        forms.append(word + ("es" if word.endswith(("s", "x", "ch", "sh")) else "s"))
+    return tuple(forms)
+
+
+@lru_cache(maxsize=4096)
+def question_words(question: str) -> QuestionWords:
+    """The words `question` supports as arguments (see the module docstring)."""
+    surface = tuple(_TOKEN.findall(question.lower()))
+    stems = tuple(stem(w) for w in surface)
+    runs = {
+        stems[start : start + width]
+        for start in range(len(stems))
+        for width in range(1, _MAX_WORDS + 1)
+        if start + width <= len(stems)
+    }
+    implied = {word for w in surface for word in FRAME_WORDS.get(w, ())}
+    for start in range(len(surface)):
+        for width in range(1, 3):
+            implied.update(SYNONYMS.get("_".join(surface[start : start + width]), ()))
+    relations = {relation for w in surface for relation in FRAME_RELATIONS.get(w, ())}
+    return QuestionWords(frozenset(runs), frozenset(stems), frozenset(implied), frozenset(relations), surface)
+
+
+@dataclass(frozen=True)
+class Invented:
+    """An argument of a program that its question does not support."""
+
+    step: int
+    role: str  # class, value or relation
+    word: str
+
+    def __str__(self) -> str:
+        return f"{self.role} {self.word!r} (step {self.step}) is not in the question"
+
+
+def invented(program: Program, words: QuestionWords) -> list[Invented]:
+    """The class, value and relation arguments of `program` that the question does not support."""
+    found = []
+    for step in program:
+        spec = OPERATIONS[step.operation]
+        for role, argument in zip(spec.arguments, step.arguments):
+            if role not in _ROLES:
+                continue
+            ok = words.supports_relation(argument) if role == "relation" else words.supports(argument)
+            if not ok:
+                found.append(Invented(step.id, role, argument))
+    return found

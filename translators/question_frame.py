@@ -1,0 +1,70 @@
+"""A question's frame, and whether a program's final operation fits it.
+
+The frame is read from the wording alone: a question that opens with a verb ("Is", "Are",
+"Does", "Can") asks yes or no, unless it offers a choice ("... A or B?", answered by a `choose`
+or an `or`); a question with a wh-word ("what", "which", "who", "where", "how") asks for a name
+or value. A yes/no question never gets a program that answers a name, and a wh-question never
+gets a yes/no program. On GQA's tuning part every question's program fits its frame.
+
+Example:
+    >>> frame_of("Is the chair brown or white?"), frame_of("Are the doors open?")
+    (<Frame.CHOICE: 'choice'>, <Frame.YES_NO: 'yes/no'>)
+    >>> frame_of("The pillow is where?")
+    <Frame.OPEN: 'open'>
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+
+from theory.operations import OPERATIONS, Kind
+from theory.program import Program
+
+_TOKEN = re.compile(r"[a-z]+")
+_VERBS = frozenset("is are was were does do did can could has have had will would should may might must".split())
+_WH = frozenset("what which who whom whose where how when".split())
+# The final operations a choice may end in besides those that answer a value ("Is there a cat or a dog?").
+_CHOICE_BOOL = frozenset({"or"})
+
+
+class Frame(str, Enum):
+    """What kind of answer the wording asks for."""
+
+    YES_NO = "yes/no"
+    CHOICE = "choice"  # "Is it A or B?": one of two words, or whether either is there
+    OPEN = "open"  # a wh-question: a name or value
+    UNKNOWN = "unknown"  # no verb first and no wh-word: any program
+
+
+def frame_of(question: str) -> Frame:
+    """The frame of `question` (see the module docstring)."""
+    words = _TOKEN.findall(question.lower())
+    if not words:
+        return Frame.UNKNOWN
+    if words[0] in _VERBS:
+        return Frame.CHOICE if "or" in words else Frame.YES_NO
+    if _WH & set(words):
+        return Frame.OPEN
+    return Frame.UNKNOWN
+
+
+def final_kinds(frame: Frame) -> frozenset[Kind]:
+    """What the final operation of a program in this frame may produce."""
+    if frame is Frame.YES_NO:
+        return frozenset({Kind.BOOL})
+    if frame is Frame.OPEN:
+        return frozenset({Kind.VALUE})
+    return frozenset({Kind.BOOL, Kind.VALUE})
+
+
+def misfit(program: Program, frame: Frame) -> str | None:
+    """Why `program` does not fit `frame`, or None when it does."""
+    operation = program.step(program.answer).operation
+    kind = OPERATIONS[operation].output
+    if kind not in final_kinds(frame):
+        wanted = "yes or no" if frame is Frame.YES_NO else "a name or value"
+        return f"the question asks for {wanted}, but the program ends in {operation}"
+    if frame is Frame.CHOICE and kind is Kind.BOOL and operation not in _CHOICE_BOOL:
+        return f"the question offers a choice, but the program ends in {operation}"
+    return None

@@ -1,0 +1,68 @@
+"""A question's wording before translation: phrases about the image itself read as the whole scene.
+
+"Is there a cat in the picture?" asks what "Is there a cat?" asks; GQA's programs never select a
+`picture`. The image is named by the frame phrases below; they are taken out (or, where that
+would leave a dangling verb, replaced by "this") so that neither template fill nor the model
+reads the image as an object. "Do you see"/"can you see" ask whether something is there.
+
+Example:
+    >>> read_as_scene("Who in the picture is standing?")
+    'Who is standing?'
+    >>> read_as_scene("What color is the chair on the right side of the photo?")
+    'What color is the chair on the right?'
+    >>> read_as_scene("What animal is in this image?")
+    'What animal is this?'
+    >>> read_as_scene("Do you see any cats?")
+    'Are there any cats?'
+"""
+
+from __future__ import annotations
+
+import re
+
+_IMAGE = r"(?:picture|photo|photograph|image|pic|scene|shot)"
+_THE = r"(?:the|this|that)"
+_PHRASES = (
+    # "on the right side of the picture" -> "on the right"; "which side of the photo" -> "which side"
+    (
+        re.compile(
+            rf"\b(left|right|top|bottom|middle|center)(?:\s+(?:side|part|half|corner))?\s+of\s+{_THE}\s+{_IMAGE}\b",
+            re.I,
+        ),
+        r"\1",
+    ),
+    (re.compile(rf"\b(side|part|half|corner)\s+of\s+{_THE}\s+{_IMAGE}\b", re.I), r"\1"),
+    # "the animal that is shown in the picture", "the man in this photo", "presented in the image"
+    (
+        re.compile(
+            rf"(?:\s+(?:that|which)\s+(?:is|are))?(?:\s+(?:shown|pictured|presented|seen|visible))?"
+            rf"\s+(?:in|on)\s+{_THE}\s+{_IMAGE}\b",
+            re.I,
+        ),
+        "",
+    ),
+    # "the animal that is shown?" -> "the animal?"
+    (re.compile(r"\s+(?:that|which)\s+(?:is|are)\s+(?:shown|pictured|presented|visible)\b", re.I), ""),
+    # "What place is shown?" -> "What place is this?"
+    (re.compile(r"\b(is|are)\s+(?:shown|pictured|presented)\s*(?=\?|$)", re.I), lambda m: _this(m.group(1))),
+)
+_DANGLING = re.compile(r"\b(is|are)\s*(\?)?$", re.I)
+_SEE = re.compile(r"^\s*(?:do|can|could)\s+you\s+see\b", re.I)
+
+
+def _this(verb: str) -> str:
+    return f"{verb} {'these' if verb.lower() == 'are' else 'this'}"
+
+
+def read_as_scene(question: str) -> str:
+    """The question with its phrases about the image read as the whole scene (see the module docstring)."""
+    text = question.strip()
+    for pattern, replacement in _PHRASES:
+        changed = pattern.sub(replacement, text)
+        if changed != text:
+            text = changed
+            if _DANGLING.search(text) and not _DANGLING.search(question.strip()):
+                # "What vehicle is in this photo?" -> "What vehicle is?" -> "What vehicle is this?"
+                text = _DANGLING.sub(lambda m: f"{_this(m.group(1))}{m.group(2) or ''}", text)
+    text = _SEE.sub("Are there", text)
+    return re.sub(r"\s+([?,.])", r"\1", re.sub(r"\s{2,}", " ", text)).strip()
