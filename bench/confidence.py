@@ -34,7 +34,7 @@ from app.config import load_settings  # noqa: E402
 from theory.cache import cache_dir  # noqa: E402
 from theory.flat import parse_flat  # noqa: E402
 from translators.consistency import majority_vote  # noqa: E402
-from translators.template_fill import FILL_RULES_VERSION  # noqa: E402
+from translators.template_fill import FILL_RULES_VERSION, FILLED_SOURCES  # noqa: E402
 from trust.confidence import (  # noqa: E402
     ConfidenceParts,
     ShownExample,
@@ -113,7 +113,7 @@ def features(parts: ConfidenceParts) -> list[float]:
         float(min(parts.retries, 3)),
         parts.word_coverage if parts.word_coverage is not None else 1.0,
         parts.word_grounding if parts.word_grounding is not None else 1.0,
-        float(parts.source == "template"),
+        float(parts.source in FILLED_SOURCES),
         parts.fill_agreement or 0.0,
         token_logprob_feature(parts.min_token_probability),
     ]

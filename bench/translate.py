@@ -33,6 +33,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 from app.api.main import create_app  # noqa: E402
 from app.config import Settings  # noqa: E402
 from app.pipeline import Pipeline  # noqa: E402
+from translators.template_fill import FILLED_SOURCES  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 from _questions import val_questions, val_sample_path  # noqa: E402
@@ -112,7 +113,7 @@ def main() -> int:
         "ready_after_restart_s": restart_s,
         "first_question_s": first["seconds"],
         "all": summary(rest),
-        "filled": summary([r for r in rest if r["source"] == "template"]),
+        "filled": summary([r for r in rest if r["source"] in FILLED_SOURCES]),
         "model": summary(model_rows),
         "model_tokens_p50": {
             k: statistics.median(r[k] for r in model_rows if k in r)

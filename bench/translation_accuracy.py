@@ -58,9 +58,9 @@ from translators.embeddings import load_embedder  # noqa: E402
 from translators.gqa_program import GQAProgramError, gqa_to_program  # noqa: E402
 from translators.ontology import bundled_ontology  # noqa: E402
 from translators.retrieval import Retriever  # noqa: E402
-from translators.template_fill import FILL_RULES_VERSION  # noqa: E402
+from translators.template_fill import FILL_RULES_VERSION, TemplateFiller  # noqa: E402
 from translators.templating import Templater  # noqa: E402
-from translators.translate import TranslationSettings, Translator  # noqa: E402
+from translators.translate import GROUNDING_VERSION, TranslationSettings, Translator  # noqa: E402
 from trust.routing import RoutedTranslator  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
@@ -94,6 +94,9 @@ class Run:
     label: str = ""
     bank_digest: str = ""  # records of an earlier bundled bank ("name@digest")
     routed: bool = False  # trust.routing: examples and prompt of the question's predicted type
+    # Records made before questions were read in their own words (grounded arguments, frames,
+    # compositional fill): their keys carry the fill rules of then and no grounding version.
+    before_grounding: bool = False
 
     @property
     def key(self) -> str:
@@ -108,11 +111,21 @@ class Run:
                 else ""
             )
             + ("|route=1" if self.routed else "")
-            + (f"|fill={FILL_RULES_VERSION}" if s.template_fill else "")
+            + (f"|fill={2 if self.before_grounding else FILL_RULES_VERSION}" if s.template_fill else "")
+            + ("" if self.before_grounding else f"|ground={GROUNDING_VERSION}")
         )
 
 
-TARGET_SEMANTIC = 0.65  # the semantic equivalence GPT-4o reached on unseen GQA questions
+# What the default run must reach on the test part (semantic equivalence), and its median time.
+TARGETS = {
+    "overall": 0.85,
+    "new forms": 0.70,  # test questions whose form the bank lacks: what users meet
+    "model": 0.65,  # the questions left to the model
+    "logical": 0.75,
+    "verify": 0.75,
+    "choose": 0.75,
+}
+TARGET_P50_S = 2.0
 
 
 def load_targets() -> tuple[list[dict], list[Example], dict[str, Any]]:
@@ -174,6 +187,9 @@ def runs_for(names: list[str], llm: str, size: int, grid_size: int) -> list[Run]
         count = len(runs)
         if name == "default":
             runs.append(Run("default", filled, "bundled", size))
+        elif name == "ungrounded":
+            label = "default before grounded words, frames and composition"
+            runs.append(Run("default", filled, "bundled", size, label=label, before_grounding=True))
         elif name == "nofill":
             runs.append(Run("default", default, "bundled", size, label="default without template fill"))
         elif name == "before":
@@ -243,7 +259,7 @@ def _rates(records: list[dict]) -> dict[str, Any]:
     }
 
 
-def summarise(done: dict, runs: list[Run]) -> dict[str, dict]:
+def summarise(done: dict, runs: list[Run], new_forms: set[str]) -> dict[str, dict]:
     table = {}
     # Runs that stopped at different points are also compared on the questions all of them did.
     per_run = [{qid for (key, qid) in done if key == run.key} for run in runs]
@@ -261,7 +277,9 @@ def summarise(done: dict, runs: list[Run]) -> dict[str, dict]:
             "complete": len(records) >= run.size,
             "settings": run.settings.model_dump(mode="json"),
         }
-        for field in ("structural", "semantic_type"):
+        novel = [r for r in records if r["id"] in new_forms]
+        row["new_forms"] = _rates(novel) if novel else None
+        for field in ("structural", "semantic_type", "source"):
             groups: dict[str, list[dict]] = defaultdict(list)
             for record in records:
                 groups[record.get(field) or "-"].append(record)
@@ -281,8 +299,13 @@ def render(table: dict[str, dict], llm: str, info: dict[str, Any]) -> str:
         f"{info['tuning']}, test part {info['test']} ({info['test_convertible']} with a convertible GQA program), "
         f"{info['dropped_for_images']} dropped because their image is in the test part. Every row is on the test part.",
         "",
-        "| run | bank | repr | sampling | k | cover | prompt | schema | n | parsed | canonical | semantic | semantic on the shared questions | p50 s | p90 s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        f"New forms: the {info.get('new_forms', 0)} test questions whose form (translators.template_fill) the bank "
+        "the service uses has no example of: the questions a user meets. Bank examples whose question is a "
+        "target's word for word are left out of its translation.",
+        "",
+        "| run | bank | repr | sampling | k | cover | prompt | schema | n | parsed | canonical | semantic | "
+        "semantic on new forms | semantic on the shared questions | p50 s | p90 s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in table.values():
         s = row["settings"]
@@ -291,10 +314,16 @@ def render(table: dict[str, dict], llm: str, info: dict[str, Any]) -> str:
             f"{s['sampling']} | {s['examples']} | {'on' if s['cover_operators'] else 'off'} | {s['prompt_version']} | "
             f"{'on' if s['schema_decoding'] else 'off'} | {row['n']} | {row['parsed']:.0%} | {row['canonical']:.0%} | "
             f"{row['semantic']:.0%} | "
+            + (f"{row['new_forms']['semantic']:.0%} ({row['new_forms']['n']})" if row["new_forms"] else "")
+            + " | "
             + (f"{row['shared_semantic']:.0%} ({row['shared_n']})" if row["shared_semantic"] is not None else "")
             + f" | {row['p50_s']:.1f} | {row['p90_s']:.1f} |"
         )
-    for field, title in (("structural", "structural type"), ("semantic_type", "semantic type")):
+    for field, title in (
+        ("structural", "structural type"),
+        ("semantic_type", "semantic type"),
+        ("source", "source (template: filled from the form's examples; composed: from references and a form)"),
+    ):
         groups = sorted({g for row in table.values() for g in row[f"by_{field}"]})
         lines += [
             "",
@@ -330,6 +359,31 @@ def write_results(table: dict[str, dict], llm: str, info: dict[str, Any]) -> Non
     (RESULTS / "translation_accuracy.md").write_text(render(complete, llm, info))
 
 
+def is_new_form(filler: TemplateFiller, question: str) -> bool:
+    """Whether the bank has no example of the question's form other than the question itself."""
+    text = question.strip().lower()
+    return all(e.question.strip().lower() == text for e, _ in filler.index.get(filler.form(question), ()))
+
+
+def check_targets(row: dict[str, Any]) -> int:
+    """Print each target of a complete default row; the number missed."""
+    found = {
+        "overall": row["semantic"],
+        "new forms": row["new_forms"]["semantic"] if row["new_forms"] else 0.0,
+        "model": row["by_source"].get("model", {}).get("semantic", 1.0),
+        **{g: row["by_structural"].get(g, {}).get("semantic", 1.0) for g in ("logical", "verify", "choose")},
+    }
+    missed = 0
+    for name, target in TARGETS.items():
+        ok = found[name] >= target
+        missed += not ok
+        print(f"target: {name} semantic equivalence >= {target:.0%}: {'met' if ok else 'MISSED'} ({found[name]:.1%})")
+    ok = row["p50_s"] <= TARGET_P50_S
+    missed += not ok
+    print(f"target: translation p50 <= {TARGET_P50_S:.1f} s: {'met' if ok else 'MISSED'} ({row['p50_s']:.2f} s)")
+    return missed
+
+
 def make_bank(kind: str, val_examples: list[Example]) -> ExampleBank:
     if kind == "legacy":
         return legacy_bank()
@@ -348,7 +402,7 @@ def main() -> int:
     parser.add_argument(
         "--runs",
         default="default",
-        help="comma-separated, each optionally name:n for its first n questions: default, nofill, before, legacy, schema, noschema, candidates, routed, loo, grid, flat, code, gqa",
+        help="comma-separated, each optionally name:n for its first n questions: default, ungrounded, nofill, before, legacy, schema, noschema, candidates, routed, loo, grid, flat, code, gqa",
     )
     parser.add_argument("--budget-s", type=float, default=300.0)
     parser.add_argument("--limit", type=int, default=0, help="questions per run (0: the whole test part)")
@@ -365,22 +419,27 @@ def main() -> int:
     size = min(args.limit or len(targets), len(targets))
     runs = runs_for(args.runs.split(","), args.llm, size, min(args.grid_size, size))
     done = read_log()
+    bundled = default_bank()
+    filler = TemplateFiller(bundled, bundled_ontology())
+    new_forms = {t["id"] for t in targets if is_new_form(filler, t["question"])}
+    info["new_forms"] = len(new_forms)
+    same_text: dict[str, list[str]] = defaultdict(list)
+    for example in bundled:
+        same_text[example.question.strip().lower()].append(example.id)
 
-    def report() -> None:
-        table = summarise(done, runs)
+    def report() -> int:
+        table = summarise(done, runs, new_forms)
         print(render(table, args.llm, info))
+        missed = 0
         for row in table.values():
             if row["run"] == "default" and row["complete"]:
-                verdict = "met" if row["semantic"] >= TARGET_SEMANTIC else "MISSED"
-                print(
-                    f"target: default semantic equivalence >= {TARGET_SEMANTIC:.0%}: {verdict} ({row['semantic']:.1%})"
-                )
+                missed += check_targets(row)
         if args.write:
             write_results(table, args.llm, info)
+        return 1 if missed else 0
 
     if args.report_only:
-        report()
-        return 0
+        return report()
     embedder = load_embedder()
     backend = get_backend(args.llm)
     banks: dict[str, ExampleBank] = {}
@@ -402,15 +461,17 @@ def main() -> int:
                 if (run.key, target["id"]) in done:
                     continue
                 if time.monotonic() - start > args.budget_s:
-                    report()
+                    outcome = report()
                     print(f"budget of {args.budget_s:.0f} s used; run again to resume")
-                    return 0
+                    return outcome
                 # Both spellings: bank ids carry a prefix, `equivalent` lists hold the dataset's own ids.
                 exclude = [
                     target["id"],
                     *target["equivalent"],
                     f"gqa-{target['id']}",
                     *(f"gqa-{e}" for e in target["equivalent"]),
+                    # The bank's generated examples include some GQA questions word for word.
+                    *same_text.get(target["question"].strip().lower(), ()),
                 ]
                 result = translator.translate(target["question"], f"gqa-{target['id']}", exclude_ids=exclude)
                 canonical_ok, semantic_ok = score(result.flat, target, verdicts)
@@ -435,8 +496,7 @@ def main() -> int:
                 done[(run.key, target["id"])] = record
                 with LOG.open("a", encoding="utf-8") as handle:
                     handle.write(json.dumps(record) + "\n")
-    report()
-    return 0
+    return report()
 
 
 if __name__ == "__main__":

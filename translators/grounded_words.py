@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from nltk.stem import PorterStemmer
 
@@ -87,11 +87,12 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "knives": ("knife",),
     "shelves": ("shelf",),
 }
-# Words that are never a class or a value on their own (a relation may still contain them).
+# Words that are never part of a class or a value name (a relation may still contain them;
+# prepositions may be values, "Is the lamp on?").
 _FUNCTION_WORDS = frozenset(
     """a an the is are was were be been do does did can could will would should has have had
-    what which who whom whose where when why how there that this these those it its of to in on
-    at by for with and or but not no any some either both neither there's there?""".split()
+    what which who whom whose where when why how there that this these those it its to and or
+    but not no any some either both neither""".split()
 )
 # Relation words a question need not repeat: "to the left of" is said "to the left of" or "left of".
 _RELATION_GLUE = frozenset({"the", "a", "an", "to", "of"})
@@ -118,7 +119,7 @@ def _key(name: str) -> tuple[str, ...]:
 class QuestionWords:
     """What one question supports: its word runs by stem, its words by stem, and the implied words."""
 
-    runs: frozenset[tuple[str, ...]]  # every run of 1-4 content-bearing words, by stem
+    runs: frozenset[tuple[str, ...]]  # every run of 1-4 words without function words, by stem
     stems: frozenset[str]  # every word of the question, by stem
     implied: frozenset[str]  # FRAME_WORDS and SYNONYMS of the question's words, as constants
     implied_relations: frozenset[str]  # FRAME_RELATIONS of the question's words
@@ -126,7 +127,7 @@ class QuestionWords:
 
     def supports(self, word: str) -> bool:
         """Whether a class or value name is said by the question (or implied by its frame)."""
-        return word in self.implied or _key(word) in self.runs
+        return word in self.implied or word in self._names or _key(word) in self.runs
 
     def supports_relation(self, relation: str) -> bool:
         """Whether every word of a relation, glue words aside, is in the question."""
@@ -143,6 +144,10 @@ class QuestionWords:
     def names(self) -> list[str]:
         """Every class or value name the question supports as it writes it, plural and singular,
         runs joined with "_" (the words a grammar offers)."""
+        return list(self._names)
+
+    @cached_property
+    def _names(self) -> dict[str, None]:
         out: dict[str, None] = dict.fromkeys(self.implied)
         words = self.surface
         for start in range(len(words)):
@@ -152,16 +157,18 @@ class QuestionWords:
                     continue
                 for last in _inflections(run[-1]):
                     out.setdefault("_".join((*run[:-1], last)), None)
-        return list(out)
+        return out
 
 
 def _inflections(word: str) -> tuple[str, ...]:
     """The word, and its singular or plural by the regular rules (the grammar needs strings)."""
     forms = [word]
+    if not word.isalpha():
+        return tuple(forms)
     if word.endswith("ies") and len(word) > 4:
         forms.append(word[:-3] + "y")
     elif word.endswith(("ses", "xes", "ches", "shes")):
-        forms.append(word[:-2])
+        forms += [word[:-2], word[:-1]]  # "boxes" -> box, "horses" -> horse
     elif word.endswith("s") and not word.endswith("ss") and len(word) > 3:
         forms.append(word[:-1])
     else:
@@ -178,7 +185,7 @@ def question_words(question: str) -> QuestionWords:
         stems[start : start + width]
         for start in range(len(stems))
         for width in range(1, _MAX_WORDS + 1)
-        if start + width <= len(stems)
+        if start + width <= len(stems) and not _FUNCTION_WORDS & set(surface[start : start + width])
     }
     implied = {word for w in surface for word in FRAME_WORDS.get(w, ())}
     for start in range(len(surface)):

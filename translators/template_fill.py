@@ -58,6 +58,9 @@ _SAME_WORD = {"which": "what", "type": "kind"}
 _DEMONSTRATIVES = frozenset({"this", "that"})
 # Changes whenever the rules above change what is filled, so stored translations are not reused.
 FILL_RULES_VERSION = 3
+# A translation's `source` when its program was filled without the model: from examples of its
+# form, or composed from its references and a form (`translators.compositional_fill`).
+FILLED_SOURCES = frozenset({"template", "composed"})
 
 
 Slots = tuple[tuple[str, str | None], ...]  # (role, the words it stands for; None for a plain word)
@@ -89,19 +92,26 @@ class TemplateFiller:
         self._index: dict[str, list[tuple[Example, Slots]]] | None = None
         self._lock = threading.Lock()
 
-    def slots(self, question: str) -> Slots:
-        """The question's roles in order, each with the words it stands for."""
+    def raw_slots(self, question: str) -> list[tuple[str, str | None]]:
+        """The question's roles in order, articles kept (`translators.compositional_fill` reads them)."""
         text = read_as_scene(question).replace("'s ", " is ")
-        tokens = [t for t in template_tokens(text) if t not in _ARTICLES]
         out: list[tuple[str, str | None]] = []
-        for role, words in role_spans(tokens, self.ontology):
+        for role, words in role_spans(template_tokens(text), self.ontology):
             if words is None and role in self._groups:
                 out.append((GROUP_ROLE, role))
             elif words is None:
                 out.append((role, None))
             else:
                 out.append((_PLURAL_ROLE.get(role, role), "_".join(words)))
-        return _plain_words(out)
+        return out
+
+    def plain(self, raw: list[tuple[str, str | None]]) -> Slots:
+        """Raw slots as forms compare them: articles dropped, interchangeable wordings read as one."""
+        return _plain_words([(role, words) for role, words in raw if words is not None or role not in _ARTICLES])
+
+    def slots(self, question: str) -> Slots:
+        """The question's roles in order, each with the words it stands for."""
+        return self.plain(self.raw_slots(question))
 
     def form(self, question: str) -> str:
         """The question's form: its roles joined by spaces (the index key)."""
@@ -137,7 +147,10 @@ class TemplateFiller:
 
     def fill(self, question: str, exclude_ids: Collection[str] = ()) -> FilledProgram | None:
         """The question's program from the examples of its form, or None when none can be filled."""
-        slots = self.slots(question)
+        return self.fill_slots(self.slots(question), exclude_ids)
+
+    def fill_slots(self, slots: Slots, exclude_ids: Collection[str] = ()) -> FilledProgram | None:
+        """`fill` for a question already read into slots."""
         form = " ".join(role for role, _ in slots)
         excluded = set(exclude_ids)
         filled: list[tuple[Example, Program]] = []

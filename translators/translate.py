@@ -36,6 +36,7 @@ from translators.backends.base import Backend, BackendError, GenerationRequest, 
 from translators.backends.models import DEFAULT_LOCAL_MODEL, ModelFileError
 from translators.bank import Example, ExampleBank
 from translators.cache import TranslationCache, cache_key
+from translators.compositional_fill import COMPOSITION_VERSION, CompositionalFiller
 from translators.consistency import majority_vote
 from translators.embeddings import Embedder
 from translators.grammar import program_grammar
@@ -134,8 +135,9 @@ class Translation:
     # verdict on the question, to be asked again later.
     retryable: bool = False
     route: dict[str, str] | None = None  # the predicted question types, when the translator routes
-    # Where the program came from: "model", or "template" (filled from the bank's examples of the
-    # question's form, translators.template_fill); `fill` then holds the form and its vote.
+    # Where the program came from: "model", "template" (filled from the bank's examples of the
+    # question's form, translators.template_fill) or "composed" (from its object references and a
+    # form, translators.compositional_fill); `fill` then holds the form and its vote.
     source: str = "model"
     fill: dict[str, Any] | None = None
 
@@ -263,6 +265,7 @@ class Translator:
             retriever = Retriever(bank, embedder, templater=templater)
         self.retriever = retriever
         self.filler = filler_for(bank, ontology or bundled_ontology()) if settings.template_fill else None
+        self.composer = CompositionalFiller(self.filler) if self.filler is not None else None
         # Fixed examples come from the hand-written examples only: a bank built from a dataset must
         # not put the dataset's own questions (a target's siblings) in every prompt.
         # `fixed` gives them from elsewhere (a routed translator's pool is part of a bank).
@@ -283,7 +286,7 @@ class Translator:
             "ontology": self.ontology.digest() if self.ontology is not None else None,
         }
         if settings.template_fill:
-            self._key_base["fill_rules"] = FILL_RULES_VERSION
+            self._key_base["fill_rules"] = f"{FILL_RULES_VERSION}.{COMPOSITION_VERSION}"
         self._key_base["grounded"] = GROUNDING_VERSION
         self._warmed = False
         self._warm_lock = threading.Lock()
@@ -334,9 +337,11 @@ class Translator:
         start = time.perf_counter()
         asked = read_as_scene(question)
         words, frame = question_words(asked), frame_of(asked)
-        filled = self.filler.fill(asked, exclude) if self.filler is not None else None
-        if filled is not None and _problems(filled.program, words, frame) is None:
-            return self._finish(self._filled(question, question_id, filled, time.perf_counter() - start), start, key)
+        for source, filler in (("template", self.filler), ("composed", self.composer)):
+            filled = filler.fill(asked, exclude) if filler is not None else None
+            if filled is not None and _problems(filled.program, words, frame) is None:
+                result = self._filled(question, question_id, filled, time.perf_counter() - start, source)
+                return self._finish(result, start, key)
         retrieved = self.retriever.retrieve(
             asked,
             s.examples,
@@ -408,7 +413,9 @@ class Translator:
         result.schema_fixes = fixes[chosen] if fixes else []
         return self._finish(result, start, key)
 
-    def _filled(self, question: str, question_id: str | None, filled: FilledProgram, fill_s: float) -> Translation:
+    def _filled(
+        self, question: str, question_id: str | None, filled: FilledProgram, fill_s: float, source: str
+    ) -> Translation:
         """The translation of a question whose program was filled from examples of its form."""
         program, fixes = filled.program, []
         if self.ontology is not None:
@@ -427,7 +434,7 @@ class Translator:
             ],
             timings={"fill_s": fill_s},
             schema_fixes=fixes,
-            source="template",
+            source=source,
             fill={"form": filled.form, "votes": filled.votes, "voters": filled.voters},
         )
 

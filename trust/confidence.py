@@ -55,6 +55,7 @@ from theory.canonical import canonical
 from theory.flat import parse_flat
 from theory.operations import OPERATIONS
 from theory.program import Program, ProgramError
+from translators.template_fill import FILLED_SOURCES
 
 # Words a question uses for its form, not its content (a short list kept here: the few dozen words
 # do not justify a corpus download).
@@ -124,7 +125,7 @@ class Weights:
             + self.retries * min(parts.retries, 3)
             + self.word_coverage * (parts.word_coverage if parts.word_coverage is not None else 1.0)
             + self.word_grounding * (parts.word_grounding if parts.word_grounding is not None else 1.0)
-            + self.filled * (parts.source == "template")
+            + self.filled * (parts.source in FILLED_SOURCES)
             + self.fill_agreement * (parts.fill_agreement or 0.0)
             + self.min_token_logprob * token_logprob_feature(parts.min_token_probability)
         )
@@ -223,7 +224,7 @@ def confidence_parts(
     coverage, grounding = word_overlap(question, program) if question else (None, None)
     return ConfidenceParts(
         samples=samples,
-        agreement=agreement if samples > 1 and source != "template" else None,
+        agreement=agreement if samples > 1 and source not in FILLED_SOURCES else None,
         source=source,
         fill_agreement=fill["votes"] / fill["voters"] if fill and fill.get("voters") else None,
         min_token_probability=math.exp(min_logprob) if min_logprob is not None else None,

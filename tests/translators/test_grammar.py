@@ -112,3 +112,39 @@ def test_vocabulary_grammar_rejects_unknown_words(accepts):
 @needs_tokenizer
 def test_gqa_grammar_admits_gqa_text(accepts):
     assert accepts("select: cup\nfilter color [0]: red\nexist [1]: ?", program_grammar("gqa"))
+
+
+@needs_tokenizer
+def test_a_question_grammar_admits_the_bank_programs_that_use_its_words_and_fit_its_frame(bank, accepts):
+    from translators.grounded_words import invented, question_words
+    from translators.prompts import render
+    from translators.question_frame import frame_of, misfit
+    from translators.question_text import read_as_scene
+
+    checked = 0
+    for example in bank:
+        asked = read_as_scene(example.question)
+        words, frame = question_words(asked), frame_of(asked)
+        if invented(example.program, words) or misfit(example.program, frame):
+            continue
+        grammar = program_grammar("nested", None, None, words, frame)
+        assert accepts(render(example.program, "nested"), grammar), example.question
+        checked += 1
+    assert checked > len(bank) * 0.8
+
+
+@needs_tokenizer
+def test_a_question_grammar_refuses_invented_words_and_the_wrong_kind_of_answer(accepts):
+    from translators.grounded_words import question_words
+    from translators.ontology import bundled_ontology
+    from translators.question_frame import frame_of
+
+    question = "Is the horse near a building?"
+    grammar = program_grammar("nested", None, bundled_ontology(), question_words(question), frame_of(question))
+    assert accepts("verify_rel(unique(select(scene(), horse)), building, near, subject)", grammar)
+    assert not accepts("verify_rel(unique(select(scene(), horse)), building, docked_at, subject)", grammar)
+    assert not accepts("query(unique(relate(select(scene(), horse), building, near, subject)), name)", grammar)
+    assert not accepts("exist(relate(select(scene(), photo), horse, in, subject))", grammar)
+    # A question that supports no relation gets a grammar without the operations that need one.
+    plain = program_grammar("nested", None, bundled_ontology(), question_words("Is it red?"), frame_of("Is it red?"))
+    assert "relate(" not in plain and "rel ::=" not in plain

@@ -11,7 +11,10 @@ FLAT = "scene(0). select(1, 0, cup). filter(2, 1, color, red). exist(3, 2). end(
 
 
 def _settings(**kwargs):
-    return TranslationSettings(**({"sampling": "jaccard", "examples": 3, "llm": "replay"} | kwargs))
+    # The model's path: fill would answer these questions from the bank without it.
+    return TranslationSettings(
+        **({"sampling": "jaccard", "examples": 3, "llm": "replay", "template_fill": False} | kwargs)
+    )
 
 
 class Capturing:
@@ -214,3 +217,56 @@ def test_warm_up_evaluates_the_fixed_prompt_once_before_any_question(bank):
     assert request.max_tokens == 1 and request.grammar == translator.grammar
     assert request.prompt.messages[0]["role"] == "system"
     Translator(_settings(), bank, Capturing([])).warm_up()  # a backend without a prefix cache is not called
+
+
+def test_a_model_program_with_an_invented_word_is_fed_back_then_refused_naming_the_word(bank):
+    invented = "exist(relate(select(scene(), building), horse, docked_at, subject))"
+    backend = Capturing([invented, "query(unique(select(scene(), horse)), name)", invented, invented])
+    result = Translator(_settings(template_fill=False), bank, backend).translate("Is the horse near a building?")
+    assert result.program is None and "docked_at" in result.error and "not in the question" in result.error
+    assert "yes or no" in (result.attempts[1].error or "")  # the wrong kind of answer is fed back too
+    assert "docked_at" in backend.requests[1].repair[0][1]
+    # The grammar each request carries is the question's own: only its relations.
+    assert 'rel ::= "near"' in backend.requests[0].grammar
+
+
+def test_the_model_is_asked_the_question_with_its_image_phrases_read_as_the_scene(bank):
+    backend = Capturing(["exist(select(scene(), zorb))"])
+    result = Translator(_settings(template_fill=False), bank, backend).translate("Is there a zorb in the picture?")
+    assert result.question == "Is there a zorb in the picture?" and result.flat is not None
+    assert "picture" not in backend.requests[0].prompt.messages[-1]["content"]
+
+
+def test_no_translation_of_the_gqa_test_part_names_a_word_its_question_lacks(bank):
+    """Over the whole test part: filled, composed and model programs alike (the model here always invents)."""
+    import json
+
+    from evaluation.splits import split_questions
+    from translators.bundled import default_bank
+    from translators.grounded_words import invented as invented_words
+    from translators.grounded_words import question_words
+    from translators.question_text import read_as_scene
+
+    from .conftest import gqa_dir
+
+    path = gqa_dir() / "questions" / "val_balanced_sample.json"
+    if not path.exists():
+        pytest.skip(f"GQA data not found at {path}")
+    data = json.loads(path.read_text())
+    lying = "exist(relate(select(scene(), photo), thing, docked_at, subject))"
+
+    class Inventing(Capturing):
+        def generate(self, request):
+            return Generation(lying, 0.0, self.name)
+
+    translator = Translator(_settings(max_repairs=0, template_fill=True), default_bank(), Inventing([]))
+    sources = {"template": 0, "composed": 0, "model": 0}
+    for qid in split_questions(data).test:
+        question = data[qid]["question"]
+        result = translator.translate(question, qid)
+        if result.program is None:
+            assert "not in the question" in result.error
+            continue
+        sources[result.source] += 1
+        assert invented_words(result.program, question_words(read_as_scene(question))) == [], question
+    assert sources["model"] == 0 and sources["template"] + sources["composed"] > 250, sources

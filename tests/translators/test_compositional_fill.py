@@ -1,0 +1,44 @@
+import pytest
+
+from theory.nested import format_nested
+from translators.bank import legacy_bank
+from translators.compositional_fill import CompositionalFiller
+from translators.ontology import bundled_ontology
+from translators.template_fill import TemplateFiller
+
+
+@pytest.fixture(scope="module")
+def composer():
+    return CompositionalFiller(TemplateFiller(legacy_bank(), bundled_ontology()))
+
+
+def nested(composer, question):
+    filled = composer.fill(question)
+    return format_nested(filled.program) if filled is not None else None
+
+
+def test_a_relation_reference_becomes_a_relate_chain(composer):
+    assert nested(composer, "Is there a cup on the wooden table?") == (
+        "exist(relate(filter_any(select(scene(), table), wooden), cup, on, subject))"
+    )
+
+
+def test_a_noun_the_ontology_lacks_is_read_after_its_article(composer):
+    program = nested(composer, "Is there a dog to the left of the zorb?")
+    assert program == "exist(relate(select(scene(), zorb), dog, to_the_left_of, subject))"
+
+
+def test_attributes_after_the_noun_and_positions_are_filters(composer):
+    program = nested(composer, "Is there a cup that is red and blue?")
+    assert program is not None and "color, red" in program and "color, blue" in program
+    assert nested(composer, "Is there a cup on the right?") == "exist(filter(select(scene(), cup), hposition, right))"
+
+
+def test_an_object_relative_clause_makes_the_noun_the_relation_object(composer):
+    program = nested(composer, "Is there a shirt that the man is wearing?")
+    assert program == "exist(relate(select(scene(), man), shirt, wearing, object))"
+
+
+def test_a_question_of_bare_nouns_is_left_to_the_plain_fill(composer):
+    assert composer.fill("Is there a cat?") is None
+    assert composer.fill("Why is the sky blue?") is None

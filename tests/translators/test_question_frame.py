@@ -1,0 +1,53 @@
+import json
+
+import pytest
+
+from evaluation.splits import split_questions
+from theory.nested import parse_nested
+from translators.gqa_program import GQAProgramError, gqa_to_program
+from translators.question_frame import Frame, frame_of, misfit
+from translators.question_text import read_as_scene
+
+from .conftest import gqa_dir
+
+
+@pytest.mark.parametrize(
+    ("question", "frame"),
+    [
+        ("Is the horse near a building?", Frame.YES_NO),
+        ("Does the man look happy and tired?", Frame.YES_NO),
+        ("Is the chair brown or white?", Frame.CHOICE),
+        ("Are there either cats or dogs?", Frame.CHOICE),
+        ("What color is the cup?", Frame.OPEN),
+        ("The box on the right has what color?", Frame.OPEN),
+        ("", Frame.UNKNOWN),
+    ],
+)
+def test_the_frame_is_read_from_the_wording(question, frame):
+    assert frame_of(question) is frame
+
+
+def test_a_yes_no_question_never_takes_a_program_that_answers_a_name():
+    name = parse_nested("query(unique(relate(select(scene(), horse), building, near, subject)), name)")
+    yes_no = parse_nested("verify_rel(unique(select(scene(), horse)), building, near, subject)")
+    assert "yes or no" in misfit(name, Frame.YES_NO)
+    assert misfit(yes_no, Frame.YES_NO) is None
+    assert misfit(yes_no, Frame.OPEN) is not None
+    assert "choice" in misfit(parse_nested("exist(select(scene(), door))"), Frame.CHOICE)
+    assert misfit(parse_nested("or(exist(select(scene(), cat)), exist(select(scene(), dog)))"), Frame.CHOICE) is None
+
+
+def test_every_gqa_program_fits_its_question_frame():
+    path = gqa_dir() / "questions" / "val_balanced_sample.json"
+    if not path.exists():
+        pytest.skip(f"GQA data not found at {path}")
+    data = json.loads(path.read_text())
+    checked = 0
+    for qid in split_questions(data).tuning:
+        try:
+            program = gqa_to_program(data[qid]["semantic"])
+        except (GQAProgramError, ValueError):
+            continue
+        assert misfit(program, frame_of(read_as_scene(data[qid]["question"]))) is None, data[qid]["question"]
+        checked += 1
+    assert checked > 800

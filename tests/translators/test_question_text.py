@@ -1,0 +1,26 @@
+from hypothesis import given
+from hypothesis import strategies as st
+
+from translators.question_text import read_as_scene
+
+
+def test_image_phrases_are_read_as_the_whole_scene():
+    assert read_as_scene("Are there both cheese and meat in this picture?") == "Are there both cheese and meat?"
+    assert read_as_scene("Who in the image is standing?") == "Who is standing?"
+    assert read_as_scene("What place is shown?") == "What place is this?"
+    assert read_as_scene("What animals are pictured?") == "What animals are these?"
+    assert read_as_scene("What is the animal that is shown in the picture?") == "What is the animal?"
+    assert read_as_scene("Which side of the photo is the notebook on?") == "Which side is the notebook on?"
+    assert read_as_scene("What color is the box on the left side of the image?") == "What color is the box on the left?"
+    assert read_as_scene("Can you see a cat?") == "Are there a cat?"
+
+
+def test_questions_without_image_phrases_are_unchanged():
+    for question in ("Is the cup on the table?", "What is the man holding?", "What place was the picture taken at?"):
+        assert read_as_scene(question) == question
+
+
+@given(st.text(max_size=80))
+def test_any_text_is_read_without_error_and_twice_is_once(text):
+    once = read_as_scene(text)
+    assert isinstance(once, str) and read_as_scene(once) == read_as_scene(read_as_scene(once))

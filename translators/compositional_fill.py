@@ -1,0 +1,281 @@
+"""Fill a question whose exact form the bank lacks from the parts it is made of.
+
+"What is the man to the left of the tent wearing?" has no example of its form, but its object
+reference ("the man to the left of the tent") is a `relate` chain and the rest of it is the
+question "What is the man wearing?", which the bank has. An object reference is
+
+    [article] ATTRIBUTE* NOUN POST?
+    POST := [that|which|who] [is|are] RELATION REFERENCE      the man (that is) on the bed
+          | [that|which] REFERENCE [is|are] RELATION          the shirt (that) the man is wearing
+          | that|which is|are|looks ATTRIBUTE [and ATTRIBUTE]  the plate that looks pink and red
+          | on|in the left|right|top|bottom|middle            the box on the right
+
+where a noun is an ontology class, or any other word right after an article ("the racket"). Each
+reference is read into its chain (`select`, then `relate` for the relation, `filter` for each
+attribute, as GQA writes them), the question is filled with bare nouns in its place
+(`translators.template_fill`), and the chain replaces the noun's `select` in the filled program.
+A noun that ends up as a plain argument (the class of a `choose_rel`) keeps its word and drops
+its attributes, as GQA's programs do. Only a question the plain fill cannot answer is read so.
+
+Example:
+    >>> from translators.bank import legacy_bank
+    >>> from translators.ontology import bundled_ontology
+    >>> from translators.template_fill import TemplateFiller
+    >>> from theory.nested import format_nested
+    >>> composer = CompositionalFiller(TemplateFiller(legacy_bank(), bundled_ontology()))
+    >>> format_nested(composer.fill("Is there a red cup on the wooden table?").program)
+    'exist(filter(relate(filter_any(select(scene(), table), wooden), cup, on, subject), color, red))'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from theory.canonical import canonical
+from theory.operations import POSITION_VALUES
+from theory.program import Program, ProgramError, Step
+from translators.grounded_words import stem
+from translators.template_fill import GROUP_ROLE, FilledProgram, TemplateFiller
+
+_ARTICLES = frozenset({"a", "an", "the"})
+_RELATIVE = frozenset({"that", "which", "who"})
+_BE = frozenset({"is", "are"})
+_LOOK = frozenset({"is", "are", "looks", "look"})
+_NOUN_ROLES = frozenset({"thing", GROUP_ROLE})
+# Words that never start a noun after an article (they are the question's frame or a relation).
+_NOT_NOUNS = frozenset(
+    """left right top bottom middle center front back side picture image photo is are that which who
+    what color colors there this it same different other one""".split()
+)
+_POSITIONS = {value: category for category, values in POSITION_VALUES.items() for value in values}
+_MAX_RELATION_WORDS = 5
+# Changes whenever what is composed changes (part of the translation cache key via the fill rules).
+COMPOSITION_VERSION = 1
+
+Raw = list[tuple[str, str | None]]
+_Post = tuple[int, "tuple[str, str, Reference] | None", list[tuple[str, str]]]
+
+
+@dataclass
+class Reference:
+    """One object reference: its noun, attributes, and what follows the noun."""
+
+    noun: str
+    attributes: list[tuple[str, str]] = field(default_factory=list)  # (category or "", value)
+    relation: tuple[str, str, Reference] | None = None  # (relation, subject|object, the other object)
+    after: list[tuple[str, str]] = field(default_factory=list)  # attributes said after the noun
+
+    @property
+    def plain(self) -> bool:
+        return not self.attributes and self.relation is None and not self.after
+
+
+class CompositionalFiller:
+    """Fills questions made of known parts (see the module docstring)."""
+
+    def __init__(self, filler: TemplateFiller) -> None:
+        self.filler = filler
+        self.ontology = filler.ontology
+
+    @cached_property
+    def _relations(self) -> dict[tuple[str, ...], str]:
+        """A relation's words as questions say them (articles dropped, by stem) -> the relation."""
+        found: dict[tuple[str, ...], str] = {}
+        for relation in self.ontology.relations:
+            words = tuple(stem(w) for w in relation.split("_") if w not in _ARTICLES)
+            if words:
+                found.setdefault(words, relation)
+        return found
+
+    def fill(self, question: str, exclude_ids: Collection[str] = ()) -> FilledProgram | None:
+        """The question's program composed from its references and its frame, or None."""
+        raw = self.filler.raw_slots(question)
+        references, reduced = self._read(raw)
+        if not references:
+            return None
+        filled = self.filler.fill_slots(self.filler.plain(reduced), exclude_ids)
+        if filled is None:
+            return None
+        program = _compose(filled.program, references)
+        if program is None:
+            return None
+        return FilledProgram(program, f"composed: {filled.form}", filled.examples, filled.votes, filled.voters)
+
+    # Reading references -------------------------------------------------------------------------
+
+    def _read(self, raw: Raw) -> tuple[list[Reference], Raw]:
+        """The question's references that are more than a bare noun, and its slots with bare nouns instead."""
+        references: list[Reference] = []
+        reduced: Raw = []
+        index = 0
+        changed = False
+        while index < len(raw):
+            found = self._reference(raw, index)
+            if found is None:
+                reduced.append(raw[index])
+                index += 1
+                continue
+            reference, end = found
+            references.append(reference)
+            changed |= not reference.plain or raw[index][0] not in _NOUN_ROLES | _ARTICLES
+            reduced.append((GROUP_ROLE if reference.noun in self.ontology.groups else "thing", reference.noun))
+            index = end
+        return (references if changed else []), reduced
+
+    def _noun_at(self, raw: Raw, index: int, after_article: bool) -> tuple[str, int, list[str]] | None:
+        """The noun at `index`: (its name, where it ends, words the ontology lacks that modify it)."""
+        unknown: list[str] = []
+        while self._unknown(raw, index + len(unknown)):
+            unknown.append(raw[index + len(unknown)][0])
+        at = index + len(unknown)
+        if at < len(raw) and raw[at][0] in _NOUN_ROLES and raw[at][1] is not None:
+            return str(raw[at][1]), at + 1, unknown  # "the wooden table": a word the ontology lacks, then a class
+        if after_article and unknown:
+            return "_".join(unknown), at, []  # a noun the ontology lacks, named by its article ("the tennis racket")
+        return None
+
+    def _unknown(self, raw: Raw, index: int) -> bool:
+        """Whether the slot at `index` is a plain word that may be (part of) a noun."""
+        word = _word(raw, index)
+        if word is None or not word.isalpha() or word in _NOT_NOUNS | _ARTICLES | _RELATIVE | _BE:
+            return False
+        return self._relation_at(raw, index) is None
+
+    def _attribute_at(self, raw: Raw, index: int) -> tuple[str, str] | None:
+        if index >= len(raw):
+            return None
+        role, words = raw[index]
+        if words is None or role in _NOUN_ROLES:
+            return None
+        return ("" if role == "property" else role.replace(" ", "_")), words
+
+    def _relation_at(self, raw: Raw, index: int) -> tuple[str, int] | None:
+        """The longest relation whose words start at `index` (articles skipped)."""
+        words: list[str] = []
+        best = None
+        position = index
+        while position < len(raw) and len(words) < _MAX_RELATION_WORDS:
+            role, value = raw[position]
+            if value is not None:
+                break
+            position += 1
+            if role in _ARTICLES:
+                continue
+            words.append(stem(role))
+            relation = self._relations.get(tuple(words))
+            if relation is not None:
+                best = (relation, position)
+        return best
+
+    def _reference(self, raw: Raw, index: int, depth: int = 0) -> tuple[Reference, int] | None:
+        """The reference that starts at `index`, and where it ends."""
+        if depth > 3:
+            return None
+        article = index < len(raw) and raw[index][0] in _ARTICLES and raw[index][1] is None
+        at = index + article
+        attributes = []
+        while (attribute := self._attribute_at(raw, at)) is not None:
+            attributes.append(attribute)
+            at += 1
+        noun = self._noun_at(raw, at, article or bool(attributes))
+        if noun is None:
+            return None
+        reference = Reference(noun[0], attributes + [("", word) for word in noun[2]])
+        post = self._post(raw, noun[1], depth)
+        if post is None:
+            return reference, noun[1]
+        end, reference.relation, reference.after = post
+        return reference, end
+
+    def _post(self, raw: Raw, index: int, depth: int) -> _Post | None:
+        """What follows a noun as part of its reference: (where it ends, relation, attributes), or None."""
+        at = index
+        relative = _word(raw, at) in _RELATIVE
+        at += relative
+        if relative and _word(raw, at) in _LOOK:  # "that is red", "that looks pink and red"
+            after: list[tuple[str, str]] = []
+            position = at + 1
+            while (attribute := self._attribute_at(raw, position)) is not None:
+                after.append(attribute)
+                position += 1
+                if _word(raw, position) == "and" and self._attribute_at(raw, position + 1) is not None:
+                    position += 1
+            if after:
+                return position, None, after
+        start = at + 1 if relative and _word(raw, at) in _BE else at
+        if (relation := self._relation_at(raw, start)) is not None:  # "(that is) on the bed"
+            other = self._reference(raw, relation[1], depth + 1)
+            if other is not None:
+                return other[1], (relation[0], "subject", other[0]), []
+        if _word(raw, at) in ("on", "in", "at"):  # "on the right", "in the top"
+            position = at + 1 + (_word(raw, at + 1) in _ARTICLES)
+            value = _word(raw, position)
+            if value in _POSITIONS:
+                return position + 1, None, [(_POSITIONS[value], value)]
+        if depth == 0:  # "(that) the man is wearing": the noun is the relation's object
+            other = self._reference(raw, at, depth + 1)
+            if other is not None and _word(raw, other[1]) in _BE:
+                relation = self._relation_at(raw, other[1] + 1)
+                if relation is not None:
+                    return relation[1], (relation[0], "object", other[0]), []
+        return None
+
+
+def _word(raw: Raw, index: int) -> str | None:
+    """The plain word at `index` (None past the end or for a slot that stands for ontology words)."""
+    if index >= len(raw) or raw[index][1] is not None:
+        return None
+    return raw[index][0]
+
+
+def _chain(reference: Reference, steps: list[Step], next_id: list[int]) -> int:
+    """Append the steps that select `reference`'s objects; the id of the last one."""
+
+    def add(operation: str, dependency: int, *arguments: str) -> int:
+        step_id = next_id[0]
+        next_id[0] += 1
+        steps.append(Step(step_id, operation, (dependency,), arguments))
+        return step_id
+
+    if reference.relation is not None:
+        relation, position, other = reference.relation
+        last = add("relate", _chain(other, steps, next_id), reference.noun, relation, position)
+    else:
+        last = add("select", 0, reference.noun)
+    for category, value in [*reference.after, *reference.attributes]:
+        last = add("filter", last, category, value) if category else add("filter_any", last, value)
+    return last
+
+
+def _compose(program: Program, references: list[Reference]) -> Program | None:
+    """`program` with each reference's chain in place of the `select` of its noun."""
+    scene = next((s.id for s in program if s.operation == "scene"), None)
+    if scene != 0:
+        return None
+    steps = list(program)
+    next_id = [max(s.id for s in steps) + 1]
+    replaced: dict[int, int] = {}
+    nouns = [r.noun for r in references]
+    if len(set(nouns)) != len(nouns):
+        return None  # two references with one noun: which select is which cannot be told
+    for reference in references:
+        selects = [
+            s.id
+            for s in steps
+            if s.operation == "select" and s.arguments == (reference.noun,) and s.dependencies == (0,)
+        ]
+        if len(selects) > 1:
+            return None
+        if not selects:
+            continue  # the noun is a plain argument (choose_rel's class): its word alone, as GQA writes it
+        replaced[selects[0]] = _chain(reference, steps, next_id)
+    if not replaced:
+        return None
+    kept = [s for s in steps if s.id not in replaced]
+    rewired = [Step(s.id, s.operation, tuple(replaced.get(d, d) for d in s.dependencies), s.arguments) for s in kept]
+    try:
+        return canonical(Program(tuple(rewired), replaced.get(program.answer, program.answer)))
+    except ProgramError:
+        return None
