@@ -36,8 +36,8 @@ from functools import cached_property
 from theory.canonical import canonical
 from theory.operations import POSITION_VALUES
 from theory.program import Program, ProgramError, Step
-from translators.grounded_words import stem
-from translators.template_fill import GROUP_ROLE, FilledProgram, TemplateFiller
+from translators.grounded_words import SPELLINGS, stem
+from translators.template_fill import GROUP_ROLE, FilledProgram, Slots, TemplateFiller
 
 _ARTICLES = frozenset({"a", "an", "the"})
 _RELATIVE = frozenset({"that", "which", "who"})
@@ -49,6 +49,10 @@ _NOT_NOUNS = frozenset(
     """left right top bottom middle center front back side picture image photo is are that which who
     what color colors there this it same different other one""".split()
 )
+# Pronouns name an object as GQA's programs do ("her" -> she); possessives are not references.
+_PRONOUNS = {"he": "he", "him": "he", "she": "she", "her": "she", "they": "they", "them": "they"}
+# Categories whose values are also things ("in the kitchen", "on the street").
+_NOUN_CATEGORIES = frozenset({"place", "room"})
 _POSITIONS = {value: category for category, values in POSITION_VALUES.items() for value in values}
 _MAX_RELATION_WORDS = 5
 # Changes whenever what is composed changes (part of the translation cache key via the fill rules).
@@ -66,6 +70,7 @@ class Reference:
     attributes: list[tuple[str, str]] = field(default_factory=list)  # (category or "", value)
     relation: tuple[str, str, Reference] | None = None  # (relation, subject|object, the other object)
     after: list[tuple[str, str]] = field(default_factory=list)  # attributes said after the noun
+    new_word: bool = False  # the noun is a word the ontology lacks (or a pronoun)
 
     @property
     def plain(self) -> bool:
@@ -93,12 +98,17 @@ class CompositionalFiller:
         """The question's program composed from its references and its frame, or None."""
         raw = self.filler.raw_slots(question)
         references, reduced = self._read(raw)
+        variants = _number_variants(self.filler.plain(reduced))
         if not references:
-            return None
-        filled = self.filler.fill_slots(self.filler.plain(reduced), exclude_ids)
+            variants = variants[1:]  # the plain fill tried the question as it is
+        filled = None
+        for variant in variants:
+            filled = self.filler.fill_slots(variant, exclude_ids)
+            if filled is not None:
+                break
         if filled is None:
             return None
-        program = _compose(filled.program, references)
+        program = _compose(filled.program, references) if references else filled.program
         if program is None:
             return None
         return FilledProgram(program, f"composed: {filled.form}", filled.examples, filled.votes, filled.voters)
@@ -119,21 +129,24 @@ class CompositionalFiller:
                 continue
             reference, end = found
             references.append(reference)
-            changed |= not reference.plain or raw[index][0] not in _NOUN_ROLES | _ARTICLES
+            changed |= not reference.plain or reference.new_word
             reduced.append((GROUP_ROLE if reference.noun in self.ontology.groups else "thing", reference.noun))
             index = end
         return (references if changed else []), reduced
 
-    def _noun_at(self, raw: Raw, index: int, after_article: bool) -> tuple[str, int, list[str]] | None:
-        """The noun at `index`: (its name, where it ends, words the ontology lacks that modify it)."""
+    def _noun_at(self, raw: Raw, index: int, after_article: bool) -> tuple[str, int, list[str], bool] | None:
+        """The noun at `index`: (its name, where it ends, words the ontology lacks that modify it,
+        whether the noun itself is such a word)."""
+        if not after_article and _word(raw, index) in _PRONOUNS:
+            return _PRONOUNS[str(_word(raw, index))], index + 1, [], True  # "the umbrella that he is carrying"
         unknown: list[str] = []
         while self._unknown(raw, index + len(unknown)):
             unknown.append(raw[index + len(unknown)][0])
         at = index + len(unknown)
         if at < len(raw) and raw[at][0] in _NOUN_ROLES and raw[at][1] is not None:
-            return str(raw[at][1]), at + 1, unknown  # "the wooden table": a word the ontology lacks, then a class
+            return str(raw[at][1]), at + 1, unknown, False  # "the wooden table": an unknown word, then a class
         if after_article and unknown:
-            return "_".join(unknown), at, []  # a noun the ontology lacks, named by its article ("the tennis racket")
+            return "_".join(unknown), at, [], True  # a noun the ontology lacks, named by its article ("the racket")
         return None
 
     def _unknown(self, raw: Raw, index: int) -> bool:
@@ -142,6 +155,25 @@ class CompositionalFiller:
         if word is None or not word.isalpha() or word in _NOT_NOUNS | _ARTICLES | _RELATIVE | _BE:
             return False
         return self._relation_at(raw, index) is None
+
+    def _made_of(self, raw: Raw, index: int) -> _Post | None:
+        """ "made (out) of wood" after a noun: the material as an attribute."""
+        at = _made_of_words(raw, index)
+        attribute = self._attribute_at(raw, at) if at is not None else None
+        if at is None or attribute is None:
+            return None
+        return at + 1, None, [attribute]
+
+    def _doing(self, raw: Raw, index: int) -> bool:
+        """Whether the slot is an -ing word the ontology lacks that ends the clause ("that is surfing")."""
+        word = _word(raw, index)
+        following = raw[index + 1][0] if index + 1 < len(raw) else None
+        return (
+            word is not None
+            and word.endswith("ing")
+            and following not in _ARTICLES
+            and (following is None or following not in _NOUN_ROLES)
+        )
 
     def _attribute_at(self, raw: Raw, index: int) -> tuple[str, str] | None:
         if index >= len(raw):
@@ -180,9 +212,12 @@ class CompositionalFiller:
             attributes.append(attribute)
             at += 1
         noun = self._noun_at(raw, at, article or bool(attributes))
+        if noun is None and article and attributes and attributes[-1][0] in _NOUN_CATEGORIES:
+            noun = (attributes.pop()[1], at, [], True)  # "the kitchen", "the field": a place named as an object
         if noun is None:
             return None
-        reference = Reference(noun[0], attributes + [("", word) for word in noun[2]])
+        name = SPELLINGS.get(noun[0], noun[0])  # the name GQA's programs write ("trousers" -> pants)
+        reference = Reference(name, attributes + [("", word) for word in noun[2]], new_word=noun[3] or name != noun[0])
         post = self._post(raw, noun[1], depth)
         if post is None:
             return reference, noun[1]
@@ -205,10 +240,15 @@ class CompositionalFiller:
             if after:
                 return position, None, after
         start = at + 1 if relative and _word(raw, at) in _BE else at
+        made = self._made_of(raw, start)  # "(that is) made of wood"
+        if made is not None:
+            return made
         if (relation := self._relation_at(raw, start)) is not None:  # "(that is) on the bed"
             other = self._reference(raw, relation[1], depth + 1)
             if other is not None:
                 return other[1], (relation[0], "subject", other[0]), []
+        if relative and start > at and self._doing(raw, start):  # "that is surfing": an activity, no object
+            return start + 1, None, [("", str(_word(raw, start)))]
         if _word(raw, at) in ("on", "in", "at"):  # "on the right", "in the top"
             position = at + 1 + (_word(raw, at + 1) in _ARTICLES)
             value = _word(raw, position)
@@ -221,6 +261,24 @@ class CompositionalFiller:
                 if relation is not None:
                     return relation[1], (relation[0], "object", other[0]), []
         return None
+
+
+_SINGULAR = {"are": "is", "these": "it", "those": "it", "have": "has", "were": "was"}
+
+
+def _number_variants(slots: Slots) -> list[Slots]:
+    """The slots, then (when they differ) read in the singular: "what animals are standing" asks
+    what "what animal is standing" asks, and GQA's programs do not depend on number."""
+    singular = tuple((_SINGULAR.get(role, role) if words is None else role, words) for role, words in slots)
+    return [slots] if singular == slots else [slots, singular]
+
+
+def _made_of_words(raw: Raw, index: int) -> int | None:
+    """Where "made (out) of" that starts at `index` ends."""
+    if _word(raw, index) != "made":
+        return None
+    at = index + 1 + (_word(raw, index + 1) == "out")
+    return at + 1 if _word(raw, at) == "of" else None
 
 
 def _word(raw: Raw, index: int) -> str | None:

@@ -61,31 +61,34 @@ FRAME_RELATIONS: dict[str, tuple[str, ...]] = {
     "their": ("of",),
     "s": ("of",),  # "the girl's hair"
 }
-# Other spellings of one name, and plurals no suffix rule reaches (the question's word -> the name).
-SYNONYMS: dict[str, tuple[str, ...]] = {
-    "trousers": ("pants",),
-    "fridge": ("refrigerator",),
-    "motorbike": ("motorcycle",),
-    "motorbikes": ("motorcycles", "motorcycle"),
-    "garbage_can": ("trash_can",),
-    "trashcan": ("trash_can",),
-    "tshirt": ("t_shirt",),
-    "wet_suit": ("wetsuit",),
-    "center": ("middle",),
-    "centre": ("middle",),
-    "wooden": ("wood",),
-    "palms": ("palm_trees", "palm_tree"),
-    "men": ("man",),
-    "women": ("woman",),
-    "children": ("child",),
-    "people": ("person",),
-    "feet": ("foot",),
-    "teeth": ("tooth",),
-    "mice": ("mouse",),
-    "geese": ("goose",),
-    "leaves": ("leaf",),
-    "knives": ("knife",),
-    "shelves": ("shelf",),
+# Other names GQA's programs write for a thing the question names (the question's word -> the name).
+SPELLINGS: dict[str, str] = {
+    "trousers": "pants",
+    "fridge": "refrigerator",
+    "motorbike": "motorcycle",
+    "motorbikes": "motorcycles",
+    "garbage_can": "trash_can",
+    "trashcan": "trash_can",
+    "tshirt": "t_shirt",
+    "wet_suit": "wetsuit",
+    "center": "middle",
+    "centre": "middle",
+    "wooden": "wood",
+    "palms": "palm_trees",
+}
+# Plurals no suffix rule reaches.
+IRREGULAR_PLURALS: dict[str, str] = {
+    "men": "man",
+    "women": "woman",
+    "children": "child",
+    "people": "person",
+    "feet": "foot",
+    "teeth": "tooth",
+    "mice": "mouse",
+    "geese": "goose",
+    "leaves": "leaf",
+    "knives": "knife",
+    "shelves": "shelf",
 }
 # Words that are never part of a class or a value name (a relation may still contain them;
 # prepositions may be values, "Is the lamp on?").
@@ -121,7 +124,7 @@ class QuestionWords:
 
     runs: frozenset[tuple[str, ...]]  # every run of 1-4 words without function words, by stem
     stems: frozenset[str]  # every word of the question, by stem
-    implied: frozenset[str]  # FRAME_WORDS and SYNONYMS of the question's words, as constants
+    implied: frozenset[str]  # FRAME_WORDS, SPELLINGS and IRREGULAR_PLURALS of the question's words
     implied_relations: frozenset[str]  # FRAME_RELATIONS of the question's words
     surface: tuple[str, ...]  # the question's words as written (lower case), in order
 
@@ -190,7 +193,8 @@ def question_words(question: str) -> QuestionWords:
     implied = {word for w in surface for word in FRAME_WORDS.get(w, ())}
     for start in range(len(surface)):
         for width in range(1, 3):
-            implied.update(SYNONYMS.get("_".join(surface[start : start + width]), ()))
+            run = "_".join(surface[start : start + width])
+            implied.update(name for table in (SPELLINGS, IRREGULAR_PLURALS) if (name := table.get(run)))
     relations = {relation for w in surface for relation in FRAME_RELATIONS.get(w, ())}
     return QuestionWords(frozenset(runs), frozenset(stems), frozenset(implied), frozenset(relations), surface)
 

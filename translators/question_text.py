@@ -3,7 +3,8 @@
 "Is there a cat in the picture?" asks what "Is there a cat?" asks; GQA's programs never select a
 `picture`. The image is named by the frame phrases below; they are taken out (or, where that
 would leave a dangling verb, replaced by "this") so that neither template fill nor the model
-reads the image as an object. "Do you see"/"can you see" ask whether something is there.
+reads the image as an object. "Do you see"/"can you see" ask whether something is there, and
+"piece of furniture" or "clothing item" names the group itself.
 
 Example:
     >>> read_as_scene("Who in the picture is standing?")
@@ -46,6 +47,11 @@ _PHRASES = (
     # "What place is shown?" -> "What place is this?"
     (re.compile(r"\b(is|are)\s+(?:shown|pictured|presented)\s*(?=\?|$)", re.I), lambda m: _this(m.group(1))),
 )
+# "piece of furniture", "clothing item", "article of clothing" name the group itself, as GQA reads them.
+_GROUP_PHRASES = (
+    (re.compile(r"\b(?:piece|pieces|item|items|article|articles)\s+of\s+(furniture|clothing)\b", re.I), r"\1"),
+    (re.compile(r"\b(clothing|furniture)\s+(?:item|items|article|articles|piece|pieces)\b", re.I), r"\1"),
+)
 _DANGLING = re.compile(r"\b(is|are)\s*(\?)?$", re.I)
 _SEE = re.compile(r"^\s*(?:do|can|could)\s+you\s+see\b", re.I)
 
@@ -65,4 +71,6 @@ def read_as_scene(question: str) -> str:
                 # "What vehicle is in this photo?" -> "What vehicle is?" -> "What vehicle is this?"
                 text = _DANGLING.sub(lambda m: f"{_this(m.group(1))}{m.group(2) or ''}", text)
     text = _SEE.sub("Are there", text)
+    for pattern, replacement in _GROUP_PHRASES:
+        text = pattern.sub(replacement, text)
     return re.sub(r"\s+([?,.])", r"\1", re.sub(r"\s{2,}", " ", text)).strip()

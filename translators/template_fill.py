@@ -57,7 +57,7 @@ MAX_VOTERS = 25
 _SAME_WORD = {"which": "what", "type": "kind"}
 _DEMONSTRATIVES = frozenset({"this", "that"})
 # Changes whenever the rules above change what is filled, so stored translations are not reused.
-FILL_RULES_VERSION = 3
+FILL_RULES_VERSION = 4
 # A translation's `source` when its program was filled without the model: from examples of its
 # form, or composed from its references and a form (`translators.compositional_fill`).
 FILLED_SOURCES = frozenset({"template", "composed"})
@@ -89,6 +89,9 @@ class TemplateFiller:
         self.bank = bank
         self.ontology = ontology
         self._groups = frozenset(ontology.groups)
+        self._group_plurals = frozenset(
+            g + ("es" if g.endswith(("s", "x", "ch", "sh")) else "s") for g in ontology.groups
+        )
         self._index: dict[str, list[tuple[Example, Slots]]] | None = None
         self._lock = threading.Lock()
 
@@ -99,6 +102,8 @@ class TemplateFiller:
         for role, words in role_spans(template_tokens(text), self.ontology):
             if words is None and role in self._groups:
                 out.append((GROUP_ROLE, role))
+            elif words is None and role in self._group_plurals:
+                out.append((GROUP_ROLE, role))  # "animals" names the group as "animal" does
             elif words is None:
                 out.append((role, None))
             else:
