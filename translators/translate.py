@@ -367,7 +367,7 @@ class Translator:
                 asked, order, s.representation, s.prompt_version, self.fixed, self.ontology, exclude_ids=exclude
             )
             try:
-                program, error = self._attempts(asked, prompt, sample, attempts, words, frame)
+                program, error = self._attempts(question, prompt, sample, attempts, words, frame)
             except RetryableBackendError as exc:
                 # A vote over fewer candidates would not be this setting's answer: stop here.
                 retryable, error = True, str(exc)
@@ -493,8 +493,9 @@ class Translator:
             except (RetryableBackendError, ModelFileError):
                 raise  # no other attempt can help: the caller says the model is unavailable
             except BackendError as exc:
-                error = str(exc)
-                attempts.append(Attempt("", error, 0.0))
+                attempts.append(Attempt("", str(exc), 0.0))
+                # The reason the earlier output was refused matters more than why no repair came.
+                error = f"{repairs[-1][1]}; then {exc}" if repairs else str(exc)
                 return None, error
             outcome = interpret_output(generation.text, s.representation)
             if outcome.program is not None and (problem := _problems(outcome.program, words, frame)) is not None:
