@@ -60,7 +60,10 @@ def _schema_rules(ontology: Ontology, words: QuestionWords | None = None) -> lis
     typed |= {c: list(v) for c, v in POSITION_VALUES.items()}
     relations: list[str] = list(ontology.relations)
     if words is not None:
-        typed = {c: kept for c, v in typed.items() if (kept := [x for x in v if words.supports(x)])}
+        # A word the ontology files under no category may be any category's value ("made of mesh").
+        known = set(ontology.classes) | set(ontology.uncategorised)
+        unfiled = [n for n in words.names() if n not in known and not ontology.categories_of(n)]
+        typed = {c: kept for c, v in typed.items() if (kept := [x for x in v if words.supports(x)] + unfiled)}
         relations = words.relations(relations)
     rules = [
         f"cat ::= {_alternatives([*ontology.query_categories, OTHER_CATEGORY])}",

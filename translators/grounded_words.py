@@ -28,7 +28,7 @@ from functools import cached_property, lru_cache
 from nltk.stem import PorterStemmer
 
 from theory.operations import OPERATIONS
-from theory.program import Program
+from theory.program import Program, Step
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 _MAX_WORDS = 4
@@ -223,3 +223,18 @@ def invented(program: Program, words: QuestionWords) -> list[Invented]:
             if not ok:
                 found.append(Invented(step.id, role, argument))
     return found
+
+
+def with_usual_names(program: Program) -> Program:
+    """`program` with each class or value named as GQA's programs name it (`SPELLINGS`: "trousers" ->
+    pants), so that a scene's own name for the thing is asked for."""
+    changed = False
+    steps = []
+    for step in program:
+        roles = OPERATIONS[step.operation].arguments
+        arguments = tuple(
+            SPELLINGS.get(a, a) if role in ("class", "value") else a for role, a in zip(roles, step.arguments)
+        )
+        changed |= arguments != step.arguments
+        steps.append(Step(step.id, step.operation, step.dependencies, arguments))
+    return Program(tuple(steps), program.answer) if changed else program

@@ -57,7 +57,7 @@ MAX_VOTERS = 25
 _SAME_WORD = {"which": "what", "type": "kind"}
 _DEMONSTRATIVES = frozenset({"this", "that"})
 # Changes whenever the rules above change what is filled, so stored translations are not reused.
-FILL_RULES_VERSION = 4
+FILL_RULES_VERSION = 5
 # A translation's `source` when its program was filled without the model: from examples of its
 # form, or composed from its references and a form (`translators.compositional_fill`).
 FILLED_SOURCES = frozenset({"template", "composed"})
@@ -89,6 +89,10 @@ class TemplateFiller:
         self.bank = bank
         self.ontology = ontology
         self._groups = frozenset(ontology.groups)
+        # The first word of every relation and each longer start of one ("standing", "standing_on").
+        self._relation_heads = frozenset(
+            "_".join(r.split("_")[:n]) for r in ontology.relations for n in range(1, len(r.split("_")) + 1)
+        )
         self._group_plurals = frozenset(
             g + ("es" if g.endswith(("s", "x", "ch", "sh")) else "s") for g in ontology.groups
         )
@@ -108,6 +112,20 @@ class TemplateFiller:
                 out.append((role, None))
             else:
                 out.append((_PLURAL_ROLE.get(role, role), "_".join(words)))
+        return self._values_out_of_relations(out)
+
+    def _values_out_of_relations(self, raw: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
+        """A value that is also a relation's first word ("standing", "sitting") is a value where the
+        next word does not go on with that relation: "Who is standing?" has the form of "Who is
+        sitting?" (`who is pose`), while "Who is standing on the rug?" keeps `standing on`."""
+        out = list(raw)
+        for index, (role, words) in enumerate(raw):
+            if words is not None or role not in self._relation_heads or role in self.ontology.relations:
+                continue  # "on", "eating": relations of their own stay words
+            category = self.ontology.category_of(role)
+            following = raw[index + 1][0] if index + 1 < len(raw) and raw[index + 1][1] is None else None
+            if category is not None and f"{role}_{following}" not in self._relation_heads:
+                out[index] = (category.replace("_", " "), role)
         return out
 
     def plain(self, raw: list[tuple[str, str | None]]) -> Slots:

@@ -40,7 +40,7 @@ from translators.compositional_fill import COMPOSITION_VERSION, CompositionalFil
 from translators.consistency import majority_vote
 from translators.embeddings import Embedder
 from translators.grammar import program_grammar
-from translators.grounded_words import QuestionWords, invented, question_words
+from translators.grounded_words import QuestionWords, invented, question_words, with_usual_names
 from translators.ontology import Ontology, bundled_ontology
 from translators.options import TranslationOptions
 from translators.prompts import DEFAULT_PROMPT, PROMPTS, build_prompt, covering_examples
@@ -54,7 +54,7 @@ from translators.templating import Templater
 from translators.vocabulary import Grounder
 
 # Changes whenever what a question's words allow changes, so stored translations are not reused.
-GROUNDING_VERSION = 1
+GROUNDING_VERSION = 2
 
 
 class TranslationSettings(TranslationOptions):
@@ -439,7 +439,9 @@ class Translator:
         )
 
     def _finish(self, result: Translation, start: float, key: str) -> Translation:
-        """Ground the program's words (with a grounder), time it and cache it."""
+        """Name things as GQA does, ground the program's words (with a grounder), time it and cache it."""
+        if result.program is not None:
+            result.program = with_usual_names(result.program)
         program = result.program
         if program is not None and self.grounder is not None:
             grounding = self.grounder.ground(program)

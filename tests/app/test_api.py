@@ -157,6 +157,13 @@ def test_answer_with_no_answer_is_not_an_error(client):
     assert explanation["nearest"][0] in ("cat", "animal")  # an animal, like the giraffe
 
 
+def test_a_program_that_names_a_word_the_question_lacks_is_422_naming_the_word(translating_client):
+    response = translating_client.post("/translate", json={"question": "Is the horse near a building?"})
+    assert response.status_code == 422
+    detail = response.json()["detail"]
+    assert "relation 'docked_at'" in detail and "not in the question" in detail
+
+
 @pytest.mark.parametrize(
     ("payload", "fragment"),
     [

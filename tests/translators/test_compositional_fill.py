@@ -1,4 +1,6 @@
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from theory.nested import format_nested
 from translators.bank import legacy_bank
@@ -42,3 +44,17 @@ def test_an_object_relative_clause_makes_the_noun_the_relation_object(composer):
 def test_a_question_of_bare_nouns_is_left_to_the_plain_fill(composer):
     assert composer.fill("Is there a cat?") is None
     assert composer.fill("Why is the sky blue?") is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            "the a red cup table man that is are on to left of wearing made wood zorb who what he and".split()
+        ),
+        max_size=14,
+    )
+)
+def test_any_word_sequence_is_read_without_error(composer, words):
+    filled = composer.fill(" ".join(words) + "?")
+    assert filled is None or filled.program.step(filled.program.answer) is not None

@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from evaluation.splits import split_questions
-from theory.nested import parse_nested
+from theory.nested import format_nested, parse_nested
 from translators.gqa_program import GQAProgramError, gqa_to_program
 from translators.grounded_words import invented, question_words
 from translators.question_text import read_as_scene
@@ -59,3 +59,12 @@ def test_gqa_programs_of_the_tuning_part_use_the_question_words():
         total += 1
         grounded += not invented(program, question_words(read_as_scene(data[qid]["question"])))
     assert grounded / total >= 0.98, (grounded, total)
+
+
+def test_things_are_named_as_gqa_names_them():
+    from translators.grounded_words import with_usual_names
+
+    program = parse_nested("choose_attr(unique(select(scene(), trousers)), color, khaki, orange)")
+    assert "select(scene(), pants)" in format_nested(with_usual_names(program))
+    plain = parse_nested("exist(select(scene(), cat))")
+    assert with_usual_names(plain) is plain

@@ -120,10 +120,10 @@ def test_a_translation_the_server_never_answered_is_retryable_not_a_formulation_
     stand_in.script = ["drop"] * 10
     settings = TranslationSettings(llm="stand-in", sampling="jaccard", examples=1, schema_decoding=False)
     translator = Translator(settings, legacy_bank(), backend(url))
-    result = translator.translate("Is there a cat next to the zebra that is sleeping?")  # a form the bank lacks
+    result = translator.translate("Does a cat sit beside the zebra?")  # a form the bank lacks
     assert result.retryable and result.program is None and "attempt" in (result.error or "")
     stand_in.script = []
-    again = translator.translate("Is there a cat next to the zebra that is sleeping?")
+    again = translator.translate("Does a cat sit beside the zebra?")
     assert not again.retryable and again.program is not None
 
 

@@ -67,7 +67,7 @@ def test_wordings_that_never_change_a_program_share_a_form():
     assert filler.form("What place is that?") == filler.form("What place is it?") == "what place is it"
     assert filler.form("Who do you think is wearing a shoe?") == filler.form("Who is wearing a shoe?")
     # A relative "that" and a "do you think" not before "is"/"are" are part of the form.
-    assert filler.form("What is the man that is sitting holding?") == "what is thing that is sitting holding"
+    assert filler.form("What is the man that is sitting holding?") == "what is thing that is pose holding"
     assert "do you think" in filler.form("What do you think about the cup?")
 
 
@@ -173,3 +173,14 @@ def test_the_index_is_kept_beside_a_bank_file_and_read_back(tmp_path, monkeypatc
     assert TemplateFiller(bank, ONTOLOGY).fill("Is there a blue plate?") is not None
     stored.write_bytes(b"not a pickle")
     assert TemplateFiller(bank, ONTOLOGY).fill("Is there a blue plate?") is not None
+
+
+def test_a_value_that_starts_a_relation_is_a_value_where_the_relation_does_not_follow():
+    from translators.bank import legacy_bank
+    from translators.ontology import bundled_ontology
+    from translators.template_fill import TemplateFiller
+
+    filler = TemplateFiller(legacy_bank(), bundled_ontology())
+    assert filler.form("Who is standing?") == filler.form("Who is sitting?") == "who is pose"
+    assert "standing on" in filler.form("Who is standing on the rug?")
+    assert filler.form("What is the lamp on?").endswith("on")  # "on" is a relation of its own
