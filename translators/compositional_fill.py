@@ -29,7 +29,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -56,7 +56,7 @@ _NOUN_CATEGORIES = frozenset({"place", "room"})
 _POSITIONS = {value: category for category, values in POSITION_VALUES.items() for value in values}
 _MAX_RELATION_WORDS = 5
 # Changes whenever what is composed changes (part of the translation cache key via the fill rules).
-COMPOSITION_VERSION = 1
+COMPOSITION_VERSION = 2
 
 Raw = list[tuple[str, str | None]]
 _Post = tuple[int, "tuple[str, str, Reference] | None", list[tuple[str, str]]]
@@ -94,18 +94,34 @@ class CompositionalFiller:
                 found.setdefault(words, relation)
         return found
 
-    def fill(self, question: str, exclude_ids: Collection[str] = ()) -> FilledProgram | None:
-        """The question's program composed from its references and its frame, or None."""
+    def fill(
+        self, question: str, exclude_ids: Collection[str] = (), accept: Callable[[Program], bool] | None = None
+    ) -> FilledProgram | None:
+        """The question's program composed from its references and its frame, or None (with
+        `accept`, only composed programs it accepts count)."""
         raw = self.filler.raw_slots(question)
         references, reduced = self._read(raw)
         variants = _number_variants(self.filler.plain(reduced))
         if not references:
             variants = variants[1:]  # the plain fill tried the question as it is
-        filled = None
         for variant in variants:
-            filled = self.filler.fill_slots(variant, exclude_ids)
-            if filled is not None:
-                break
+            composed = self._fill_variant(variant, references, exclude_ids, accept)
+            if composed is not None:
+                return composed
+        return None
+
+    def _fill_variant(
+        self,
+        slots: Slots,
+        references: list[Reference],
+        exclude_ids: Collection[str],
+        accept: Callable[[Program], bool] | None,
+    ) -> FilledProgram | None:
+        def composes(program: Program) -> bool:
+            made = _compose(program, references) if references else program
+            return made is not None and (accept is None or accept(made))
+
+        filled = self.filler.fill_slots(slots, exclude_ids, composes)
         if filled is None:
             return None
         program = _compose(filled.program, references) if references else filled.program
@@ -249,8 +265,8 @@ class CompositionalFiller:
                 return other[1], (relation[0], "subject", other[0]), []
         if relative and start > at and self._doing(raw, start):  # "that is surfing": an activity, no object
             return start + 1, None, [("", str(_word(raw, start)))]
-        if _word(raw, at) in ("on", "in", "at"):  # "on the right", "in the top"
-            position = at + 1 + (_word(raw, at + 1) in _ARTICLES)
+        if _word(raw, start) in ("on", "in", "at"):  # "(that is) on the right", "in the top"
+            position = start + 1 + (_word(raw, start + 1) in _ARTICLES)
             value = _word(raw, position)
             if value in _POSITIONS:
                 return position + 1, None, [(_POSITIONS[value], value)]
@@ -267,10 +283,17 @@ _SINGULAR = {"are": "is", "these": "it", "those": "it", "have": "has", "were": "
 
 
 def _number_variants(slots: Slots) -> list[Slots]:
-    """The slots, then (when they differ) read in the singular: "what animals are standing" asks
-    what "what animal is standing" asks, and GQA's programs do not depend on number."""
+    """The slots, then (where they differ) read in the singular ("what animals are standing" asks
+    what "what animal is standing" asks), then with group words as plain nouns ("is the bag to the
+    right of the chair" as "is the cup to the right of the chair"): GQA's programs depend on
+    neither, as long as the word is kept, which the fill does."""
     singular = tuple((_SINGULAR.get(role, role) if words is None else role, words) for role, words in slots)
-    return [slots] if singular == slots else [slots, singular]
+    nouns = tuple(("thing" if role == GROUP_ROLE else role, words) for role, words in singular)
+    out = [slots]
+    for variant in (singular, nouns):
+        if variant not in out:
+            out.append(variant)
+    return out
 
 
 def _made_of_words(raw: Raw, index: int) -> int | None:

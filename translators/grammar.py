@@ -176,9 +176,9 @@ def _answer_rule(frame: Frame | None) -> str:
     """The outermost call a frame allows: yes/no, a value, or (a choice) a value or an `or`."""
     if frame is Frame.YES_NO:
         return "boolexpr"
-    if frame is Frame.OPEN:
+    if frame in (Frame.OPEN, Frame.CHOICE):
         return "valexpr"
-    if frame is Frame.CHOICE:
+    if frame is Frame.EITHER:
         return 'valexpr | "or(" boolexpr ", " boolexpr ")"'
     return "valexpr | boolexpr"
 

@@ -1,14 +1,17 @@
 """A question's frame, and whether a program's final operation fits it.
 
 The frame is read from the wording alone: a question that opens with a verb ("Is", "Are",
-"Does", "Can") asks yes or no, unless it offers a choice ("... A or B?", answered by a `choose`
-or an `or`); a question with a wh-word ("what", "which", "who", "where", "how") asks for a name
+"Does", "Can") asks yes or no, unless it offers a choice ("Is the sky gray or blue?", answered
+by a `choose`; with "there" or "either", "Is there a cat or a dog?", by an `or` of two
+existences); a question with a wh-word ("what", "which", "who", "where", "how") asks for a name
 or value. A yes/no question never gets a program that answers a name, and a wh-question never
 gets a yes/no program. On GQA's tuning part every question's program fits its frame.
 
 Example:
     >>> frame_of("Is the chair brown or white?"), frame_of("Are the doors open?")
     (<Frame.CHOICE: 'choice'>, <Frame.YES_NO: 'yes/no'>)
+    >>> frame_of("Are there any cats or dogs?")
+    <Frame.EITHER: 'either'>
     >>> frame_of("The pillow is where?")
     <Frame.OPEN: 'open'>
 """
@@ -24,6 +27,8 @@ from theory.program import Program
 _TOKEN = re.compile(r"[a-z]+")
 _VERBS = frozenset("is are was were does do did can could has have had will would should may might must".split())
 _WH = frozenset("what which who whom whose where how when".split())
+# Words by which a choice asks whether either thing is there, GQA's `or` of two `exist`s.
+_EXISTENCE = frozenset({"there", "either"})
 # The final operations a choice may end in besides those that answer a value ("Is there a cat or a dog?").
 _CHOICE_BOOL = frozenset({"or"})
 
@@ -32,7 +37,8 @@ class Frame(str, Enum):
     """What kind of answer the wording asks for."""
 
     YES_NO = "yes/no"
-    CHOICE = "choice"  # "Is it A or B?": one of two words, or whether either is there
+    CHOICE = "choice"  # "Is it A or B?": one of two words
+    EITHER = "either"  # "Is there a cat or a dog?": whether either is there (or one of two words)
     OPEN = "open"  # a wh-question: a name or value
     UNKNOWN = "unknown"  # no verb first and no wh-word: any program
 
@@ -43,7 +49,9 @@ def frame_of(question: str) -> Frame:
     if not words:
         return Frame.UNKNOWN
     if words[0] in _VERBS:
-        return Frame.CHOICE if "or" in words else Frame.YES_NO
+        if "or" not in words:
+            return Frame.YES_NO
+        return Frame.EITHER if _EXISTENCE & set(words) else Frame.CHOICE
     if _WH & set(words):
         return Frame.OPEN
     return Frame.UNKNOWN
@@ -53,18 +61,18 @@ def final_kinds(frame: Frame) -> frozenset[Kind]:
     """What the final operation of a program in this frame may produce."""
     if frame is Frame.YES_NO:
         return frozenset({Kind.BOOL})
-    if frame is Frame.OPEN:
+    if frame in (Frame.OPEN, Frame.CHOICE):
         return frozenset({Kind.VALUE})
     return frozenset({Kind.BOOL, Kind.VALUE})
 
 
 def misfit(program: Program, frame: Frame) -> str | None:
-    """Why `program` does not fit `frame`, or None when it does."""
+    """Why `program` does not fit `frame`, or None when it does (see `frame_of`)."""
     operation = program.step(program.answer).operation
     kind = OPERATIONS[operation].output
     if kind not in final_kinds(frame):
-        wanted = "yes or no" if frame is Frame.YES_NO else "a name or value"
+        wanted = {Frame.YES_NO: "yes or no", Frame.CHOICE: "one of the words it offers"}.get(frame, "a name or value")
         return f"the question asks for {wanted}, but the program ends in {operation}"
-    if frame is Frame.CHOICE and kind is Kind.BOOL and operation not in _CHOICE_BOOL:
+    if frame is Frame.EITHER and kind is Kind.BOOL and operation not in _CHOICE_BOOL:
         return f"the question offers a choice, but the program ends in {operation}"
     return None

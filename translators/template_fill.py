@@ -34,7 +34,7 @@ import hashlib
 import pickle
 import threading
 from collections import Counter, defaultdict
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,7 +57,7 @@ MAX_VOTERS = 25
 _SAME_WORD = {"which": "what", "type": "kind"}
 _DEMONSTRATIVES = frozenset({"this", "that"})
 # Changes whenever the rules above change what is filled, so stored translations are not reused.
-FILL_RULES_VERSION = 5
+FILL_RULES_VERSION = 6
 # A translation's `source` when its program was filled without the model: from examples of its
 # form, or composed from its references and a form (`translators.compositional_fill`).
 FILLED_SOURCES = frozenset({"template", "composed"})
@@ -117,13 +117,17 @@ class TemplateFiller:
     def _values_out_of_relations(self, raw: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
         """A value that is also a relation's first word ("standing", "sitting") is a value where the
         next word does not go on with that relation: "Who is standing?" has the form of "Who is
-        sitting?" (`who is pose`), while "Who is standing on the rug?" keeps `standing on`."""
+        sitting?" (`who is pose`), while "Who is standing on the rug?" keeps `standing on`. A verb
+        that is a relation of its own ("walking", "playing") is a value where no object follows."""
         out = list(raw)
         for index, (role, words) in enumerate(raw):
-            if words is not None or role not in self._relation_heads or role in self.ontology.relations:
-                continue  # "on", "eating": relations of their own stay words
+            if words is not None or role not in self._relation_heads:
+                continue
+            after = raw[index + 1] if index + 1 < len(raw) else None
+            if role in self.ontology.relations and not (role.endswith("ing") and _ends_clause(after)):
+                continue  # "on", "eating grass": a relation of its own, with its object
             category = self.ontology.category_of(role)
-            following = raw[index + 1][0] if index + 1 < len(raw) and raw[index + 1][1] is None else None
+            following = after[0] if after is not None and after[1] is None else None
             if category is not None and f"{role}_{following}" not in self._relation_heads:
                 out[index] = (category.replace("_", " "), role)
         return out
@@ -168,11 +172,16 @@ class TemplateFiller:
         stem = self.bank.path.with_suffix("")
         return stem.with_name(f"{stem.name}.fill-{digest.hexdigest()[:12]}.pickle")
 
-    def fill(self, question: str, exclude_ids: Collection[str] = ()) -> FilledProgram | None:
-        """The question's program from the examples of its form, or None when none can be filled."""
-        return self.fill_slots(self.slots(question), exclude_ids)
+    def fill(
+        self, question: str, exclude_ids: Collection[str] = (), accept: Callable[[Program], bool] | None = None
+    ) -> FilledProgram | None:
+        """The question's program from the examples of its form, or None when none can be filled;
+        with `accept`, only the programs it accepts vote (the question's words and frame)."""
+        return self.fill_slots(self.slots(question), exclude_ids, accept)
 
-    def fill_slots(self, slots: Slots, exclude_ids: Collection[str] = ()) -> FilledProgram | None:
+    def fill_slots(
+        self, slots: Slots, exclude_ids: Collection[str] = (), accept: Callable[[Program], bool] | None = None
+    ) -> FilledProgram | None:
         """`fill` for a question already read into slots."""
         form = " ".join(role for role, _ in slots)
         excluded = set(exclude_ids)
@@ -181,7 +190,7 @@ class TemplateFiller:
             if example.id in excluded or excluded & example.equivalent:
                 continue
             program = _swap(example.program, example_slots, slots)
-            if program is not None:
+            if program is not None and (accept is None or accept(program)):
                 filled.append((example, program))
                 if len(filled) == MAX_VOTERS:
                     break
@@ -229,6 +238,11 @@ def filler_for(bank: ExampleBank, ontology: Ontology) -> TemplateFiller:
         if found is None or found.bank is not bank or found.ontology is not ontology:
             found = _FILLERS[id(bank), id(ontology)] = TemplateFiller(bank, ontology)
         return found
+
+
+def _ends_clause(after: tuple[str, str | None] | None) -> bool:
+    """Whether what follows a verb leaves it without an object (the end, or a plain word that is no article)."""
+    return after is None or (after[1] is None and after[0] not in _ARTICLES and after[0] not in _DEMONSTRATIVES)
 
 
 def _plain_words(slots: list[tuple[str, str | None]]) -> Slots:

@@ -337,9 +337,14 @@ class Translator:
         start = time.perf_counter()
         asked = read_as_scene(question)
         words, frame = question_words(asked), frame_of(asked)
+
+        def fits(program: Program) -> bool:
+            return _problems(program, words, frame) is None
+
         for source, filler in (("template", self.filler), ("composed", self.composer)):
-            filled = filler.fill(asked, exclude) if filler is not None else None
-            if filled is not None and _problems(filled.program, words, frame) is None:
+            # Only programs in the question's words that answer as it asks take part in the vote.
+            filled = filler.fill(asked, exclude, fits) if filler is not None else None
+            if filled is not None:
                 result = self._filled(question, question_id, filled, time.perf_counter() - start, source)
                 return self._finish(result, start, key)
         retrieved = self.retriever.retrieve(

@@ -17,7 +17,8 @@ from .conftest import gqa_dir
         ("Is the horse near a building?", Frame.YES_NO),
         ("Does the man look happy and tired?", Frame.YES_NO),
         ("Is the chair brown or white?", Frame.CHOICE),
-        ("Are there either cats or dogs?", Frame.CHOICE),
+        ("Are there either cats or dogs?", Frame.EITHER),
+        ("Is there a cat or a dog?", Frame.EITHER),
         ("What color is the cup?", Frame.OPEN),
         ("The box on the right has what color?", Frame.OPEN),
         ("", Frame.UNKNOWN),
@@ -33,8 +34,11 @@ def test_a_yes_no_question_never_takes_a_program_that_answers_a_name():
     assert "yes or no" in misfit(name, Frame.YES_NO)
     assert misfit(yes_no, Frame.YES_NO) is None
     assert misfit(yes_no, Frame.OPEN) is not None
-    assert "choice" in misfit(parse_nested("exist(select(scene(), door))"), Frame.CHOICE)
-    assert misfit(parse_nested("or(exist(select(scene(), cat)), exist(select(scene(), dog)))"), Frame.CHOICE) is None
+    either = parse_nested("or(exist(select(scene(), cat)), exist(select(scene(), dog)))")
+    assert "choice" in misfit(parse_nested("exist(select(scene(), door))"), Frame.EITHER)
+    assert misfit(either, Frame.EITHER) is None
+    # "Is the sky gray or blue?" chooses a word; it is not an `or` of two checks.
+    assert "one of the words" in misfit(either, Frame.CHOICE)
 
 
 def test_every_gqa_program_fits_its_question_frame():
