@@ -133,6 +133,7 @@ def test_vocabulary_grounding_maps_unknown_words_and_reports_them(tmp_path):
             "--vocabulary",
             str(metadata),
             "--no-schema",
+            "--no-fill",  # the recorded output is what this test grounds
             "--json",
         ],
     )

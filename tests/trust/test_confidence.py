@@ -82,7 +82,9 @@ def test_confidence_is_a_probability(similarity, skeletons, retries, agreement, 
 
 def test_a_translation_carries_the_example_scores_and_programs():
     backend = ReplayBackend({("Is there a cat?", None): ["exist(select(scene(), cat))"]})
-    translator = Translator(TranslationSettings(sampling="jaccard", llm="replay"), legacy_bank(), backend)
+    translator = Translator(
+        TranslationSettings(sampling="jaccard", llm="replay", template_fill=False), legacy_bank(), backend
+    )
     result = translator.translate("Is there a cat?")
     assert all(isinstance(e["score"], float) and e["program"].endswith(").") for e in result.examples)
     parts = translation_parts(result)
