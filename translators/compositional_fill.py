@@ -36,7 +36,7 @@ from functools import cached_property
 from theory.canonical import canonical
 from theory.operations import POSITION_VALUES
 from theory.program import Program, ProgramError, Step
-from translators.grounded_words import SPELLINGS, stem
+from translators.grounded_words import FUNCTION_WORDS, SPELLINGS, stem
 from translators.template_fill import GROUP_ROLE, FilledProgram, Slots, TemplateFiller
 
 _ARTICLES = frozenset({"a", "an", "the"})
@@ -51,8 +51,6 @@ _NOT_NOUNS = frozenset(
 )
 # Pronouns name an object as GQA's programs do ("her" -> she); possessives are not references.
 _PRONOUNS = {"he": "he", "him": "he", "she": "she", "her": "she", "they": "they", "them": "they"}
-# Categories whose values are also things ("in the kitchen", "on the street").
-_NOUN_CATEGORIES = frozenset({"place", "room"})
 _POSITIONS = {value: category for category, values in POSITION_VALUES.items() for value in values}
 _MAX_RELATION_WORDS = 5
 # Changes whenever what is composed changes (part of the translation cache key via the fill rules).
@@ -168,7 +166,7 @@ class CompositionalFiller:
     def _unknown(self, raw: Raw, index: int) -> bool:
         """Whether the slot at `index` is a plain word that may be (part of) a noun."""
         word = _word(raw, index)
-        if word is None or not word.isalpha() or word in _NOT_NOUNS | _ARTICLES | _RELATIVE | _BE:
+        if word is None or not word.isalpha() or word in _NOT_NOUNS | FUNCTION_WORDS | _RELATIVE:
             return False
         return self._relation_at(raw, index) is None
 
@@ -217,8 +215,9 @@ class CompositionalFiller:
                 best = (relation, position)
         return best
 
-    def _reference(self, raw: Raw, index: int, depth: int = 0) -> tuple[Reference, int] | None:
-        """The reference that starts at `index`, and where it ends."""
+    def _reference(self, raw: Raw, index: int, depth: int = 0, object_of: bool = False) -> tuple[Reference, int] | None:
+        """The reference that starts at `index`, and where it ends (`object_of`: it follows a
+        relation, which always has an object: "wearing trousers" names trousers without an article)."""
         if depth > 3:
             return None
         article = index < len(raw) and raw[index][0] in _ARTICLES and raw[index][1] is None
@@ -227,9 +226,9 @@ class CompositionalFiller:
         while (attribute := self._attribute_at(raw, at)) is not None:
             attributes.append(attribute)
             at += 1
-        noun = self._noun_at(raw, at, article or bool(attributes))
-        if noun is None and article and attributes and attributes[-1][0] in _NOUN_CATEGORIES:
-            noun = (attributes.pop()[1], at, [], True)  # "the kitchen", "the field": a place named as an object
+        noun = self._noun_at(raw, at, article or object_of or bool(attributes))
+        if noun is None and article and attributes:
+            noun = (attributes.pop()[1], at, [], True)  # "the kitchen", "the paper": a value named as an object
         if noun is None:
             return None
         name = SPELLINGS.get(noun[0], noun[0])  # the name GQA's programs write ("trousers" -> pants)
@@ -260,7 +259,7 @@ class CompositionalFiller:
         if made is not None:
             return made
         if (relation := self._relation_at(raw, start)) is not None:  # "(that is) on the bed"
-            other = self._reference(raw, relation[1], depth + 1)
+            other = self._reference(raw, relation[1], depth + 1, object_of=True)
             if other is not None:
                 return other[1], (relation[0], "subject", other[0]), []
         if relative and start > at and self._doing(raw, start):  # "that is surfing": an activity, no object

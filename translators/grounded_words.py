@@ -92,7 +92,7 @@ IRREGULAR_PLURALS: dict[str, str] = {
 }
 # Words that are never part of a class or a value name (a relation may still contain them;
 # prepositions may be values, "Is the lamp on?").
-_FUNCTION_WORDS = frozenset(
+FUNCTION_WORDS = frozenset(
     """a an the is are was were be been do does did can could will would should has have had
     what which who whom whose where when why how there that this these those it its to and or
     but not no any some either both neither""".split()
@@ -156,7 +156,7 @@ class QuestionWords:
         for start in range(len(words)):
             for width in range(1, _MAX_WORDS + 1):
                 run = words[start : start + width]
-                if len(run) < width or _FUNCTION_WORDS & set(run):
+                if len(run) < width or FUNCTION_WORDS & set(run):
                     continue
                 for last in _inflections(run[-1]):
                     out.setdefault("_".join((*run[:-1], last)), None)
@@ -188,7 +188,7 @@ def question_words(question: str) -> QuestionWords:
         stems[start : start + width]
         for start in range(len(stems))
         for width in range(1, _MAX_WORDS + 1)
-        if start + width <= len(stems) and not _FUNCTION_WORDS & set(surface[start : start + width])
+        if start + width <= len(stems) and not FUNCTION_WORDS & set(surface[start : start + width])
     }
     implied = {word for w in surface for word in FRAME_WORDS.get(w, ())}
     for start in range(len(surface)):

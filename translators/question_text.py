@@ -47,8 +47,10 @@ _PHRASES = (
     # "What place is shown?" -> "What place is this?"
     (re.compile(r"\b(is|are)\s+(?:shown|pictured|presented)\s*(?=\?|$)", re.I), lambda m: _this(m.group(1))),
 )
-# "piece of furniture", "clothing item", "article of clothing" name the group itself, as GQA reads them.
+# "piece of furniture", "clothing item", "article of clothing" name the group itself, as GQA reads
+# them; "in front or behind" is GQA's "in front of or behind".
 _GROUP_PHRASES = (
+    (re.compile(r"\bin front or behind\b", re.I), "in front of or behind"),
     (re.compile(r"\b(?:piece|pieces|item|items|article|articles)\s+of\s+(furniture|clothing)\b", re.I), r"\1"),
     (re.compile(r"\b(clothing|furniture)\s+(?:item|items|article|articles|piece|pieces)\b", re.I), r"\1"),
 )
