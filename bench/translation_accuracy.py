@@ -54,6 +54,7 @@ from theory.program import ProgramError  # noqa: E402
 from translators.backends.registry import get_backend  # noqa: E402
 from translators.bank import Example, ExampleBank, legacy_bank, load_bank, save_bank  # noqa: E402
 from translators.bundled import bundled_digest, default_bank  # noqa: E402
+from translators.compositional_fill import COMPOSITION_VERSION  # noqa: E402
 from translators.embeddings import load_embedder  # noqa: E402
 from translators.gqa_program import GQAProgramError, gqa_to_program  # noqa: E402
 from translators.ontology import bundled_ontology  # noqa: E402
@@ -64,6 +65,8 @@ from translators.translate import GROUNDING_VERSION, TranslationSettings, Transl
 from trust.routing import RoutedTranslator  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
+# The fill rules and, from the sixth, the composition rules: records of other rules are not reused.
+FILL_VERSIONS = f"{FILL_RULES_VERSION}.{COMPOSITION_VERSION}"
 # The per-question log holds GQA question texts, so it lives in the user cache, not the repository.
 load_settings()  # hands ASPVQA_CACHE_DIR to every layer before the first cache path is made
 LOG = cache_dir() / "bench" / "translation_accuracy.jsonl"
@@ -111,7 +114,7 @@ class Run:
                 else ""
             )
             + ("|route=1" if self.routed else "")
-            + (f"|fill={2 if self.before_grounding else FILL_RULES_VERSION}" if s.template_fill else "")
+            + (f"|fill={2 if self.before_grounding else FILL_VERSIONS}" if s.template_fill else "")
             + ("" if self.before_grounding else f"|ground={GROUNDING_VERSION}")
         )
 

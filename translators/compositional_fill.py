@@ -54,7 +54,7 @@ _PRONOUNS = {"he": "he", "him": "he", "she": "she", "her": "she", "they": "they"
 _POSITIONS = {value: category for category, values in POSITION_VALUES.items() for value in values}
 _MAX_RELATION_WORDS = 5
 # Changes whenever what is composed changes (part of the translation cache key via the fill rules).
-COMPOSITION_VERSION = 2
+COMPOSITION_VERSION = 3
 
 Raw = list[tuple[str, str | None]]
 _Post = tuple[int, "tuple[str, str, Reference] | None", list[tuple[str, str]]]
