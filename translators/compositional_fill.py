@@ -30,13 +30,13 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from theory.canonical import canonical
 from theory.operations import POSITION_VALUES
 from theory.program import Program, ProgramError, Step
-from translators.grounded_words import FUNCTION_WORDS, SPELLINGS, stem
+from translators.grounded_words import FUNCTION_WORDS, SPELLINGS, singular, stem
 from translators.template_fill import GROUP_ROLE, FilledProgram, Slots, TemplateFiller
 
 _ARTICLES = frozenset({"a", "an", "the"})
@@ -54,7 +54,7 @@ _PRONOUNS = {"he": "he", "him": "he", "she": "she", "her": "she", "they": "they"
 _POSITIONS = {value: category for category, values in POSITION_VALUES.items() for value in values}
 _MAX_RELATION_WORDS = 5
 # Changes whenever what is composed changes (part of the translation cache key via the fill rules).
-COMPOSITION_VERSION = 3
+COMPOSITION_VERSION = 4
 
 Raw = list[tuple[str, str | None]]
 _Post = tuple[int, "tuple[str, str, Reference] | None", list[tuple[str, str]]]
@@ -134,7 +134,7 @@ class CompositionalFiller:
         references: list[Reference] = []
         reduced: Raw = []
         index = 0
-        changed = False
+        joined_by: list[str | None] = []  # "or"/"and" right before each reference, when that joins it to the one before
         while index < len(raw):
             found = self._reference(raw, index)
             if found is None:
@@ -142,10 +142,16 @@ class CompositionalFiller:
                 index += 1
                 continue
             reference, end = found
+            before = raw[index - 1][0] if index and raw[index - 1][1] is None else None
+            joined = before in ("or", "and") and len(reduced) > 1 and reduced[-2][1] is not None
+            joined_by.append(before if joined else None)
             references.append(reference)
-            changed |= not reference.plain or reference.new_word
             reduced.append((GROUP_ROLE if reference.noun in self.ontology.groups else "thing", reference.noun))
             index = end
+        for first, (second, joined) in zip(references, zip(references[1:], joined_by[1:], strict=True)):
+            if joined and first.plain and second.after and second.relation is None:
+                first.after = list(second.after)  # "tables or chairs that are made of metal": both are
+        changed = any(not r.plain or r.new_word for r in references)
         return (references if changed else []), reduced
 
     def _noun_at(self, raw: Raw, index: int, after_article: bool) -> tuple[str, int, list[str], bool] | None:
@@ -342,15 +348,18 @@ def _compose(program: Program, references: list[Reference]) -> Program | None:
         return None  # two references with one noun: which select is which cannot be told
     for reference in references:
         selects = [
-            s.id
-            for s in steps
-            if s.operation == "select" and s.arguments == (reference.noun,) and s.dependencies == (0,)
+            s
+            for s in program  # the filled program's own steps, not chains added for earlier references
+            if s.operation == "select"
+            and s.dependencies == (0,)
+            and singular(s.arguments[0]) == singular(reference.noun)  # a fill may name it in the singular
         ]
         if len(selects) > 1:
             return None
         if not selects:
             continue  # the noun is a plain argument (choose_rel's class): its word alone, as GQA writes it
-        replaced[selects[0]] = _chain(reference, steps, next_id)
+        # The noun as the fill names it ("tables" may be `table`, as the bank's examples write it).
+        replaced[selects[0].id] = _chain(replace(reference, noun=selects[0].arguments[0]), steps, next_id)
     if not replaced:
         return None
     kept = [s for s in steps if s.id not in replaced]

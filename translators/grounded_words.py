@@ -163,6 +163,20 @@ class QuestionWords:
         return out
 
 
+def singular(name: str) -> str:
+    """A name's singular by the regular rules and `IRREGULAR_PLURALS` (its last word: `palm_trees` -> palm_tree)."""
+    *head, last = name.split("_")
+    if last in IRREGULAR_PLURALS:
+        last = IRREGULAR_PLURALS[last]
+    elif last.endswith("ies") and len(last) > 4:
+        last = last[:-3] + "y"
+    elif last.endswith(("ches", "shes", "xes", "sses")):
+        last = last[:-2]
+    elif last.endswith("s") and not last.endswith(("ss", "us", "is")) and len(last) > 3:
+        last = last[:-1]
+    return "_".join((*head, last))
+
+
 def _inflections(word: str) -> tuple[str, ...]:
     """The word, and its singular or plural by the regular rules (the grammar needs strings)."""
     forms = [word]

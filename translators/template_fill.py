@@ -43,6 +43,7 @@ from theory.canonical import canonical
 from theory.program import Program, ProgramError, Step
 from translators import templating
 from translators.bank import Example, ExampleBank
+from translators.grounded_words import singular
 from translators.ontology import Ontology
 from translators.question_text import read_as_scene
 from translators.templating import role_spans, template_tokens
@@ -57,7 +58,7 @@ MAX_VOTERS = 25
 _SAME_WORD = {"which": "what", "type": "kind"}
 _DEMONSTRATIVES = frozenset({"this", "that"})
 # Changes whenever the rules above change what is filled, so stored translations are not reused.
-FILL_RULES_VERSION = 6
+FILL_RULES_VERSION = 7
 # A translation's `source` when its program was filled without the model: from examples of its
 # form, or composed from its references and a form (`translators.compositional_fill`).
 FILLED_SOURCES = frozenset({"template", "composed"})
@@ -276,8 +277,11 @@ def _swap(program: Program, example_slots: Slots, slots: Slots) -> Program | Non
         if mapping.setdefault(theirs, ours) != ours:
             return None
     used = {argument for step in program for argument in step.arguments}
-    if any(word not in used for word in mapping):
-        return None
+    for theirs in [w for w in mapping if w not in used]:
+        # "Are there both spoons and bowls?" names `spoon`: the question's word goes in the singular too.
+        ours = mapping.pop(theirs)
+        if singular(theirs) not in used or mapping.setdefault(singular(theirs), singular(ours)) != singular(ours):
+            return None
     steps = tuple(
         Step(s.id, s.operation, s.dependencies, tuple(mapping.get(a, a) for a in s.arguments)) for s in program
     )
