@@ -143,13 +143,13 @@ class CompositionalFiller:
                 continue
             reference, end = found
             before = raw[index - 1][0] if index and raw[index - 1][1] is None else None
-            joined = before in ("or", "and") and len(reduced) > 1 and reduced[-2][1] is not None
-            joined_by.append(before if joined else None)
+            coordinated = before in ("or", "and") and len(reduced) > 1 and reduced[-2][1] is not None
+            joined_by.append(before if coordinated else None)
             references.append(reference)
             reduced.append((GROUP_ROLE if reference.noun in self.ontology.groups else "thing", reference.noun))
             index = end
-        for first, (second, joined) in zip(references, zip(references[1:], joined_by[1:], strict=True)):
-            if joined and first.plain and second.after and second.relation is None:
+        for first, (second, conjunction) in zip(references, zip(references[1:], joined_by[1:], strict=True)):
+            if conjunction and first.plain and second.after and second.relation is None:
                 first.after = list(second.after)  # "tables or chairs that are made of metal": both are
         changed = any(not r.plain or r.new_word for r in references)
         return (references if changed else []), reduced
