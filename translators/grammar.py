@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from theory.operations import ARGUMENT_CHOICES, OPERATIONS, POSITION_VALUES, Kind
 from translators.grounded_words import QuestionWords
@@ -121,15 +122,23 @@ def _usable(arguments: tuple[str, ...], rules: list[str]) -> bool:
     return all(_ARG_RULES[a] in defined for a in arguments)
 
 
-def flat_grammar(
-    vocabulary: Vocabulary | None = None,
-    ontology: Ontology | None = None,
-    words: QuestionWords | None = None,
-    frame: Frame | None = None,
-) -> str:
+@dataclass(frozen=True)
+class Limits:
+    """What a grammar is limited to: a vocabulary or an ontology's schema, and one question's words and frame."""
+
+    vocabulary: Vocabulary | None = None
+    ontology: Ontology | None = None
+    words: QuestionWords | None = None
+    frame: Frame | None = None
+
+    def argument_rules(self) -> list[str]:
+        return _argument_rules(self.vocabulary, self.ontology, self.words)
+
+
+def _flat_grammar(limits: Limits) -> str:
     """Flat ASP: ``scene(0).`` then steps ``op(ID, DEPS..., ARGS...).``, then ``end(ID).`` (the answer
     step is named by id, so a frame is checked after parsing, not here)."""
-    arguments = _argument_rules(vocabulary, ontology, words)
+    arguments = limits.argument_rules()
     step_names = []
     rules = []
     for name, spec in OPERATIONS.items():
@@ -138,7 +147,7 @@ def flat_grammar(
         parts = [_literal(f"{name}("), "id"]
         for _ in spec.inputs:
             parts += ['", "', "id"]
-        for part in _argument_parts(spec.arguments, ontology is not None):
+        for part in _argument_parts(spec.arguments, limits.ontology is not None):
             parts += ['", "', part]
         parts.append('")."')
         rule = f"op-{name.replace('_', '-')}"
@@ -183,41 +192,27 @@ def _answer_rule(frame: Frame | None) -> str:
     return "valexpr | boolexpr"
 
 
-def nested_grammar(
-    vocabulary: Vocabulary | None = None,
-    ontology: Ontology | None = None,
-    words: QuestionWords | None = None,
-    frame: Frame | None = None,
-) -> str:
+def _nested_grammar(limits: Limits) -> str:
     """One typed nested expression whose outermost call gives a value or yes/no (as the frame asks)."""
-    arguments = _argument_rules(vocabulary, ontology, words)
-    rules = [f"root ::= {_answer_rule(frame)}", *_expression_rules(False, ontology is not None, arguments)]
+    arguments = limits.argument_rules()
+    schema = limits.ontology is not None
+    rules = [f"root ::= {_answer_rule(limits.frame)}", *_expression_rules(False, schema, arguments)]
     return "\n".join(rules + arguments) + "\n"
 
 
-def code_grammar(
-    vocabulary: Vocabulary | None = None,
-    ontology: Ontology | None = None,
-    words: QuestionWords | None = None,
-    frame: Frame | None = None,
-) -> str:
+def _code_grammar(limits: Limits) -> str:
     """Assignments ``varN = <objects expression>`` then the answer expression (as the frame asks)."""
-    arguments = _argument_rules(vocabulary, ontology, words)
+    arguments = limits.argument_rules()
     rules = [
-        f'root ::= (assign "\\n"){{0,8}} ({_answer_rule(frame)})',
+        f'root ::= (assign "\\n"){{0,8}} ({_answer_rule(limits.frame)})',
         'assign ::= var " = " state',
         'var ::= "var" [1-9]',
-        *_expression_rules(True, ontology is not None, arguments),
+        *_expression_rules(True, limits.ontology is not None, arguments),
     ]
     return "\n".join(rules + arguments) + "\n"
 
 
-def gqa_grammar(
-    vocabulary: Vocabulary | None = None,
-    ontology: Ontology | None = None,
-    words: QuestionWords | None = None,
-    frame: Frame | None = None,
-) -> str:
+def _gqa_grammar(limits: Limits) -> str:
     """Lines ``operation [deps]: argument`` (the compact GQA form of `translators.prompts`); its
     arguments are free text, so words and frame are checked after parsing."""
     rules = [
@@ -230,7 +225,7 @@ def gqa_grammar(
     return "\n".join(rules) + "\n"
 
 
-_GRAMMARS = {"flat": flat_grammar, "nested": nested_grammar, "code": code_grammar, "gqa": gqa_grammar}
+_GRAMMARS = {"flat": _flat_grammar, "nested": _nested_grammar, "code": _code_grammar, "gqa": _gqa_grammar}
 
 
 def program_grammar(
@@ -246,4 +241,4 @@ def program_grammar(
         build = _GRAMMARS[representation]
     except KeyError:
         raise ValueError(f"no grammar for representation {representation!r}") from None
-    return build(vocabulary, ontology, words, frame)
+    return build(Limits(vocabulary, ontology, words, frame))
