@@ -54,7 +54,8 @@ class TranslateResponse(BaseModel):
     details: dict[str, Any] = Field(
         default_factory=dict,
         description="how the program was made: model, attempts, source (template: filled from the bank's "
-        "examples of the question's form, without a model call; model), fill (form, votes, voters), usage "
+        "examples of the question's form, without a model call; composed: from the question's object references "
+        "and a form the bank has, without a model call; model), fill (form, votes, voters), usage "
         "(prompt_tokens, evaluated_tokens: those not taken from the cached prompt prefix, output_tokens, "
         "prompt_s, output_s), schema_fixes, mappings, samples, agreement",
     )
@@ -121,10 +122,13 @@ class ConfidencePartsShown(BaseModel):
     source: str = Field(
         "model",
         description="template: the program was filled from the example bank's questions of the same form "
-        "(no model call); model: the language model wrote it",
+        "(no model call); composed: from the question's object references and a form the bank has (no model "
+        "call); model: the language model wrote it",
     )
     fill_agreement: float | None = Field(
-        None, description="with source template, the share of the examples of that form whose filled program it is"
+        None,
+        description="with source template or composed, the share of the examples of that form whose filled "
+        "program it is",
     )
     min_token_probability: float | None = Field(
         None, description="the probability the model gave the least likely token it wrote (local models only)"
