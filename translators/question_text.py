@@ -48,9 +48,12 @@ _PHRASES = (
     (re.compile(r"\b(is|are)\s+(?:shown|pictured|presented)\s*(?=\?|$)", re.I), lambda m: _this(m.group(1))),
 )
 # "piece of furniture", "clothing item", "article of clothing" name the group itself, as GQA reads
-# them; "in front or behind" is GQA's "in front of or behind".
+# them; "in front or behind" is GQA's "in front of or behind"; a choice of sides is read in the bank's order.
 _GROUP_PHRASES = (
     (re.compile(r"\bin front or behind\b", re.I), "in front of or behind"),
+    # A choice means the same in either order; the bank says "left or right" and "top or bottom".
+    (re.compile(r"\b(the |on the )?right or (the |on the )?left\b", re.I), r"\1left or \2right"),
+    (re.compile(r"\b(the |at the |in the )?bottom or (the |at the |in the )?top\b", re.I), r"\1top or \2bottom"),
     (re.compile(r"\b(?:piece|pieces|item|items|article|articles)\s+of\s+(furniture|clothing)\b", re.I), r"\1"),
     (re.compile(r"\b(clothing|furniture)\s+(?:item|items|article|articles|piece|pieces)\b", re.I), r"\1"),
 )

@@ -41,7 +41,7 @@ from pathlib import Path
 from theory.cache import replaced_whole
 from theory.canonical import canonical
 from theory.program import Program, ProgramError, Step
-from translators import templating
+from translators import grounded_words, question_text, templating
 from translators.bank import Example, ExampleBank
 from translators.grounded_words import singular
 from translators.ontology import Ontology
@@ -58,7 +58,7 @@ MAX_VOTERS = 25
 _SAME_WORD = {"which": "what", "type": "kind"}
 _DEMONSTRATIVES = frozenset({"this", "that"})
 # Changes whenever the rules above change what is filled, so stored translations are not reused.
-FILL_RULES_VERSION = 7
+FILL_RULES_VERSION = 8
 # A translation's `source` when its program was filled without the model: from examples of its
 # form, or composed from its references and a form (`translators.compositional_fill`).
 FILLED_SOURCES = frozenset({"template", "composed"})
@@ -168,7 +168,7 @@ class TemplateFiller:
         if self.bank.path is None:
             return None
         digest = hashlib.sha256(f"{self.ontology.digest()}|{FILL_RULES_VERSION}".encode())
-        for module in (__file__, templating.__file__):
+        for module in (__file__, templating.__file__, question_text.__file__, grounded_words.__file__):
             digest.update(Path(module).read_bytes())  # the rules themselves: a changed rule is a new index
         stem = self.bank.path.with_suffix("")
         return stem.with_name(f"{stem.name}.fill-{digest.hexdigest()[:12]}.pickle")
