@@ -282,3 +282,16 @@ def test_the_warmed_prompt_state_is_kept_and_read_back_on_the_next_start(monkeyp
     saved.write_bytes(b"not a state")
     started("evaluated").close()  # an unreadable state is evaluated again and replaced
     assert saved.stat().st_size > 1000
+
+
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed")
+def test_compiled_grammars_are_bounded_though_every_question_has_its_own():
+    from translators.backends.local import MAX_COMPILED_GRAMMARS, LlamaCppBackend
+    from translators.grammar import program_grammar
+    from translators.grounded_words import question_words
+
+    backend = LlamaCppBackend("smollm2-135m")  # compiling a grammar loads no model
+    grammars = [program_grammar("nested", None, None, question_words(f"Is the cup{i} red?")) for i in range(40)]
+    for grammar in grammars:
+        backend._grammar(grammar)
+    assert len(backend._grammars) == MAX_COMPILED_GRAMMARS and grammars[-1] in backend._grammars

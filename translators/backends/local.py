@@ -18,6 +18,7 @@ import json
 import logging
 import threading
 import time
+from collections import OrderedDict
 from pathlib import Path
 
 from theory.cache import cache_dir, replaced_whole
@@ -26,6 +27,8 @@ from translators.backends.models import LOCAL_MODELS, model_path
 from translators.threads import model_threads
 
 _LOG = logging.getLogger("aspvqa.llama_cpp")
+# Compiled grammars kept: the fixed one and the latest questions' own (a grammar is built per question).
+MAX_COMPILED_GRAMMARS = 16
 _quiet_lock = threading.Lock()
 _log_callback = None  # kept referenced: llama.cpp holds only a C pointer to it
 
@@ -101,7 +104,8 @@ class LlamaCppBackend:
             LOCAL_MODELS[model].chat if chat is None and model in LOCAL_MODELS else (chat if chat is not None else True)
         )
         self._llama = None
-        self._grammars: dict[str, object] = {}
+        # Compiled grammars by text; each question has its own, so only the latest few are kept.
+        self._grammars: OrderedDict[str, object] = OrderedDict()
         self._lock = threading.Lock()  # one llama context serves one request at a time
 
     def _load(self):  # noqa: ANN202 - llama_cpp types are optional imports
@@ -138,10 +142,14 @@ class LlamaCppBackend:
             self._llama = None
 
     def _grammar(self, text: str):  # noqa: ANN202
-        if text not in self._grammars:
+        if text in self._grammars:
+            self._grammars.move_to_end(text)
+        else:
             from llama_cpp import LlamaGrammar
 
             self._grammars[text] = LlamaGrammar.from_string(text, verbose=False)
+            while len(self._grammars) > MAX_COMPILED_GRAMMARS:
+                self._grammars.popitem(last=False)
         return self._grammars[text]
 
     def warm(self, request: GenerationRequest) -> str:
