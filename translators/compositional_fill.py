@@ -54,7 +54,7 @@ _PRONOUNS = {"he": "he", "him": "he", "she": "she", "her": "she", "they": "they"
 _POSITIONS = {value: category for category, values in POSITION_VALUES.items() for value in values}
 _MAX_RELATION_WORDS = 5
 # Changes whenever what is composed changes (part of the translation cache key via the fill rules).
-COMPOSITION_VERSION = 4
+COMPOSITION_VERSION = 5
 
 Raw = list[tuple[str, str | None]]
 _Post = tuple[int, "tuple[str, str, Reference] | None", list[tuple[str, str]]]
@@ -289,13 +289,19 @@ _SINGULAR = {"are": "is", "these": "it", "those": "it", "have": "has", "were": "
 
 def _number_variants(slots: Slots) -> list[Slots]:
     """The slots, then (where they differ) read in the singular ("what animals are standing" asks
-    what "what animal is standing" asks), then with group words as plain nouns ("is the bag to the
-    right of the chair" as "is the cup to the right of the chair"): GQA's programs depend on
-    neither, as long as the word is kept, which the fill does."""
+    what "what animal is standing" asks), then with group words after the first as plain nouns
+    ("what animal is this, a puppy or a bird"), then with all of them ("is the bag to the right of
+    the chair" as "is the cup to the right of the chair"): GQA's programs depend on neither, as
+    long as the word is kept, which the fill does."""
     singular = tuple((_SINGULAR.get(role, role) if words is None else role, words) for role, words in slots)
     nouns = tuple(("thing" if role == GROUP_ROLE else role, words) for role, words in singular)
+    # "What animal is this, a puppy or a bird?": the group asked about stays, the named ones are nouns.
+    first = next((i for i, (role, _) in enumerate(singular) if role == GROUP_ROLE), None)
+    later = tuple(
+        ("thing" if role == GROUP_ROLE and i != first else role, words) for i, (role, words) in enumerate(singular)
+    )
     out = [slots]
-    for variant in (singular, nouns):
+    for variant in (singular, later, nouns):
         if variant not in out:
             out.append(variant)
     return out
