@@ -257,7 +257,9 @@ class Components:
         from translators.backends.registry import get_backend
 
         try:
-            backend = get_backend(name, gpu_layers=self.device.llama_gpu_layers)
+            backend = get_backend(
+                name, gpu_layers=self.device.llama_gpu_layers, default_grammar=self.settings.llm_grammar
+            )
         except (BackendError, OSError, ImportError, ModelNotAvailableError) as exc:
             raise PipelineError("model_unavailable", f"language model {name!r} (ASPVQA_LLM): {exc}") from None
         if record is None:
@@ -429,7 +431,7 @@ class Components:
                 from translators.embeddings import load_embedder
 
                 try:
-                    self._embedder = load_embedder(device=self.device.torch_device)
+                    self._embedder = load_embedder(device=self.device.torch_device, runtime=self.settings.embedder)
                 except Exception as exc:  # noqa: BLE001 - the loader's message names the missing package
                     self._embedder_error = str(exc)
             return self._embedder

@@ -13,13 +13,15 @@ import tomllib
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from scene.wordnet import use_wordnet_dir
 from theory.cache import use_cache_dir
 from translators.options import TranslationOptions
+from translators.threads import use_threads
 
 CONFIG_FILE_VARIABLE = "ASPVQA_CONFIG"
 DEPRECATED_CACHE_VARIABLE = "ASPVQA_CACHE"  # the older name of ASPVQA_CACHE_DIR, still read
@@ -46,6 +48,22 @@ class Settings(BaseSettings, TranslationOptions):
         "else from ASPVQA_LLM_GRAMMAR) or replay:RECORDING.jsonl",
     )
     llm_choices: tuple[str, ...] = Field((), description="further models a /translate or /answer request may name")
+    llm_grammar: str = Field(
+        "",
+        description="how an openai: server whose name carries no #grammar= takes a grammar: none, llama.cpp, vllm "
+        "or vllm-guided (empty: none)",
+    )
+    embedder: Literal["onnx", "torch"] = Field(
+        "onnx", description="runtime of the question embedder: ONNX Runtime where installed, or PyTorch"
+    )
+    threads: int | None = Field(
+        None, description="threads of the in-process models (llama.cpp, ONNX Runtime); default every core"
+    )
+    wordnet_dir: str | None = Field(
+        None,
+        description="WordNet 3.0 folder (an NLTK corpora/wordnet folder or a bare dict folder); default NLTK's "
+        "data folders, then Debian's /usr/share/wordnet",
+    )
     bank_dir: str | None = Field(
         None, description="example bank: a folder from `aspvqa bank build` or a JSON Lines file"
     )
@@ -159,9 +177,22 @@ class Settings(BaseSettings, TranslationOptions):
             return os.environ[DEPRECATED_CACHE_VARIABLE]
         return value
 
+    @field_validator("threads")
+    @classmethod
+    def _at_least_one_thread(cls, value: int | None) -> int | None:
+        return max(1, value) if value is not None else None
+
+    @field_validator("embedder", mode="before")
+    @classmethod
+    def _runtime_name(cls, value: Any) -> Any:
+        return value.strip().lower() if isinstance(value, str) else value
+
     def model_post_init(self, context: Any, /) -> None:
-        # Every layer finds the cache folder through theory.cache: it is handed over here, once.
+        # Every layer finds the cache folder, the model thread count and the WordNet folder through
+        # theory.cache, translators.threads and scene.wordnet: they are handed over here, once.
         use_cache_dir(self.cache_dir)
+        use_threads(self.threads)
+        use_wordnet_dir(self.wordnet_dir)
 
     @field_validator("image_types", "llm_choices", mode="before")
     @classmethod

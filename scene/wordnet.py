@@ -2,8 +2,9 @@
 
 Where the database comes from, first match wins:
 
-1. a folder given to :func:`load_wordnet` or named by the ``ASPVQA_WORDNET_DIR`` environment
-   variable (an NLTK ``corpora/wordnet`` folder or a bare WordNet ``dict`` folder);
+1. a folder given to :func:`load_wordnet`, or the setting ``ASPVQA_WORDNET_DIR`` (handed over
+   once by the settings, :func:`use_wordnet_dir`): an NLTK ``corpora/wordnet`` folder or a bare
+   WordNet ``dict`` folder;
 2. an NLTK data folder that already holds ``corpora/wordnet`` (``nltk.download("wordnet")``);
 3. Debian's ``wordnet-base`` + ``wordnet-sense-index`` in ``/usr/share/wordnet``.
 
@@ -20,7 +21,6 @@ Example:
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 import tempfile
 import threading
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
 DEBIAN_DIR = Path("/usr/share/wordnet")
-ENV_DIR = "ASPVQA_WORDNET_DIR"
+ENV_DIR = "ASPVQA_WORDNET_DIR"  # the setting's name, for messages
 
 # The files NLTK's reader opens (WordNetCorpusReader._FILES), lexnames aside.
 _DATABASE_FILES = (
@@ -127,9 +127,23 @@ def _nltk_data_wordnet() -> Path | None:
     return None
 
 
+_chosen: Path | None = None
+
+
+def use_wordnet_dir(path: str | Path | None) -> None:
+    """The WordNet folder of the settings (None: look in NLTK's data folders, then Debian's)."""
+    global _chosen
+    _chosen = Path(path) if path else None
+
+
+def chosen_wordnet_dir() -> Path | None:
+    """The folder set with `use_wordnet_dir`."""
+    return _chosen
+
+
 def find_wordnet(path: str | Path | None = None) -> Path:
     """The folder NLTK will read WordNet from; raises :class:`WordNetUnavailable` when none exists."""
-    configured = path if path is not None else os.environ.get(ENV_DIR) or None
+    configured = path if path is not None else _chosen
     if configured is not None:
         folder = Path(configured)
         if not _is_database(folder):

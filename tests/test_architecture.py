@@ -104,3 +104,37 @@ def test_one_meaning_per_name():
                 if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and not node.name.startswith("_"):
                     places.setdefault(node.name, []).append(module_name(path))
     assert {name: where for name, where in places.items() if len(where) > 1} == {}
+
+
+# Environment variables that are not the project's settings: the platform's cache convention and the
+# name of an API key variable that an OpenAI-compatible backend is given as a parameter.
+_ENVIRONMENT_READS_ALLOWED = {("theory/cache.py", "XDG_CACHE_HOME"), ("translators/backends/openai_compat.py", "")}
+
+
+def _environment_read(node: ast.AST) -> ast.expr | None:
+    """The name expression of an `os.environ.get(...)`, `os.getenv(...)` or `os.environ[...]` read."""
+    if isinstance(node, ast.Call) and node.args:
+        function = ast.unparse(node.func)
+        if function in ("os.environ.get", "os.getenv"):
+            return node.args[0]
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and ast.unparse(node.value) == "os.environ":
+        return node.slice
+    return None
+
+
+def test_settings_are_read_from_the_environment_only_by_the_settings_module():
+    """Every ASPVQA_* value is read once, in app/config.py; the layers get it as a parameter."""
+    found = []
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            relative = path.relative_to(ROOT).as_posix()
+            if relative == "app/config.py":
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                read = _environment_read(node)
+                if read is None:
+                    continue
+                name = read.value if isinstance(read, ast.Constant) else ""
+                if (relative, name) not in _ENVIRONMENT_READS_ALLOWED:
+                    found.append(f"{relative}:{getattr(node, 'lineno', 0)} reads {name or ast.unparse(read)}")
+    assert found == []

@@ -90,17 +90,14 @@ class SentenceEmbedder:
         return int(self._load().get_embedding_dimension())
 
 
-RUNTIME_VARIABLE = "ASPVQA_EMBEDDER"  # "onnx" (the default where ONNX Runtime is installed) or "torch"
-
-
 @lru_cache(maxsize=4)
-def load_embedder(path: str | None = None, device: str = "cpu") -> Embedder:
-    """A shared embedder per model path and device: ONNX Runtime on the CPU where it is installed and
-    the folder exports (`ASPVQA_EMBEDDER=torch` keeps PyTorch), else sentence-transformers."""
+def load_embedder(path: str | None = None, device: str = "cpu", runtime: str = "onnx") -> Embedder:
+    """A shared embedder per model path, device and runtime: ONNX Runtime on the CPU where it is
+    installed and the folder exports (`runtime="torch"`, the setting ASPVQA_EMBEDDER, keeps
+    PyTorch), else sentence-transformers."""
     folder = Path(path) if path is not None else default_model_path()
-    runtime = os.environ.get(RUNTIME_VARIABLE, "onnx").strip().lower()
     if runtime not in ("onnx", "torch"):
-        raise ValueError(f"{RUNTIME_VARIABLE} must be onnx or torch, not {runtime!r}")
+        raise ValueError(f"the embedder runtime must be onnx or torch, not {runtime!r}")
     if device == "cpu" and runtime == "onnx" and importlib.util.find_spec("onnxruntime") is not None:
         from translators.onnx_embedder import OnnxSentenceEmbedder, exportable
 

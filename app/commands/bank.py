@@ -79,7 +79,7 @@ def build_command(
     if index:
         from translators.embeddings import load_embedder, save_index
 
-        embedder = load_embedder()
+        embedder = load_embedder(runtime=load_settings().embedder)
         bank = ExampleBank(examples, path=path)
         chunks = []
         questions_list = bank.questions
@@ -120,7 +120,7 @@ def generate_command(
         from translators.retrieval import Retriever
         from translators.templating import Templater
 
-        retriever = Retriever(bank, load_embedder(), templater=Templater(chosen))
+        retriever = Retriever(bank, load_embedder(runtime=load_settings().embedder), templater=Templater(chosen))
         typer.echo(
             f"embedding index ready ({retriever.matrix.shape[0]} x {retriever.matrix.shape[1]}, "
             f"and the templates' {retriever.template_matrix.shape[0]} x {retriever.template_matrix.shape[1]})"

@@ -50,7 +50,7 @@ def _grounder(folder: Path):  # noqa: ANN202 - translators.vocabulary.Grounder
     except (OSError, ValueError) as exc:
         fail(f"cannot read vocabulary from {folder}: {exc}")
     related = wordnet_related_terms if wordnet_available() else None
-    return Grounder(vocabulary, embedder=load_embedder(), related_terms=related)
+    return Grounder(vocabulary, embedder=load_embedder(runtime=load_settings().embedder), related_terms=related)
 
 
 def translate_command(

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from app.config import load_settings
 from scene import wordnet
-from scene.wordnet import WordNetUnavailable, find_wordnet, lemma_key, lexnames_text, load_wordnet
+from scene.wordnet import WordNetUnavailable, find_wordnet, lemma_key, lexnames_text, load_wordnet, use_wordnet_dir
 from theory.cache import use_cache_dir
 
 DEBIAN = Path("/usr/share/wordnet")
@@ -33,6 +34,7 @@ def test_lemma_key_joins_words_with_underscores():
 
 def test_missing_configured_folder_names_the_fix(tmp_path, monkeypatch):
     monkeypatch.setenv(wordnet.ENV_DIR, str(tmp_path))
+    load_settings()
     with pytest.raises(WordNetUnavailable) as info:
         find_wordnet()
     message = str(info.value)
@@ -42,7 +44,7 @@ def test_missing_configured_folder_names_the_fix(tmp_path, monkeypatch):
 def test_no_wordnet_anywhere_says_how_to_install(tmp_path, monkeypatch):
     import nltk.data
 
-    monkeypatch.delenv(wordnet.ENV_DIR, raising=False)
+    use_wordnet_dir(None)
     monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
     monkeypatch.setattr(wordnet, "DEBIAN_DIR", tmp_path / "absent")
     with pytest.raises(WordNetUnavailable, match="nltk.downloader wordnet"):
@@ -70,8 +72,9 @@ def test_debian_folder_with_symlinks_is_copied_with_lexnames(tmp_path, monkeypat
 
 @needs_debian
 def test_environment_variable_selects_the_folder(tmp_path, monkeypatch):
-    use_cache_dir(tmp_path / "cache")
+    monkeypatch.setenv("ASPVQA_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv(wordnet.ENV_DIR, str(DEBIAN))
+    load_settings()
     assert find_wordnet().is_relative_to(tmp_path / "cache")
 
 

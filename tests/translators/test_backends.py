@@ -181,16 +181,25 @@ def test_openai_name_without_a_kind_is_unconstrained(monkeypatch):
         assert not {"grammar", "structured_outputs", "guided_grammar"} & set(body)
 
 
-def test_grammar_kind_comes_from_the_environment_unless_the_name_says(monkeypatch):
+def test_grammar_kind_comes_from_the_setting_unless_the_name_says():
+    assert get_backend("openai:env@http://llm.local/v1", default_grammar="vllm").grammar_field == (
+        "structured_outputs.grammar"
+    )
+    named = "openai:env@http://llm.local/v1#grammar=llama.cpp"
+    assert get_backend(named, default_grammar="vllm").grammar_field == "grammar"
+    assert get_backend("openai:env@http://llm.local/v1#grammar=none", default_grammar="vllm").grammar_field is None
+    # The same name under another setting is another backend.
+    assert get_backend("openai:env@http://llm.local/v1", default_grammar="llama.cpp").grammar_field == "grammar"
+    assert get_backend("openai:env@http://llm.local/v1", default_grammar="").grammar_field is None
+
+
+def test_the_settings_hand_the_grammar_kind_to_the_backend(monkeypatch):
+    from app.components import Components
+    from app.config import load_settings
+
     monkeypatch.setenv("ASPVQA_LLM_GRAMMAR", "vllm")
-    assert get_backend("openai:env@http://llm.local/v1").grammar_field == "structured_outputs.grammar"
-    assert get_backend("openai:env@http://llm.local/v1#grammar=llama.cpp").grammar_field == "grammar"
-    assert get_backend("openai:env@http://llm.local/v1#grammar=none").grammar_field is None
-    # The variable is read on every call: the same name under another setting is another backend.
-    monkeypatch.setenv("ASPVQA_LLM_GRAMMAR", "llama.cpp")
-    assert get_backend("openai:env@http://llm.local/v1").grammar_field == "grammar"
-    monkeypatch.setenv("ASPVQA_LLM_GRAMMAR", "")
-    assert get_backend("openai:env@http://llm.local/v1").grammar_field is None
+    components = Components(load_settings())
+    assert components.backend("openai:env@http://llm.local/v1").grammar_field == "structured_outputs.grammar"
 
 
 def test_bad_grammar_kinds_and_options_are_one_line_errors(monkeypatch):
@@ -204,10 +213,9 @@ def test_bad_grammar_kinds_and_options_are_one_line_errors(monkeypatch):
         get_backend("openai:m@http://llm.local/v1#vllm")
     with pytest.raises(BackendError, match="openai:MODEL@BASE_URL"):
         get_backend("openai:#grammar=vllm")
-    monkeypatch.setenv("ASPVQA_LLM_GRAMMAR", "VLLM")
     with pytest.raises(BackendError, match=r"unknown grammar kind 'VLLM' \(from ASPVQA_LLM_GRAMMAR\)"):
-        get_backend("openai:m@http://llm.local/v1")
-    # Only openai: names read the variable.
+        get_backend("openai:m@http://llm.local/v1", default_grammar="VLLM")
+    # Only openai: names use the setting.
     with pytest.raises(BackendError, match="unknown language model"):
         get_backend("gpt-17")
 

@@ -8,10 +8,11 @@ import json
 import numpy as np
 import pytest
 
+from app.config import ConfigError, load_settings
 from theory.cache import chosen_cache_dir, use_cache_dir
 from theory.errors import ModelNotAvailableError
 from translators import onnx_embedder
-from translators.embeddings import RUNTIME_VARIABLE, SentenceEmbedder, default_model_path, load_embedder
+from translators.embeddings import SentenceEmbedder, default_model_path, load_embedder
 from translators.onnx_embedder import OnnxSentenceEmbedder, exportable
 
 pytestmark = pytest.mark.skipif(
@@ -82,14 +83,14 @@ def test_a_folder_it_cannot_run_is_refused(tmp_path):
 def test_the_runtime_setting_chooses_the_embedder(monkeypatch):
     load_embedder.cache_clear()
     try:
-        monkeypatch.setenv(RUNTIME_VARIABLE, "torch")
-        assert isinstance(load_embedder(), SentenceEmbedder)
-        load_embedder.cache_clear()
-        monkeypatch.setenv(RUNTIME_VARIABLE, "onnx")
-        assert isinstance(load_embedder(), OnnxSentenceEmbedder)
-        load_embedder.cache_clear()
-        monkeypatch.setenv(RUNTIME_VARIABLE, "tensorflow")
+        assert isinstance(load_embedder(runtime="torch"), SentenceEmbedder)
+        assert isinstance(load_embedder(runtime="onnx"), OnnxSentenceEmbedder)
         with pytest.raises(ValueError, match="must be onnx or torch"):
-            load_embedder()
+            load_embedder(runtime="tensorflow")
+        monkeypatch.setenv("ASPVQA_EMBEDDER", " Torch ")
+        assert load_settings().embedder == "torch"
+        monkeypatch.setenv("ASPVQA_EMBEDDER", "tensorflow")
+        with pytest.raises(ConfigError, match="embedder: Input should be .onnx. or .torch."):
+            load_settings()
     finally:
         load_embedder.cache_clear()

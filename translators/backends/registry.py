@@ -2,14 +2,13 @@
 
 ``qwen2.5-coder-1.5b`` / ``smollm2-135m`` / ``local:/path/model.gguf``: a local llama.cpp model;
 ``openai:MODEL@BASE_URL[#grammar=KIND]``: an OpenAI-compatible endpoint (key from OPENAI_API_KEY),
-grammar-constrained when KIND (else ASPVQA_LLM_GRAMMAR, else ``none``) names how its server takes a
-grammar: ``llama.cpp``, ``vllm``, ``vllm-guided`` or ``none``;
+grammar-constrained when KIND (else the caller's default, the setting ASPVQA_LLM_GRAMMAR, else
+``none``) names how its server takes a grammar: ``llama.cpp``, ``vllm``, ``vllm-guided`` or ``none``;
 ``replay:/path/recording.jsonl``: recorded outputs.
 """
 
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 
 from translators.backends.base import Backend, BackendError
@@ -19,12 +18,13 @@ GRAMMAR_VARIABLE = "ASPVQA_LLM_GRAMMAR"
 OPENAI_SYNTAX = "openai:MODEL@BASE_URL or openai:MODEL@BASE_URL#grammar=KIND"
 
 
-def get_backend(name: str = DEFAULT_LOCAL_MODEL, gpu_layers: int = 0) -> Backend:
+def get_backend(name: str = DEFAULT_LOCAL_MODEL, gpu_layers: int = 0, default_grammar: str = "") -> Backend:
     """The backend a name stands for (local models stay loaded between calls); `gpu_layers` of a
-    local model go to the GPU (-1: all; ignored by llama.cpp builds without GPU support)."""
-    # The variable is part of the cache key, so changing it never returns a backend built without it.
-    default_grammar = os.environ.get(GRAMMAR_VARIABLE, "") if name.startswith("openai:") else ""
-    return _backend(name, default_grammar, gpu_layers if is_local_model(name) else 0)
+    local model go to the GPU (-1: all; ignored by llama.cpp builds without GPU support);
+    `default_grammar` is how an openai: server without ``#grammar=`` takes a grammar."""
+    # The default is part of the cache key, so changing it never returns a backend built without it.
+    grammar = default_grammar if name.startswith("openai:") else ""
+    return _backend(name, grammar, gpu_layers if is_local_model(name) else 0)
 
 
 def is_local_model(name: str) -> bool:
