@@ -51,6 +51,7 @@ _NOT_NOUNS = frozenset(
 )
 # Pronouns name an object as GQA's programs do ("her" -> she); possessives are not references.
 _PRONOUNS = {"he": "he", "him": "he", "she": "she", "her": "she", "they": "they", "them": "they"}
+_NEVER_NOUNS = _NOT_NOUNS | FUNCTION_WORDS | _RELATIVE
 _POSITIONS = {value: category for category, values in POSITION_VALUES.items() for value in values}
 _MAX_RELATION_WORDS = 5
 # Changes whenever what is composed changes (part of the translation cache key via the fill rules).
@@ -99,7 +100,7 @@ class CompositionalFiller:
         `accept`, only composed programs it accepts count)."""
         raw = self.filler.raw_slots(question)
         references, reduced = self._read(raw)
-        variants = _number_variants(self.filler.plain(reduced))
+        variants = _variants(self.filler.plain(reduced))
         if not references:
             variants = variants[1:]  # the plain fill tried the question as it is
         for variant in variants:
@@ -172,7 +173,7 @@ class CompositionalFiller:
     def _unknown(self, raw: Raw, index: int) -> bool:
         """Whether the slot at `index` is a plain word that may be (part of) a noun."""
         word = _word(raw, index)
-        if word is None or not word.isalpha() or word in _NOT_NOUNS | FUNCTION_WORDS | _RELATIVE:
+        if word is None or not word.isalpha() or word in _NEVER_NOUNS:
             return False
         return self._relation_at(raw, index) is None
 
@@ -287,7 +288,7 @@ class CompositionalFiller:
 _SINGULAR = {"are": "is", "these": "it", "those": "it", "have": "has", "were": "was"}
 
 
-def _number_variants(slots: Slots) -> list[Slots]:
+def _variants(slots: Slots) -> list[Slots]:
     """The slots, then (where they differ) read in the singular ("what animals are standing" asks
     what "what animal is standing" asks), then with group words after the first as plain nouns
     ("what animal is this, a puppy or a bird"), then with all of them ("is the bag to the right of

@@ -358,6 +358,7 @@ class Translator:
         )
         retrieval_s = time.perf_counter() - start
         shown = [r.example for r in retrieved]
+        grammar = self._grammar_for(words, frame)  # one per question, shared by its samples
         attempts: list[Attempt] = []
         programs: list[Program | None] = []
         fixes: list[list[dict[str, Any]]] = []
@@ -372,7 +373,7 @@ class Translator:
                 asked, order, s.representation, s.prompt_version, self.fixed, self.ontology, exclude_ids=exclude
             )
             try:
-                program, error = self._attempts(question, prompt, sample, attempts, words, frame)
+                program, error = self._attempts(question, prompt, sample, attempts, words, frame, grammar)
             except RetryableBackendError as exc:
                 # A vote over fewer candidates would not be this setting's answer: stop here.
                 retryable, error = True, str(exc)
@@ -472,9 +473,9 @@ class Translator:
         attempts: list[Attempt],
         words: QuestionWords,
         frame: Frame,
+        grammar: str | None,
     ) -> tuple[Program | None, str]:
         s = self.settings
-        grammar = self._grammar_for(words, frame)
         if not self._warmed and hasattr(self.backend, "warm"):
             # Without a warm-up (one question from the command line, an evaluation worker) the saved
             # state of the fixed part still spares evaluating it: 0.1 s instead of ~20 s. A model that
