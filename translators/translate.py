@@ -39,6 +39,7 @@ from translators.cache import TranslationCache, cache_key
 from translators.compositional_fill import COMPOSITION_VERSION, CompositionalFiller
 from translators.consistency import majority_vote
 from translators.embeddings import Embedder
+from translators.evidence import TranslationEvidence
 from translators.grammar import program_grammar
 from translators.grounded_words import QuestionWords, invented, question_words, with_usual_names
 from translators.ontology import Ontology, bundled_ontology
@@ -159,6 +160,25 @@ class Translation:
     def min_logprob(self) -> float | None:
         """The last model call's least likely written token (None: filled, or not reported)."""
         return self.attempts[-1].min_logprob if self.attempts else None
+
+    @property
+    def evidence(self) -> TranslationEvidence | None:
+        """What this translation shows about how sure it is (None when it has no program)."""
+        if self.program is None:
+            return None
+        samples = max(1, len(self.samples))
+        return TranslationEvidence.of(
+            self.program,
+            question=self.question,
+            examples=self.examples,
+            samples=samples,
+            attempts=(len(self.attempts) or 1) - (samples - 1),  # the calls of the other samples are not retries
+            schema_fixes=len(self.schema_fixes),
+            agreement=self.agreement,
+            source=self.source,
+            fill=self.fill,
+            min_logprob=self.min_logprob,
+        )
 
     @property
     def usage(self) -> dict[str, float | int]:

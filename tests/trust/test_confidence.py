@@ -10,6 +10,7 @@ from theory.flat import parse_flat
 from theory.nested import parse_nested
 from translators.backends.replay import ReplayBackend
 from translators.bank import legacy_bank
+from translators.evidence import TranslationEvidence
 from translators.translate import TranslationSettings, Translator
 from trust.confidence import (
     ConfidenceParts,
@@ -21,7 +22,6 @@ from trust.confidence import (
     confidence_parts,
     program_confidence,
     program_skeleton,
-    translation_parts,
 )
 
 CAT = parse_flat("scene(0). select(1, 0, cat). exist(2, 1). end(2).")
@@ -35,18 +35,16 @@ def test_skeleton_blanks_the_arguments_only():
 
 
 def test_parts_report_retrieval_skeletons_and_repairs():
-    parts = confidence_parts(
-        CAT, [ShownExample(0.8, DOG), ShownExample(0.6, QUERY), ShownExample(None, "not a program")],
-        attempts=3, schema_fixes=1,
-    )  # fmt: skip
+    shown = (ShownExample(0.8, DOG), ShownExample(0.6, QUERY), ShownExample(None, "not a program"))
+    parts = confidence_parts(TranslationEvidence(CAT, examples=shown, attempts=3, schema_fixes=1))
     assert parts.retrieval_similarity == 0.8
     assert parts.skeleton_agreement == 0.5  # the unparsable example is not counted
     assert (parts.retries, parts.schema_fixes, parts.agreement, parts.cost_margin) == (2, 1, None, None)
 
 
 def test_examples_that_share_the_skeleton_raise_the_confidence():
-    same = confidence_parts(CAT, [ShownExample(0.9, DOG)] * 3)
-    other = confidence_parts(CAT, [ShownExample(0.9, QUERY)] * 3)
+    same = confidence_parts(TranslationEvidence(CAT, examples=(ShownExample(0.9, DOG),) * 3))
+    other = confidence_parts(TranslationEvidence(CAT, examples=(ShownExample(0.9, QUERY),) * 3))
     assert program_confidence(same) > program_confidence(other)
 
 
@@ -87,8 +85,8 @@ def test_a_translation_carries_the_example_scores_and_programs():
     )
     result = translator.translate("Is there a cat?")
     assert all(isinstance(e["score"], float) and e["program"].endswith(").") for e in result.examples)
-    parts = translation_parts(result)
-    assert parts is not None and parts.samples == 1 and parts.retries == 0
+    parts = confidence_parts(result.evidence)
+    assert parts.samples == 1 and parts.retries == 0
     assert parts.retrieval_similarity == max(e["score"] for e in result.examples)
 
 
@@ -102,20 +100,26 @@ def test_nested_and_flat_give_one_skeleton():
 
 
 def test_a_filled_program_reports_its_source_and_the_vote_of_its_form():
-    from types import SimpleNamespace
+    from translators.translate import Translation
 
-    filled = SimpleNamespace(
-        program=parse_flat("scene(0). select(1, 0, chair). filter(2, 1, color, red). exist(3, 2). end(3)."),
+    filled = Translation(
         question="Is there a red chair?",
+        question_id=None,
+        program=parse_flat("scene(0). select(1, 0, chair). filter(2, 1, color, red). exist(3, 2). end(3)."),
+        error=None,
         attempts=[],
         examples=[{"program": "scene(0). select(1, 0, cup). filter(2, 1, color, blue). exist(3, 2). end(3)."}],
-        schema_fixes=[],
-        samples=[],
-        agreement=None,
+        timings={},
         source="template",
         fill={"form": "is there color thing", "votes": 3, "voters": 4},
     )
-    parts = translation_parts(filled)
+    parts = confidence_parts(filled.evidence)
     assert parts.source == "template" and parts.fill_agreement == 0.75 and parts.agreement is None
     assert parts.retrieval_similarity is None and parts.skeleton_agreement == 1.0 and parts.retries == 0
     assert 0.0 < confidence(parts) <= 1.0
+
+
+def test_no_translation_gives_the_answers_parts_only():
+    parts = confidence_parts(None, [(0,), (693,)])
+    assert parts.cost_margin == 693.0 and parts.answer_share == pytest.approx(2 / 3, abs=1e-3)
+    assert parts.retrieval_similarity is None and parts.samples == 1
