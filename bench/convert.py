@@ -17,9 +17,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from theory.canonical import canonical  # noqa: E402
+from theory.operations import TEXT_REPRESENTATIONS  # noqa: E402
 from theory.postprocess import clean_model_output  # noqa: E402
 from theory.program import Program  # noqa: E402
-from theory.representations import Representation, format_program, parse_program  # noqa: E402
+from theory.representations import format_program, parse_program  # noqa: E402
 from translators.gqa_program import gqa_to_program  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,16 +60,14 @@ def main() -> None:
     else:
         programs = fallback_programs()
     rows.append(("canonical", timed(programs, canonical)))
-    for representation in Representation:
+    for representation in TEXT_REPRESENTATIONS:
         texts = [format_program(p, representation) for p in programs]
-        rows.append(
-            (f"format {representation.value}", timed(programs, lambda p, r=representation: format_program(p, r)))
-        )
-        rows.append((f"parse {representation.value}", timed(texts, lambda t, r=representation: parse_program(t, r))))
+        rows.append((f"format {representation}", timed(programs, lambda p, r=representation: format_program(p, r))))
+        rows.append((f"parse {representation}", timed(texts, lambda t, r=representation: parse_program(t, r))))
         raw = [f"```\n{t}\n```\nQuestion: Is there a cat?\n{t}" for t in texts]
         rows.append(
             (
-                f"clean {representation.value} output",
+                f"clean {representation} output",
                 timed(raw, lambda text, r=representation: clean_model_output(text, r)),
             )
         )

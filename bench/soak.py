@@ -35,8 +35,9 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._service import ROOT, Service, start_service  # noqa: E402
+from theory.operations import REPRESENTATIONS, TEXT_REPRESENTATIONS  # noqa: E402
 from theory.program import ProgramError  # noqa: E402
-from theory.representations import PROGRAM_SYNTAXES, format_program, parse_program  # noqa: E402
+from theory.representations import format_program, parse_program  # noqa: E402
 from translators.gqa_program import format_gqa, gqa_to_program  # noqa: E402
 
 GQA_DIR = Path(os.environ.get("ASPVQA_GQA_DIR", ROOT / "../shared/data/gqa"))
@@ -52,7 +53,7 @@ def answer_payloads(rng: random.Random) -> list[dict[str, Any]]:
     payloads = []
     for example in bank:
         program = parse_program(example["program"], "flat")
-        for syntax in ("flat", "nested", "code"):
+        for syntax in TEXT_REPRESENTATIONS:
             scene: dict[str, Any] = rng.choice(
                 [{"scene_graph": graphs["kitchen"]}, {"scene_graph": graphs["street"]}, {"scene_facts": facts}]
             )
@@ -77,7 +78,7 @@ def gold_recording(folder: Path, copies: int) -> Path:
                 program = gqa_to_program(record["semantic"])
             except ProgramError:
                 continue
-            texts = {r: format_program(program, r) for r in ("flat", "nested", "code")}
+            texts = {r: format_program(program, r) for r in TEXT_REPRESENTATIONS}
             texts["gqa"] = format_gqa(record["semantic"])
             for representation, text in texts.items():
                 line = {"question": record["question"], "representation": representation, "outputs": [text] * copies}
@@ -138,7 +139,7 @@ class Tally:
 def warm(service: Service, payloads: list[dict[str, Any]], question: str, graph: dict[str, Any]) -> None:
     """Every path once, so that lazily built parts are in memory before the first reading."""
     with httpx.Client(base_url=service.url) as client:
-        for syntax in PROGRAM_SYNTAXES:
+        for syntax in REPRESENTATIONS:
             client.post("/translate", json={"question": question, "representation": syntax}, timeout=REQUEST_TIMEOUT_S)
         for body in payloads[:40]:
             client.post("/answer", json=body, timeout=REQUEST_TIMEOUT_S)
@@ -194,7 +195,7 @@ def main() -> None:
                         body = {"question": question, "scene_graph": graphs["kitchen"]}
                         tally.post(client, "answer_question", "/answer", body)
                     else:
-                        syntax = PROGRAM_SYNTAXES[index % len(PROGRAM_SYNTAXES)]
+                        syntax = REPRESENTATIONS[index % len(REPRESENTATIONS)]
                         tally.post(client, "translate", "/translate", {"question": question, "representation": syntax})
                     index += 1
                     stop.wait(max(0.0, began + 1 / args.model_rate - time.perf_counter()))

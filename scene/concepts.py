@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from scene.taxonomy import Taxonomy
 from theory.operations import OTHER_CATEGORY, STRUCTURAL_CATEGORIES
 from theory.program import Program, Step
+from theory.program_words import program_words
 from theory.scene_facts import asp_constant
 
 
@@ -156,29 +157,22 @@ class _Extractor:
             self.concepts.relations.add(query)
 
     def run(self) -> Concepts:
-        for step in self.program:
-            op, args = step.operation, step.arguments
-            if op == "select":
-                self.add_class(args[0])
-            elif op in ("filter", "verify_attr"):
-                self.add_values(args[0], [args[1]])
-            elif op == "choose_attr":
-                self.add_values(args[0], args[1:3])
-            elif op in ("filter_any", "compare"):
-                self.add_value_any_category(args[0])
-            elif op in ("relate", "verify_rel"):
-                self.add_relation(step, args[0], [args[1]], args[2])
-            elif op == "choose_rel":
-                self.add_relation(step, args[0], args[1:3], args[3])
-            elif op == "relate_any":
-                self.concepts.open_classes = True
-                self.add_relation(step, "_", [args[0]], args[1])
-            elif op == "relate_attr":
-                self.add_class(args[0])
-                self.add_category(args[1])
-            elif op in ("query", "all_same", "all_different", "two_same", "two_different"):
-                self.add_category(args[0])
-            elif op == "common":
+        for words in program_words(self.program).steps:
+            if words.relations:
+                if not words.classes:  # relate_any: objects of any class
+                    self.concepts.open_classes = True
+                cls = words.classes[0] if words.classes else "_"
+                self.add_relation(words.step, cls, words.relations, words.positions[0])
+            elif words.classes:
+                self.add_class(words.classes[0])
+            if words.categories and words.values:
+                self.add_values(words.categories[0], words.values)
+            elif words.categories:
+                self.add_category(words.categories[0])
+            else:
+                for value in words.values:
+                    self.add_value_any_category(value)
+            if words.every_category:
                 for category in self.vocabulary:
                     self.add_category(category)
         if self.concepts.open_classes:

@@ -34,6 +34,7 @@ from scene.taxonomy import (
 )
 from theory.operations import OTHER_CATEGORY, POSITION_VALUES
 from theory.program import Program
+from theory.program_words import program_words
 from theory.scene_facts import SceneFacts, asp_constant
 
 POSITION_CATEGORIES = tuple(POSITION_VALUES)
@@ -105,18 +106,9 @@ def graph_objects(graph: Mapping[str, Any]) -> dict[str, GraphObject]:
 
 
 def program_constants(program: Program) -> frozenset[str] | None:
-    """The words a program mentions (classes, categories, values, relations) as ASP constants, or
-    None when the program needs every attribute (``common`` compares all categories)."""
-    if any(step.operation == "common" for step in program.steps):
-        return None
-    words = set()
-    for step in program.steps:
-        for argument in step.arguments:
-            try:
-                words.add(asp_constant(argument))
-            except ValueError:
-                continue
-    return frozenset(words)
+    """The words a program mentions as ASP constants, or None when it needs every attribute
+    (``common`` compares all categories): `theory.program_words.ProgramWords.constants`."""
+    return program_words(program).constants()
 
 
 @lru_cache(maxsize=1)

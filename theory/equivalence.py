@@ -16,11 +16,12 @@ Example:
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from theory.canonical import canonical
-from theory.operations import OPERATIONS, POSITION_VALUES
+from theory.operations import POSITION_VALUES
 from theory.program import Program
+from theory.program_words import ProgramWords, program_words
 from theory.scene_facts import SceneFacts
 from theory.solver import SolveResult, SolveStatus, solve
 
@@ -28,53 +29,18 @@ _DISTRACTOR = "zz_other"  # a word no program mentions, so every concept has a "
 _LOOSE_CATEGORY = "property"  # category for values a program names without one (filter_any, compare)
 
 
-@dataclass
-class ProgramWords:
-    """The words a program mentions, by role."""
-
-    classes: set[str] = field(default_factory=set)
-    relations: set[str] = field(default_factory=set)
-    values: dict[str, set[str]] = field(default_factory=dict)  # category -> values
-    loose_values: set[str] = field(default_factory=set)
-
-    def add_value(self, category: str, value: str | None = None) -> None:
-        bucket = self.values.setdefault(category, set())
-        if value is not None:
-            bucket.add(value)
-
-
-def program_words(*programs: Program) -> ProgramWords:
-    """The classes, relations, categories and values that the programs mention."""
-    concepts = ProgramWords()
-    for program in programs:
-        for step in program.steps:
-            named = list(zip(OPERATIONS[step.operation].arguments, step.arguments))
-            category = next((v for n, v in named if n == "category"), None)
-            for name, value in named:
-                if name == "class":
-                    concepts.classes.add(value)
-                elif name == "relation":
-                    concepts.relations.add(value)
-                elif name == "category":
-                    concepts.add_value(value)
-                elif name == "value":
-                    if category is None:
-                        concepts.loose_values.add(value)
-                    else:
-                        concepts.add_value(category, value)
-    for category in ("class", "name"):  # names are classes: select and choose_attr(name) must meet
-        concepts.classes |= concepts.values.pop(category, set())
-    return concepts
-
-
 def random_scene(concepts: ProgramWords, rng: random.Random, max_objects: int = 5) -> SceneFacts:
     """A small certain scene over the concepts' words (and distractors)."""
     scene = SceneFacts()
-    classes = sorted(concepts.classes) + [_DISTRACTOR]
+    by_category = concepts.values
+    named = concepts.classes
+    for category in ("class", "name"):  # names are classes: select and choose_attr(name) must meet
+        named |= by_category.pop(category, set())
+    classes = sorted(named) + [_DISTRACTOR]
     relations = sorted(concepts.relations) + [_DISTRACTOR]
-    categories = {c: sorted(v) + [f"{_DISTRACTOR}_{c}"] for c, v in sorted(concepts.values.items())}
+    categories = {c: sorted(v) + [f"{_DISTRACTOR}_{c}"] for c, v in sorted(by_category.items())}
     for category, positions in POSITION_VALUES.items():
-        categories[category] = sorted(set(positions) | concepts.values.get(category, set()))
+        categories[category] = sorted(set(positions) | by_category.get(category, set()))
     count = rng.randint(1, max_objects)
     for obj in range(1, count + 1):
         scene.add_fact("object", obj)

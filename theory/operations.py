@@ -144,10 +144,35 @@ POSITION_VALUES: dict[str, tuple[str, ...]] = {
     "hposition": ("left", "middle", "right"),
     "vposition": ("top", "middle", "bottom"),
 }
+# How a question or a claim says a position. "In the middle" is the vertical middle: GQA's programs
+# read "the chair in the middle of the picture" as ``filter vposition: middle``, so the horizontal
+# middle has no phrase of its own.
+POSITION_PHRASES: dict[str, dict[str, str]] = {
+    "hposition": {"left": "on the left", "right": "on the right"},
+    "vposition": {"top": "at the top", "bottom": "at the bottom", "middle": "in the middle"},
+}
 
-# The textual syntaxes of a question program, declared once (theory.representations parses and prints them).
+# Relations with an opposite, as ASP constants: each pair is read both ways (the two sides of a
+# "X or Y" choice, the swap that makes a relation claim false).
+OPPOSITE_PAIRS: tuple[tuple[str, str], ...] = (
+    ("to_the_left_of", "to_the_right_of"),
+    ("in_front_of", "behind"),
+    ("above", "below"),
+    ("on", "under"),
+)
+# Relation -> its opposite; "on top of" is refuted by "under", whose own opposite is "on".
+OPPOSITE_RELATIONS: dict[str, str] = {
+    **{a: b for pair in OPPOSITE_PAIRS for a, b in (pair, pair[::-1])},
+    "on_top_of": "under",
+}
+
+# The textual syntaxes of a question program (theory.representations parses and prints them), and
+# every syntax a program may be written in: those and GQA's semantic program (JSON, or the compact
+# lines ``operation [inputs]: argument``), which `translators.gqa_program` reads.
 TextRepresentation = Literal["flat", "nested", "code"]
 TEXT_REPRESENTATIONS: tuple[str, ...] = get_args(TextRepresentation)
+ProgramRepresentation = Literal[TextRepresentation, "gqa"]
+REPRESENTATIONS: tuple[str, ...] = get_args(ProgramRepresentation)
 
 # The attribute category of a value whose category is unknown or unnamed (GQA's bare `choose: a|b`).
 OTHER_CATEGORY = "other"

@@ -15,7 +15,6 @@ Example:
 from __future__ import annotations
 
 import re
-from enum import Enum
 
 from theory.operations import TEXT_REPRESENTATIONS
 
@@ -33,9 +32,9 @@ _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _SPACE = re.compile(r"\s*")
 
 
-def clean_model_output(raw: str, representation: Enum | str) -> str:
+def clean_model_output(raw: str, representation: str) -> str:
     """The program part of raw model output written in `representation` (flat, nested or code)."""
-    kind = str(getattr(representation, "value", representation))
+    kind = representation
     if kind not in TEXT_REPRESENTATIONS:
         raise ValueError(f"unknown representation {kind!r} ({', '.join(TEXT_REPRESENTATIONS)})")
     text = _from_program_start(strip_fences(raw))

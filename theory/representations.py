@@ -3,7 +3,7 @@ of every syntax, GQA's included, by its first characters.
 
 Example:
     >>> p = parse_program("exist(select(scene(), dog))", "nested")
-    >>> format_program(p, Representation.FLAT)
+    >>> format_program(p, "flat")
     'scene(0). select(1, 0, dog). exist(2, 1). end(2).'
     >>> detect_representation("v = select(scene(), dog)\\nexist(v)")
     'code'
@@ -12,7 +12,7 @@ Example:
 from __future__ import annotations
 
 import re
-from enum import Enum
+from collections.abc import Callable
 
 from theory.codelike import format_code, parse_code
 from theory.flat import format_flat, parse_flat
@@ -22,38 +22,29 @@ from theory.operations import TextRepresentation as TextRepresentation
 from theory.postprocess import clean_model_output
 from theory.program import Program
 
-
-class Representation(str, Enum):
-    """A textual syntax for question programs."""
-
-    FLAT = "flat"
-    NESTED = "nested"
-    CODE = "code"
+_PARSERS: dict[str, Callable[[str], Program]] = {"flat": parse_flat, "nested": parse_nested, "code": parse_code}
+_PRINTERS: dict[str, Callable[[Program], str]] = {"flat": format_flat, "nested": format_nested, "code": format_code}
 
 
-_PARSERS = {Representation.FLAT: parse_flat, Representation.NESTED: parse_nested, Representation.CODE: parse_code}
-_PRINTERS = {Representation.FLAT: format_flat, Representation.NESTED: format_nested, Representation.CODE: format_code}
+def _textual(representation: str) -> str:
+    if representation not in TEXT_REPRESENTATIONS:
+        raise ValueError(f"unknown representation {representation!r}; use one of {', '.join(TEXT_REPRESENTATIONS)}")
+    return representation
 
 
-def parse_program(text: str, representation: Representation | str, *, clean: bool = False) -> Program:
-    """Parse `text` written in `representation`; with `clean`, raw model output is cleaned first.
-
-    Raises a `ProgramError` subclass that says where and what.
-    """
-    representation = Representation(representation)
+def parse_program(text: str, representation: str, *, clean: bool = False) -> Program:
+    """Parse `text` written in `representation` (flat, nested or code); with `clean`, raw model
+    output is cleaned first. Raises a `ProgramError` subclass that says where and what."""
+    representation = _textual(representation)
     if clean:
         text = clean_model_output(text, representation)
     return _PARSERS[representation](text)
 
 
-def format_program(program: Program, representation: Representation | str) -> str:
+def format_program(program: Program, representation: str) -> str:
     """`program` written in `representation` (flat keeps its step ids; see `theory.canonical`)."""
-    return _PRINTERS[Representation(representation)](program)
+    return _PRINTERS[_textual(representation)](program)
 
-
-# Every syntax a program may be written in: the three above and GQA's semantic program (JSON, or
-# the compact lines ``operation [inputs]: argument``), which `translators.gqa_program` reads.
-PROGRAM_SYNTAXES: tuple[str, ...] = (*TEXT_REPRESENTATIONS, "gqa")
 
 # Each syntax has a distinct opening, so the first characters decide; checked in this order.
 _OPENINGS: tuple[tuple[str, re.Pattern[str]], ...] = (

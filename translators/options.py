@@ -10,16 +10,14 @@ Example:
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
-from theory.representations import TextRepresentation
+from theory.operations import REPRESENTATIONS as REPRESENTATIONS
+from theory.operations import ProgramRepresentation
 from translators.retrieval import Sampling
 
-# The syntaxes a model may write: the three textual ones and GQA's semantic program (compact lines).
-ProgramRepresentation = Literal[TextRepresentation, "gqa"]
-REPRESENTATIONS: tuple[str, ...] = get_args(ProgramRepresentation)
 SAMPLING_METHODS: tuple[str, ...] = tuple(s.value for s in Sampling)
 
 # Field types with their limits, so that an optional override checks what the option checks.

@@ -17,8 +17,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from theory.operations import REPRESENTATIONS
 from theory.program import Program, ProgramError, ProgramSyntaxError
-from theory.representations import PROGRAM_SYNTAXES, detect_representation, parse_program
+from theory.representations import detect_representation, parse_program
 from translators.gqa_program import gqa_to_program, parse_gqa
 
 
@@ -58,14 +59,14 @@ def read_program(text: str, representation: str | None = None) -> ReadProgram:
     text, one `ProgramSyntaxError` names what was tried and why the detected syntax failed.
     """
     if representation is not None:
-        if representation not in PROGRAM_SYNTAXES:
-            raise ProgramSyntaxError(f"unknown representation {representation!r}; known: {', '.join(PROGRAM_SYNTAXES)}")
+        if representation not in REPRESENTATIONS:
+            raise ProgramSyntaxError(f"unknown representation {representation!r}; known: {', '.join(REPRESENTATIONS)}")
         return ReadProgram(_parse(text, representation), representation)
     if not text.strip():
         raise ProgramSyntaxError("program is empty")
     detected = detect_representation(text)
     order = [detected] if detected else []
-    order += [name for name in PROGRAM_SYNTAXES if name != detected]
+    order += [name for name in REPRESENTATIONS if name != detected]
     errors: dict[str, ProgramError] = {}
     for name in order:
         try:

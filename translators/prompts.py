@@ -15,16 +15,15 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
-from theory.operations import OPERATIONS, TEXT_REPRESENTATIONS
+from theory.operations import OPERATIONS, REPRESENTATIONS, TEXT_REPRESENTATIONS
 from theory.program import Program
-from theory.representations import Representation, format_program
+from theory.representations import format_program
 from translators.bank import Example, normalise_question
 
 # The compact GQA text form lives beside the GQA converter; named here too, where prompts use it.
 from translators.gqa_program import format_gqa as format_gqa
 from translators.gqa_program import parse_gqa as parse_gqa
 from translators.ontology import OTHER_CATEGORY, Ontology
-from translators.options import REPRESENTATIONS
 
 _SYNTAX = {
     "flat": (
@@ -166,12 +165,12 @@ def render_program(example: Example, representation: str) -> str | None:
     """The example's program in `representation`, or None when it cannot be shown that way."""
     if representation == "gqa":
         return format_gqa(example.semantic) if example.semantic else None
-    return format_program(example.program, Representation(representation))
+    return format_program(example.program, representation)
 
 
 def render(program: Program, representation: str) -> str:
     """A program in one of the textual representations (not gqa)."""
-    return format_program(program, Representation(representation))
+    return format_program(program, representation)
 
 
 # --- layouts ---------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from theory.canonical import canonical
 from theory.postprocess import clean_model_output, strip_fences
 from theory.program import Program, ProgramError
-from theory.representations import Representation, parse_program
+from theory.representations import parse_program
 from translators.gqa_program import gqa_to_program, parse_gqa
 
 MAX_REPAIRS = 3
@@ -45,8 +45,8 @@ def interpret_output(raw: str, representation: str) -> Interpretation:
             cleaned = _clean_gqa(raw)
             program = gqa_to_program(parse_gqa(cleaned))
         else:
-            cleaned = clean_model_output(raw, Representation(representation))
-            program = parse_program(cleaned, Representation(representation))
+            cleaned = clean_model_output(raw, representation)
+            program = parse_program(cleaned, representation)
         return Interpretation(cleaned, canonical(program), None)
     except ProgramError as exc:
         return Interpretation(raw.strip(), None, " ".join(str(exc).split()))

@@ -27,17 +27,13 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from theory.nested import parse_nested
+from theory.operations import OPPOSITE_PAIRS, POSITION_PHRASES
 from theory.program import ProgramError
 from translators.bank import Example, normalise_question
 from translators.ontology import ANY_GROUP, Ontology
 
-# Opposite relation pairs a "X or Y" choice is asked with.
-OPPOSITES = (
-    ("to the left of", "to the right of"),
-    ("in front of", "behind"),
-    ("above", "below"),
-    ("on", "under"),
-)
+# Opposite relation pairs a "X or Y" choice is asked with, as the question writes them.
+OPPOSITES = tuple((a.replace("_", " "), b.replace("_", " ")) for a, b in OPPOSITE_PAIRS)
 # Relations photos show most (people wear and hold things, objects sit on and next to each other):
 # drawn more often so that the everyday phrasings are well covered. Our own judgement, not counts.
 COMMON_RELATIONS = (
@@ -157,10 +153,6 @@ COMPARATIVES = {
     "darker": ("dark", "true"),
     "less tall": ("tall", "false"),
     "less clean": ("clean", "false"),
-}
-_POSITIONS = {
-    "hposition": {"left": "on the left", "right": "on the right"},
-    "vposition": {"top": "at the top", "bottom": "at the bottom", "middle": "in the middle"},
 }
 # Categories asked about with their own wording; the rest use "What is the {cat} of ...".
 _CATEGORY_QUESTIONS = {
@@ -876,9 +868,9 @@ class _Filler:
         slots["u"], slots["u2"] = rng.sample(loose, 2) if len(loose) >= 2 else (loose[0], loose[0] + "_too")
         if "material" in self.o.categories:
             slots["m"] = rng.choice(self.o.categories["material"])
-        pcat = rng.choice(sorted(_POSITIONS))
+        pcat = rng.choice(sorted(POSITION_PHRASES))
         slots["pcat"] = pcat
-        slots["p"], slots["pw"] = rng.choice(sorted(_POSITIONS[pcat].items()))
+        slots["p"], slots["pw"] = rng.choice(sorted(POSITION_PHRASES[pcat].items()))
         r1, r2 = rng.choice(self.opposites)
         if rng.random() < 0.5:
             r1, r2 = r2, r1

@@ -3,9 +3,10 @@
 True claims are read off the graph's facts (an object, an attribute, a relation, a position, a
 count); each false one changes exactly one thing of a true one: the attribute to another value of
 its category the object does not have, the relation to one that does not link the two objects
-(its opposite where it has one), the class to one the scene does not have, the position to
-another third, the count by one. Claims the scene cannot decide are made too (an attribute
-category the graph does not give the object, a "the" that fits several objects differently):
+(its opposite where it has one), the class to one the scene does not have, the side to the
+other side (a side is claimed of an object on the left or the right), the count by one. Claims
+the scene cannot decide are made too (an attribute category the graph does not give the object,
+a "the" that fits several objects differently):
 their verdict must be unverifiable, never supported. Each claim has an English text in one of
 several phrasings and the program it means, built directly (no language model).
 
@@ -32,28 +33,16 @@ from typing import Any
 
 from scene.scene_graph import GraphObject, graph_objects
 from scene.taxonomy import AttributeCategories
-from theory.operations import OTHER_CATEGORY, POSITION_VALUES
+from theory.operations import OPPOSITE_RELATIONS, OTHER_CATEGORY, POSITION_PHRASES
 from theory.program import Program, Step
 from theory.scene_facts import asp_constant
 from trust.claims import Claim, at_least
 
-OPPOSITE_RELATIONS = {
-    "to_the_left_of": "to_the_right_of",
-    "to_the_right_of": "to_the_left_of",
-    "in_front_of": "behind",
-    "behind": "in_front_of",
-    "above": "below",
-    "below": "above",
-    "on": "under",
-    "under": "on",
-    "on_top_of": "under",
-}
 # Relations a false claim may swap in where a relation has no opposite.
 OTHER_RELATIONS = ("holding", "wearing", "on", "under", "behind", "in_front_of", "inside", "carrying", "near")
 # Categories an unverifiable claim may ask about, with a value each.
 PROBED = {"material": "metal", "color": "purple", "size": "tiny", "pattern": "striped", "shape": "round"}
 _NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
-_HPHRASE = {"left": "on the left", "right": "on the right", "middle": "in the middle"}
 
 
 @dataclass(frozen=True)
@@ -140,7 +129,7 @@ def _attribute_text(name: str, value: str, turn: int) -> str:
 
 
 def _position_text(name: str, value: str, turn: int) -> str:
-    n, where = _words(name), _HPHRASE[value]
+    n, where = _words(name), POSITION_PHRASES["hposition"][value]
     return (f"The {n} is {where}.", f"The {n} is {where} of the picture.")[turn % 2]
 
 
@@ -234,21 +223,24 @@ def generate_claims(
                 text = _attribute_text(name, value, turn)
                 keep(GeneratedClaim("attribute", "unverifiable", text, _has(name, category, value), "unverifiable"))
                 break
-        keep(
-            GeneratedClaim(
-                "position",
-                "none",
-                _position_text(name, obj.hposition, turn),
-                _has(name, "hposition", obj.hposition),
-                "supported",
+        # Only a side has a phrase: "in the middle" says the vertical middle (theory.operations).
+        sides = POSITION_PHRASES["hposition"]
+        if obj.hposition in sides:
+            keep(
+                GeneratedClaim(
+                    "position",
+                    "none",
+                    _position_text(name, obj.hposition, turn),
+                    _has(name, "hposition", obj.hposition),
+                    "supported",
+                )
             )
-        )
-        moved = rng.choice([p for p in POSITION_VALUES["hposition"] if p != obj.hposition])
-        keep(
-            GeneratedClaim(
-                "position", "position", _position_text(name, moved, turn), _has(name, "hposition", moved), "refuted"
+            moved = rng.choice([p for p in sides if p != obj.hposition])
+            keep(
+                GeneratedClaim(
+                    "position", "position", _position_text(name, moved, turn), _has(name, "hposition", moved), "refuted"
+                )
             )
-        )
         for relation, target_id in obj.relations:
             target = by_number.get(target_id)
             if target is None or names[asp_constant(target.name)] != 1 or target_id == obj.id:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,16 +11,10 @@ import typer
 
 from app.commands.io import fail, read_input
 from theory.canonical import canonical
+from theory.operations import ProgramRepresentation, TextRepresentation
 from theory.program import ProgramError
-from theory.representations import Representation, format_program, parse_program
+from theory.representations import format_program, parse_program
 from translators.gqa_program import gqa_to_program, load_attribute_categories
-
-
-class Source(str, Enum):
-    GQA = "gqa"
-    FLAT = "flat"
-    NESTED = "nested"
-    CODE = "code"
 
 
 def _gqa_items(text: str) -> Iterator[tuple[Any, Any]]:
@@ -60,8 +53,8 @@ def _text_items(text: str) -> Iterator[tuple[Any, Any]]:
 
 
 def convert_command(
-    source: Annotated[Source, typer.Option("--from", help="Input form.", case_sensitive=False)],
-    target: Annotated[Representation, typer.Option("--to", help="Output representation.", case_sensitive=False)],
+    source: Annotated[ProgramRepresentation, typer.Option("--from", help="Input form.", case_sensitive=False)],
+    target: Annotated[TextRepresentation, typer.Option("--to", help="Output representation.", case_sensitive=False)],
     input_path: Annotated[
         str,
         typer.Option(
@@ -88,17 +81,17 @@ def convert_command(
             categories = load_attribute_categories(attributes)
         except (OSError, ValueError, AttributeError, TypeError) as exc:
             fail(f"cannot read attribute taxonomy {attributes}: {exc}")
-    items = _gqa_items(text) if source is Source.GQA else _text_items(text)
+    items = _gqa_items(text) if source == "gqa" else _text_items(text)
     failures = 0
     for item_id, payload in items:
         record: dict[str, Any] = {"id": item_id}
         try:
-            if source is Source.GQA:
+            if source == "gqa":
                 if payload is None:
                     raise ProgramError("record has no 'semantic' program")
                 program = gqa_to_program(payload, categories)
             else:
-                program = canonical(parse_program(payload, source.value, clean=clean))
+                program = canonical(parse_program(payload, source, clean=clean))
             record["program"] = format_program(program, target)
         except ProgramError as exc:
             record["error"] = str(exc)

@@ -6,8 +6,9 @@ import random
 
 import pytest
 
-from theory.equivalence import equivalent, program_words, random_scene
+from theory.equivalence import equivalent, random_scene
 from theory.nested import parse_nested
+from theory.program_words import program_words
 from theory.solver import solve
 
 

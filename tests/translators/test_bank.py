@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from theory.operations import OPERATIONS
-from theory.representations import Representation, format_program, parse_program
+from theory.representations import TEXT_REPRESENTATIONS, format_program, parse_program
 from translators.bank import (
     ExampleBank,
     default_bank_path,
@@ -29,7 +29,7 @@ def test_default_bank_has_no_duplicate_questions_or_ids(bank):
     assert len({e.id for e in bank}) == len(bank)
 
 
-@pytest.mark.parametrize("representation", list(Representation))
+@pytest.mark.parametrize("representation", TEXT_REPRESENTATIONS)
 def test_every_bank_program_converts_to_each_representation_and_back(bank, representation):
     from theory.canonical import canonical
 

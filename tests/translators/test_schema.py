@@ -4,7 +4,7 @@ from hypothesis import strategies as st
 from theory.canonical import canonical
 from theory.equivalence import equivalent
 from theory.nested import parse_nested
-from theory.representations import Representation, format_program
+from theory.representations import format_program
 from translators.ontology import ontology_from_json
 from translators.schema import repair_program
 
@@ -23,7 +23,7 @@ ONTOLOGY = ontology_from_json(
 
 def repaired(text: str) -> tuple[str, list[str]]:
     program, fixes = repair_program(parse_nested(text), ONTOLOGY)
-    return format_program(program, Representation.NESTED), [f.rule for f in fixes]
+    return format_program(program, "nested"), [f.rule for f in fixes]
 
 
 def test_value_fixes_the_category():

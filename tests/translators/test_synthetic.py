@@ -3,7 +3,7 @@ import random
 import pytest
 
 from theory.operations import OPERATIONS
-from theory.representations import Representation, format_program
+from theory.representations import format_program
 from translators.bank import normalise_question
 from translators.grammar import program_grammar
 from translators.ontology import OTHER_CATEGORY, bundled_ontology
@@ -58,7 +58,7 @@ def test_questions_name_the_words_of_their_programs(generated):
 def test_schema_grammar_admits_generated_programs(generated, accepts):  # noqa: F811
     grammar = program_grammar("nested", ontology=bundled_ontology())
     for example in random.Random(1).sample(generated, 60):
-        assert accepts(format_program(example.program, Representation.NESTED), grammar), example.question
+        assert accepts(format_program(example.program, "nested"), grammar), example.question
 
 
 @needs_tokenizer
