@@ -22,6 +22,7 @@ from theory import Program, SceneFacts
 from theory.cache import use_cache_dir
 from theory.entailment import Entailments, EntailmentTableError, bundled_entailments, load_entailments
 from theory.errors import ModelNotAvailableError
+from translators.evidence import TranslationEvidence
 from translators.options import TranslationOptions
 from trust.calibration import Calibration, CalibrationError
 
@@ -58,13 +59,19 @@ class TranslationOutcome:
     details: dict[str, Any] = field(default_factory=dict)
     # The settings a calibration must have been made with to hold for this translation.
     calibration_settings: dict[str, Any] = field(default_factory=dict)
+    # What the translation shows about how sure it is (made from the program alone when not given).
+    evidence: TranslationEvidence | None = None
+
+    def __post_init__(self) -> None:
+        if self.evidence is None:
+            self.evidence = TranslationEvidence(self.program)
 
 
 class QuestionTranslator(Protocol):
     """Turns a question into a `TranslationOutcome` with the given options and language model."""
 
     def __call__(
-        self, question: str, *, options: TranslationOptions, model: str | None = None
+        self, question: str, *, options: TranslationOptions, llm: str | None = None
     ) -> TranslationOutcome: ...
 
 
@@ -521,17 +528,17 @@ class ServiceTranslator:
         except BackendError as exc:
             raise PipelineError("model_unavailable", str(exc)) from exc
 
-    def __call__(self, question: str, *, options: TranslationOptions, model: str | None = None) -> TranslationOutcome:
-        settings = self._settings(options, model)
+    def __call__(self, question: str, *, options: TranslationOptions, llm: str | None = None) -> TranslationOutcome:
+        settings = self._settings(options, llm)
         if self.settings.routing and settings.representation != "gqa":
             translator: Any = self.components.routed_translator(settings)
         else:
             translator = self.components.translator(settings)
         return self._outcome(self._translated(translator, question, settings), settings, "question")
 
-    def claim(self, claim: str, *, options: TranslationOptions, model: str | None = None) -> TranslationOutcome:
+    def claim(self, claim: str, *, options: TranslationOptions, llm: str | None = None) -> TranslationOutcome:
         """A statement as a yes/no program, translated with the claim pool and prompt."""
-        settings = self._settings(options, model)
+        settings = self._settings(options, llm)
         translator = self.components.claim_translator(settings)
         return self._outcome(self._translated(translator, claim, settings), settings, "claim")
 
@@ -545,12 +552,12 @@ class ServiceTranslator:
             raise PipelineError("model_unavailable", f"language model {settings.llm!r}: {exc}") from None
         return result
 
-    def _settings(self, options: TranslationOptions, model: str | None) -> TranslationSettings:
-        model = model or self.default_model
-        if model != self.default_model and model not in self.settings.llm_choices:
+    def _settings(self, options: TranslationOptions, llm: str | None) -> TranslationSettings:
+        llm = llm or self.default_model
+        if llm != self.default_model and llm not in self.settings.llm_choices:
             choices = ", ".join(self.settings.llm_choices) or "none"
-            raise PipelineError("invalid_input", f"model {model!r} is not offered here (ASPVQA_LLM_CHOICES: {choices})")
-        return self.components.translation_settings(options.model_dump() | {"llm": model})
+            raise PipelineError("invalid_input", f"model {llm!r} is not offered here (ASPVQA_LLM_CHOICES: {choices})")
+        return self.components.translation_settings(options.model_dump() | {"llm": llm})
 
     def _outcome(self, result: Translation, settings: TranslationSettings, what: str) -> TranslationOutcome:
         if result.retryable:  # the model's server is overloaded or unreachable: try again later
@@ -581,6 +588,7 @@ class ServiceTranslator:
             }
             | details,
             calibration_settings=self.components.confidence_settings(settings),
+            evidence=result.evidence,
         )
 
 

@@ -29,17 +29,19 @@ from theory.entailment import bundled_entailments
 from theory.explain import Explanation, explain_no_answer
 from theory.operations import OPERATIONS
 from theory.representations import TEXT_REPRESENTATIONS, format_program
+from theory.solver import Approximation, Support
 from translators.options import TranslationOptions
 from translators.program_text import ReadProgram, read_program
-from trust.calibration import Calibration, CalibrationError
+from trust.calibration import Abstention, Calibration, CalibrationError
 from trust.claims import ClaimError, as_claim, claim_from_answer
-from trust.confidence import ConfidenceParts, ShownExample, answer_margin, confidence, confidence_parts
-from trust.verify import ClaimVerifier, VerificationError
+from trust.confidence import ConfidenceParts, confidence, confidence_parts
+from trust.verify import ClaimVerifier, SubClaimVerdict, Verdict, VerificationError
 
 __all__ = [
     "AnswerOutcome",
     "Pipeline",
     "PipelineError",
+    "ScoredAnswer",
     "TranslationOutcome",
     "VerifyOutcome",
     "concepts_by_role",
@@ -47,36 +49,50 @@ __all__ = [
 ]
 
 
+@dataclass(frozen=True)
+class ScoredAnswer:
+    """One ranked answer: its cost, its likelihood ratio to the top answer and its approximate readings."""
+
+    answer: str
+    cost: tuple[int, ...]
+    score: float
+    approximations: tuple[Approximation, ...] = ()
+
+    @property
+    def approximate(self) -> bool:
+        """Whether the answer reads a scene fact through a more general word."""
+        return bool(self.approximations)
+
+
 @dataclass
 class AnswerOutcome:
-    """Everything `/answer` reports."""
+    """Everything `/answer` and `aspvqa answer` report, typed until the edge (app.api.responses)."""
 
-    status: str
+    status: SolveStatus
     message: str | None
-    answers: list[dict[str, Any]]
+    answers: list[ScoredAnswer]
     program: Program
     program_text: str
     representation: str
     concepts: dict[str, list[str]]
     detections: list[dict[str, Any]]
-    support: dict[str, Any]
+    support: Support | None  # the top answer's
     timings: dict[str, float]
     translation: TranslationOutcome | None = None
-    explanation: dict[str, Any] | None = None
+    explanation: Explanation | None = None
     confidence: float | None = None
-    confidence_parts: dict[str, Any] | None = None
-    # None without a calibration; else {abstained, reason, threshold, risk, method}.
-    abstention: dict[str, Any] | None = None
+    confidence_parts: ConfidenceParts | None = None
+    abstention: Abstention | None = None  # None without a calibration
 
 
 @dataclass
 class VerifyOutcome:
-    """Everything `/verify` reports."""
+    """Everything `/verify` and `aspvqa verify` report."""
 
-    verdict: str
+    verdict: Verdict
     holds: bool
     program: Program
-    subclaims: list[dict[str, Any]]
+    subclaims: list[SubClaimVerdict]
     detections: list[dict[str, Any]]
     timings: dict[str, float]
     translation: TranslationOutcome | None = None
@@ -152,11 +168,11 @@ class Pipeline:
     # --- steps -------------------------------------------------------------------------
 
     def translate(
-        self, question: str, options: TranslationOptions | None = None, *, model: str | None = None
+        self, question: str, options: TranslationOptions | None = None, *, llm: str | None = None
     ) -> TranslationOutcome:
         """The question as a program (validated flat form inside); `options` default to the settings'."""
         self._check_question(question)
-        return self.components.question_translator(question, options=options or self.settings.options(), model=model)
+        return self.components.question_translator(question, options=options or self.settings.options(), llm=llm)
 
     def parse_given_program(self, text: str, representation: str | None) -> ReadProgram:
         """A program supplied by the user in any syntax; None: the syntax its first characters show."""
@@ -180,7 +196,7 @@ class Pipeline:
         scene_graph: Mapping[str, Any] | None = None,
         scene_facts: str | None = None,
         top_k: int | None = None,
-        model: str | None = None,
+        llm: str | None = None,
         exact: bool = False,
         risk: float | None = None,
     ) -> AnswerOutcome:
@@ -217,7 +233,7 @@ class Pipeline:
             parsed, shown_repr = read.program, read.representation
         else:
             options = self.settings.options().with_overrides(representation=representation)
-            translation = self.translate(question or "", options, model=model)
+            translation = self.translate(question or "", options, llm=llm)
             parsed = translation.program
             shown_repr = representation or self.settings.representation
         timings["translate"] = time.perf_counter() - started
@@ -236,22 +252,16 @@ class Pipeline:
         explanation = solved.explanation
 
         answers = [
-            {
-                "answer": a.answer,
-                "cost": list(a.cost),
-                "score": _score(a.cost, result.answers[0].cost),
-                "approximate": a.approximate,
-                "approximations": [x.to_json() for x in a.approximations],
-            }
+            ScoredAnswer(a.answer, a.cost, _score(a.cost, result.answers[0].cost), a.approximations)
             for a in result.answers
         ]
-        parts = answer_confidence(translation, [a.cost for a in result.answers], question)
+        parts = confidence_parts(translation.evidence if translation else None, [a.cost for a in result.answers])
         score = confidence(parts) if translation is not None else round(parts.answer_share, 6)
         return AnswerOutcome(
             confidence=score,
-            confidence_parts=parts.to_json(),
+            confidence_parts=parts,
             abstention=_abstention(calibration, translation, score, risk),
-            status=result.status.value,
+            status=result.status,
             message=result.message,
             answers=answers,
             program=parsed,
@@ -259,10 +269,10 @@ class Pipeline:
             representation=shown_repr,
             concepts=concepts_by_role(parsed),
             detections=detections,
-            support=result.answers[0].support.to_json() if result.answers else {},
+            support=result.answers[0].support if result.answers else None,
             timings={k: round(v, 6) for k, v in timings.items()},
             translation=translation,
-            explanation=explanation.to_json() if explanation else None,
+            explanation=explanation,
         )
 
     def solve_limits(self, timeout_s: float | None = None) -> SolveLimits:
@@ -421,7 +431,7 @@ class Pipeline:
         image: bytes | None = None,
         scene_graph: Mapping[str, Any] | None = None,
         scene_facts: str | None = None,
-        model: str | None = None,
+        llm: str | None = None,
     ) -> VerifyOutcome:
         """Verify a claim, or an answer to a question (or to a given question program), on one scene."""
         timings: dict[str, float] = {}
@@ -441,13 +451,13 @@ class Pipeline:
                 if translate_claim is None:
                     raise PipelineError("model_unavailable", "this service's translator does not translate claims")
                 options = self.settings.options().with_overrides(representation="nested")
-                translation = translate_claim(claim, options=options, model=model)
+                translation = translate_claim(claim, options=options, llm=llm)
                 stated = as_claim(translation.program)
             else:
                 if program is not None:
                     parsed = self.parse_given_program(program, representation).program
                 else:
-                    translation = self.translate(question or "", model=model)
+                    translation = self.translate(question or "", llm=llm)
                     parsed = translation.program
                 if not (answer or "").strip():
                     raise PipelineError("invalid_input", "answer is empty")
@@ -477,22 +487,7 @@ class Pipeline:
             verdict=result.verdict,
             holds=stated.holds,
             program=stated.program,
-            subclaims=[
-                {
-                    "id": s.subclaim.id,
-                    "kind": s.subclaim.kind,
-                    "text": s.subclaim.text,
-                    "verdict": s.verdict,
-                    "confidence": None if s.confidence is None else round(s.confidence, 4),
-                    "facts": s.facts,
-                    "reason": s.reason,
-                    "checks": [
-                        {"program": format_program(c.program, "flat"), "expected": "yes" if c.expected else "no"}
-                        for c in s.subclaim.checks
-                    ],
-                }
-                for s in result.subclaims
-            ],
+            subclaims=list(result.subclaims),
             detections=detections,
             timings={k: round(v, 6) for k, v in timings.items()},
             translation=translation,
@@ -511,33 +506,9 @@ class Pipeline:
             )
 
 
-def answer_confidence(
-    translation: TranslationOutcome | None, costs: list[tuple[int, ...]], question: str | None = None
-) -> ConfidenceParts:
-    """The parts of the answer's confidence: the translation's evidence (when translated) and the costs'."""
-    if translation is None:
-        margin, share = answer_margin(costs)
-        return ConfidenceParts(cost_margin=margin, answer_share=share)
-    details = translation.details
-    samples = int(details.get("samples") or 1)
-    return confidence_parts(
-        translation.program,
-        [ShownExample(e.get("score"), e.get("program")) for e in translation.examples],
-        attempts=int(details.get("attempts") or 1) - (samples - 1),
-        schema_fixes=len(details.get("schema_fixes") or ()),
-        agreement=details.get("agreement"),
-        samples=samples,
-        answer_costs=costs,
-        question=question,
-        source=details.get("source") or "model",
-        fill=details.get("fill"),
-        min_logprob=details.get("min_logprob"),
-    )
-
-
 def _abstention(
     calibration: Calibration | None, translation: TranslationOutcome | None, score: float, risk: float | None
-) -> dict[str, Any] | None:
+) -> Abstention | None:
     if calibration is None or translation is None:
         return None
     try:
@@ -546,8 +517,8 @@ def _abstention(
         if risk is not None:
             raise PipelineError("invalid_input", str(exc)) from None
         # This request chose other options (model, examples ...): no calibrated decision for it.
-        return {"abstained": None, "reason": str(exc), "threshold": None, "risk": None, "method": calibration.method}
-    return calibration.decide(score, risk).to_json()
+        return Abstention.undecided(str(exc), calibration.method)
+    return calibration.decide(score, risk)
 
 
 def _score(cost: tuple[int, ...], best: tuple[int, ...]) -> float:

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
+from app.config import TopK
+
+# The language model a request asks for; `model` is its older name, still read.
+Llm = Annotated[
+    str | None,
+    Field(
+        validation_alias=AliasChoices("llm", "model"),
+        description="language model: one of the configured choices (ASPVQA_LLM_CHOICES); `model` is read too",
+    ),
+]
 from translators.options import Examples, ProgramRepresentation, TranslationOptions
 from translators.retrieval import Sampling
 
@@ -23,7 +33,7 @@ class TranslateRequest(BaseModel):
     examples: Examples | None = None
     sampling: Sampling | None = None
     cover_operators: bool | None = None
-    model: str | None = Field(None, description="language model (one of the configured choices)")
+    llm: Llm = None
 
     def options(self, defaults: TranslationOptions) -> TranslationOptions:
         """The translation options of this request: its own where given, else `defaults`."""
@@ -78,8 +88,8 @@ class AnswerRequest(BaseModel):
     )
     scene_graph: dict[str, Any] | None = Field(None, description="one image's GQA scene graph object")
     scene_facts: str | None = Field(None, description="scene facts in ASP")
-    top_k: int | None = Field(None, ge=1, le=50)
-    model: str | None = Field(None, description="language model (one of the configured choices)")
+    top_k: TopK | None = Field(None, description="ranked answers to return (default from settings)")
+    llm: Llm = None
     exact: bool = Field(
         False, description="only exact scene words: no approximate answers through the entailment table"
     )
@@ -214,7 +224,7 @@ class VerifyRequest(BaseModel):
     representation: ProgramRepresentation | None = Field(None, description="syntax of `program` (default flat)")
     scene_graph: dict[str, Any] | None = Field(None, description="one image's GQA scene graph object")
     scene_facts: str | None = Field(None, description="scene facts in ASP")
-    model: str | None = Field(None, description="language model (one of the configured choices)")
+    llm: Llm = None
 
 
 class CheckShown(BaseModel):

@@ -44,7 +44,7 @@ def test_the_service_translator_uses_the_request_options(components):
     assert outcome.details["model"].startswith("replay:") and len(outcome.examples) == 2
     assert components.status()["translator"] == "ready"
     with pytest.raises(PipelineError, match="not offered here"):
-        components.question_translator(QUESTION, options=TranslationOptions(sampling="jaccard"), model="smollm2-135m")
+        components.question_translator(QUESTION, options=TranslationOptions(sampling="jaccard"), llm="smollm2-135m")
 
 
 def test_a_missing_bank_names_its_setting(tmp_path):

@@ -123,8 +123,8 @@ def test_image_scene_is_read_here_and_solved_in_a_worker(pool):
     pipeline = Pipeline(Settings(), image_reader=read)
     pipeline.scene_solver = pool
     there = pipeline.answer(None, program=ball, image=b"image")
-    assert [a["answer"] for a in there.answers] == [a["answer"] for a in here.answers] == ["red", "blue"]
-    assert [a["cost"] for a in there.answers] == [a["cost"] for a in here.answers]
+    assert [a.answer for a in there.answers] == [a.answer for a in here.answers] == ["red", "blue"]
+    assert [a.cost for a in there.answers] == [a.cost for a in here.answers]
     assert there.detections == detections and "worker" in there.timings
 
 

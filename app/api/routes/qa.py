@@ -5,33 +5,29 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
 
 from fastapi import APIRouter, Request
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
+from app.api.responses import answer_response, shown_representation, translation_response, verify_response
 from app.api.schemas import (
-    AbstentionShown,
     AnswerRequest,
     AnswerResponse,
-    ConfidencePartsShown,
     ErrorBody,
-    ExplanationShown,
-    ProgramShown,
-    RankedAnswer,
-    SubClaimShown,
     TranslateRequest,
     TranslateResponse,
     VerifyRequest,
     VerifyResponse,
 )
 from app.config import Settings, first_error
-from app.pipeline import AnswerOutcome, Pipeline, PipelineError, TranslationOutcome, VerifyOutcome, show_program
-from theory import format_flat
-from theory.operations import TEXT_REPRESENTATIONS
-from translators.options import REPRESENTATIONS
+from app.pipeline import Pipeline, PipelineError
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 router = APIRouter(tags=["questions"])
 
@@ -44,23 +40,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-def translation_body(
-    question: str, representation: str, translation: TranslationOutcome, timings: dict[str, float]
-) -> TranslateResponse:
-    """The response body for one translation."""
-    return TranslateResponse(
-        question=question,
-        representation=representation,
-        program=show_program(translation.program, representation),
-        flat=format_flat(translation.program),
-        raw=translation.raw,
-        examples=translation.examples,
-        timings=timings,
-        details=translation.details,
-    )
-
-
-async def _within(seconds: float, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+async def _within(seconds: float, what: str, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
     # The work runs in a worker thread so the event loop keeps serving other requests.
     try:
         return await asyncio.wait_for(run_in_threadpool(fn, *args, **kwargs), timeout=seconds)
@@ -75,37 +55,36 @@ async def translate(body: TranslateRequest, request: Request) -> TranslateRespon
     settings = pipeline.settings
     options = body.options(settings)
     with request.app.state.translations.slot():
-        translation: TranslationOutcome = await _within(
-            settings.translate_timeout_s, "translation", pipeline.translate, body.question, options, model=body.model
+        translation = await _within(
+            settings.translate_timeout_s, "translation", pipeline.translate, body.question, options, llm=body.llm
         )
-    return translation_body(
+    return translation_response(
         body.question, options.representation, translation, {"translate": round(translation.seconds, 6)}
     )
 
 
-ANSWER_BODY = {
-    "requestBody": {
-        "content": {
-            "application/json": {"schema": {"$ref": "#/components/schemas/AnswerRequest"}},
-            "multipart/form-data": {
-                "schema": {
-                    "type": "object",
-                    "properties": {
-                        "image": {"type": "string", "format": "binary"},
-                        "question": {"type": "string"},
-                        "program": {"type": "string"},
-                        "representation": {"type": "string", "enum": list(REPRESENTATIONS)},
-                        "top_k": {"type": "integer", "minimum": 1, "maximum": 50},
-                        "scene_graph": {"type": "string", "description": "JSON of one GQA scene graph"},
-                        "scene_facts": {"type": "string"},
-                        "risk": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
-                    },
-                }
+def form_body(request_model: type[BaseModel]) -> dict[str, Any]:
+    """The OpenAPI request body of a route taking `request_model` as JSON or as a form with an image.
+
+    Made from the request model, so the form's fields cannot drift from the JSON's: the same
+    fields and limits, a scene graph as JSON text, and the image as a file.
+    """
+    schema = request_model.model_json_schema(ref_template="#/components/schemas/{model}")
+    properties: dict[str, Any] = {"image": {"type": "string", "format": "binary"}}
+    for name, field in schema["properties"].items():
+        scene_graph = {"type": "string", "description": "JSON of one GQA scene graph"}
+        properties[name] = scene_graph if name == "scene_graph" else field
+    # Models the fields refer to are listed under components by app.api.main, with the request model.
+    form = {"type": "object", "properties": properties}
+    return {
+        "requestBody": {
+            "content": {
+                "application/json": {"schema": {"$ref": f"#/components/schemas/{request_model.__name__}"}},
+                "multipart/form-data": {"schema": form},
             },
-        },
-        "required": True,
+            "required": True,
+        }
     }
-}
 
 
 async def _fields_and_image(request: Request, settings: Settings) -> tuple[Any, bytes | None]:
@@ -137,7 +116,7 @@ async def _fields_and_image(request: Request, settings: Settings) -> tuple[Any, 
     return fields, image
 
 
-@router.post("/answer", response_model=AnswerResponse, responses=ERRORS, openapi_extra=ANSWER_BODY)
+@router.post("/answer", response_model=AnswerResponse, responses=ERRORS, openapi_extra=form_body(AnswerRequest))
 async def answer(request: Request) -> AnswerResponse:
     """Answer a question on an image (multipart), a GQA scene graph or scene facts (JSON)."""
     pipeline: Pipeline = request.app.state.pipeline
@@ -151,7 +130,7 @@ async def answer(request: Request) -> AnswerResponse:
     budget = settings.solve_timeout_s + (settings.translate_timeout_s if body.program is None else 0) + 60
     queue = request.app.state.solves if body.program is not None else request.app.state.translations
     with queue.slot():
-        outcome: AnswerOutcome = await _within(
+        outcome = await _within(
             budget,
             "answering",
             pipeline.answer,
@@ -162,64 +141,16 @@ async def answer(request: Request) -> AnswerResponse:
             scene_graph=body.scene_graph,
             scene_facts=body.scene_facts,
             top_k=body.top_k,
-            model=body.model,
+            llm=body.llm,
             exact=body.exact,
             risk=body.risk,
         )
-    translation = None
-    if outcome.translation is not None:
-        translation = translation_body(
-            body.question or "",
-            outcome.representation,
-            outcome.translation,
-            {"translate": outcome.timings.get("translate", 0.0)},
-        )
-    return AnswerResponse(
-        status=outcome.status,
-        message=outcome.message,
-        answers=[RankedAnswer(**a) for a in outcome.answers],
-        program=ProgramShown(
-            representation=outcome.representation, text=outcome.program_text, flat=format_flat(outcome.program)
-        ),
-        concepts=outcome.concepts,
-        detections=outcome.detections,
-        support=outcome.support,
-        timings=outcome.timings,
-        translation=translation,
-        explanation=ExplanationShown(**outcome.explanation) if outcome.explanation else None,
-        confidence=outcome.confidence,
-        confidence_parts=ConfidencePartsShown(**outcome.confidence_parts) if outcome.confidence_parts else None,
-        abstained=outcome.abstention["abstained"] if outcome.abstention else None,
-        abstention=AbstentionShown(**outcome.abstention) if outcome.abstention else None,
-    )
+    return answer_response(outcome, body.question)
 
 
-VERIFY_BODY = {
-    "requestBody": {
-        "content": {
-            "application/json": {"schema": {"$ref": "#/components/schemas/VerifyRequest"}},
-            "multipart/form-data": {
-                "schema": {
-                    "type": "object",
-                    "properties": {
-                        "image": {"type": "string", "format": "binary"},
-                        "claim": {"type": "string"},
-                        "question": {"type": "string"},
-                        "answer": {"type": "string"},
-                        "program": {"type": "string"},
-                        "representation": {"type": "string", "enum": list(REPRESENTATIONS)},
-                        "scene_graph": {"type": "string", "description": "JSON of one GQA scene graph"},
-                        "scene_facts": {"type": "string"},
-                    },
-                }
-            },
-        },
-        "required": True,
-    }
-}
-
-
-@router.post("/verify", response_model=VerifyResponse, responses=ERRORS, openapi_extra=VERIFY_BODY, tags=["claims"])
+@router.post(
+    "/verify", response_model=VerifyResponse, responses=ERRORS, openapi_extra=form_body(VerifyRequest), tags=["claims"]
+)
 async def verify(request: Request) -> VerifyResponse:
     """Verify a claim, or another model's answer to a question, on an image, a GQA scene graph or scene facts.
 
@@ -238,7 +169,7 @@ async def verify(request: Request) -> VerifyResponse:
     budget = 4 * settings.solve_timeout_s + (settings.translate_timeout_s if translated else 0) + 60
     queue = request.app.state.translations if translated else request.app.state.solves
     with queue.slot():
-        outcome: VerifyOutcome = await _within(
+        outcome = await _within(
             budget,
             "verifying",
             pipeline.verify,
@@ -250,30 +181,15 @@ async def verify(request: Request) -> VerifyResponse:
             image=image,
             scene_graph=body.scene_graph,
             scene_facts=body.scene_facts,
-            model=body.model,
+            llm=body.llm,
         )
-    # Claims are translated in the nested syntax, questions in the service's; a given program keeps its own.
-    shown = (body.representation or "flat") if body.program else "nested" if body.claim else settings.representation
-    shown = shown if shown in TEXT_REPRESENTATIONS else "flat"
-    translation = None
-    if outcome.translation is not None:
-        translation = translation_body(
-            body.claim or body.question or "",
-            shown,
-            outcome.translation,
-            {"translate": outcome.timings.get("translate", 0.0)},
-        )
-    return VerifyResponse(
-        verdict=outcome.verdict,
-        holds=outcome.holds,
-        program=ProgramShown(
-            representation=shown, text=show_program(outcome.program, shown), flat=format_flat(outcome.program)
-        ),
-        subclaims=[SubClaimShown(**s) for s in outcome.subclaims],
-        detections=outcome.detections,
-        timings=outcome.timings,
-        translation=translation,
+    shown = shown_representation(
+        settings.representation,
+        program_representation=body.representation,
+        given_program=body.program is not None,
+        claim=body.claim is not None,
     )
+    return verify_response(outcome, body.claim or body.question or "", shown)
 
 
 async def _read_image(upload: UploadFile, max_bytes: int, max_pixels: int, types: tuple[str, ...]) -> bytes:
