@@ -7,6 +7,8 @@ from typing import Annotated, Any, Literal
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from app.config import TopK
+from translators.options import Examples, ProgramRepresentation, TranslationOptions
+from translators.retrieval import Sampling
 
 # The language model a request asks for; `model` is its older name, still read.
 Llm = Annotated[
@@ -16,8 +18,6 @@ Llm = Annotated[
         description="language model: one of the configured choices (ASPVQA_LLM_CHOICES); `model` is read too",
     ),
 ]
-from translators.options import Examples, ProgramRepresentation, TranslationOptions
-from translators.retrieval import Sampling
 
 
 class TranslateRequest(BaseModel):
