@@ -70,9 +70,7 @@ class TranslationOutcome:
 class QuestionTranslator(Protocol):
     """Turns a question into a `TranslationOutcome` with the given options and language model."""
 
-    def __call__(
-        self, question: str, *, options: TranslationOptions, llm: str | None = None
-    ) -> TranslationOutcome: ...
+    def __call__(self, question: str, *, options: TranslationOptions, llm: str | None = None) -> TranslationOutcome: ...
 
 
 @dataclass

@@ -13,7 +13,7 @@ import tomllib
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
@@ -25,6 +25,11 @@ from translators.threads import use_threads
 
 CONFIG_FILE_VARIABLE = "ASPVQA_CONFIG"
 DEPRECATED_CACHE_VARIABLE = "ASPVQA_CACHE"  # the older name of ASPVQA_CACHE_DIR, still read
+
+# The ranked answers one request may ask for: the setting, the API field and the command line's
+# option share this declaration.
+MAX_TOP_K = 50
+TopK = Annotated[int, Field(ge=1, le=MAX_TOP_K, description="ranked answers to return")]
 
 
 class ConfigError(ValueError):
@@ -106,7 +111,7 @@ class Settings(BaseSettings, TranslationOptions):
     taxonomy_dir: str | None = Field(None, description="folder with gqa_all_class.json / gqa_all_attribute.json")
 
     # Solving.
-    top_k: int = Field(5, ge=1, le=50)
+    top_k: TopK = 5
     solve_timeout_s: float = Field(10.0, gt=0, le=600)
     translate_timeout_s: float = Field(120.0, gt=0, le=3600)
     max_scene_facts: int = Field(200_000, ge=1)

@@ -46,7 +46,7 @@ def main() -> int:
             for _ in range(REPEATS):
                 outcome = pipeline.answer(None, program=program, scene_graph=json.loads(text))
             repeat.append((time.perf_counter() - started) / REPEATS * 1000)
-            statuses.append(outcome.status)
+            statuses.append(outcome.status.value)
             times = []
             for _ in range(10):
                 unseen = json.dumps(dict(graph, width=int(graph.get("width", 0)) + 1 + next(fresh)))  # another graph

@@ -37,7 +37,7 @@ from translators.consistency import majority_vote  # noqa: E402
 from translators.template_fill import FILL_RULES_VERSION, FILLED_SOURCES  # noqa: E402
 from trust.confidence import (  # noqa: E402
     ConfidenceParts,
-    ShownExample,
+    TranslationEvidence,
     confidence_parts,
     program_confidence,
     token_logprob_feature,
@@ -64,20 +64,19 @@ def read_records() -> dict[tuple[str, str], dict[str, Any]]:
 def parts_of(record: dict[str, Any], extra: dict[str, Any] | None) -> tuple[ConfidenceParts, bool]:
     """The parts of one question (n=1, or n=3 with its extra samples) and whether the chosen program is wrong."""
     program = parse_flat(record["program"]) if record["program"] else None
-    shown = [ShownExample(e["score"], e["program"]) for e in record["examples"]]
     if extra is None:
         if program is None:
             return ConfidenceParts(retrieval_similarity=None), True
-        parts = confidence_parts(
+        evidence = TranslationEvidence.of(
             program,
-            shown,
-            attempts=record["attempts"],
             question=record["question"],
+            examples=record["examples"],
+            attempts=record["attempts"],
             source=record.get("source", "model"),
             fill=record.get("fill"),
             min_logprob=record.get("min_logprob"),
         )
-        return parts, not record["correct"]
+        return confidence_parts(evidence), not record["correct"]
     samples = [record["program"], *extra["samples"]]
     verdicts = [record["correct"], *extra["correct"]]
     vote = majority_vote([parse_flat(s) if s else None for s in samples])
@@ -95,15 +94,15 @@ def parts_of(record: dict[str, Any], extra: dict[str, Any] | None) -> tuple[Conf
             canonical(parse_flat(s)) == vote.majority or equivalent(parse_flat(s), vote.majority, scenes=12).equivalent
         )
     )
-    parts = confidence_parts(
+    evidence = TranslationEvidence.of(
         parse_flat(samples[chosen]),
-        shown,
+        question=record["question"],
+        examples=record["examples"],
         attempts=record["attempts"] if chosen == 0 else 1,
         agreement=vote.agreement,
         samples=len(samples),
-        question=record["question"],
     )
-    return parts, not verdicts[chosen]
+    return confidence_parts(evidence), not verdicts[chosen]
 
 
 def features(parts: ConfidenceParts) -> list[float]:

@@ -24,10 +24,10 @@ sys.path.insert(0, str(ROOT))
 
 from app.api.routes.demo import demo_scenes  # noqa: E402
 from app.config import Settings  # noqa: E402
-from app.pipeline import Pipeline, answer_confidence  # noqa: E402
+from app.pipeline import Pipeline  # noqa: E402
 from theory.cache import cache_dir  # noqa: E402
 from trust.calibration import Calibration  # noqa: E402
-from trust.confidence import confidence  # noqa: E402
+from trust.confidence import confidence, confidence_parts  # noqa: E402
 
 QUESTION = "What is the cat sitting on?"
 OUTPUT = "query(unique(relate_any(unique(select(scene(), cat)), on, object)), name)"
@@ -79,8 +79,8 @@ def main() -> int:
     outcome = pipeline.answer(QUESTION, scene_graph=scene)
     translation = outcome.translation
     assert translation is not None
-    costs = [tuple(a["cost"]) for a in outcome.answers]
-    step = timed(lambda: confidence(answer_confidence(translation, costs, QUESTION)), args.repeats * 10)
+    costs = [a.cost for a in outcome.answers]
+    step = timed(lambda: confidence(confidence_parts(translation.evidence, costs)), args.repeats * 10)
 
     components = pipeline.components
     calibration = folder / "calibration.json"

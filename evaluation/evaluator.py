@@ -12,7 +12,7 @@ from evaluation.runs import PartsFactory, Run, RunParts, Task, TranslationLike, 
 from evaluation.settings import NEEDS_IMAGE, SETTINGS, TRANSLATED, no_program, record_run
 from translators.backends.base import RetryableBackendError
 from trust.calibration import Calibration
-from trust.confidence import program_confidence, translation_parts
+from trust.confidence import confidence_parts, program_confidence
 
 
 class Evaluator:
@@ -83,9 +83,9 @@ class Evaluator:
         program = translation.program if translation is not None else None
         if translation is not None and program is None:
             error = translation.error or "no program"
-            retry = bool(getattr(translation, "retryable", False))
+            retry = translation.retryable
         case = Case(context, q, verdict, parts, program, error)
-        trust = translation_parts(translation) if translation is not None else None
+        trust = confidence_parts(translation.evidence) if translation is not None and program is not None else None
         score = program_confidence(trust) if trust is not None else None
         abstained = self.calibration.decide(score).abstained if score is not None and self.calibration else None
         records = []

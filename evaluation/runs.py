@@ -12,6 +12,7 @@ from evaluation.questions import Question
 from scene.concepts import Concepts
 from theory.program import Program
 from theory.scene_facts import SceneFacts
+from translators.evidence import TranslationEvidence
 from translators.options import OPTION_NAMES
 
 # The run name of the settings whose result does not depend on the run (no translation).
@@ -54,6 +55,12 @@ class TranslationLike(Protocol):
 
     program: Program | None
     error: str | None
+    retryable: bool  # the model could not be asked: no verdict, ask again on resume
+
+    @property
+    def evidence(self) -> TranslationEvidence | None:
+        """What the translation shows about how sure it is (None without a program)."""
+        ...
 
 
 Translate = Callable[[str, str], TranslationLike]  # (question, questionId) -> translation

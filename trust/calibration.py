@@ -38,18 +38,24 @@ class CalibrationError(ValueError):
 class Abstention:
     """Whether to hold back an answer, why, and the threshold and risk behind the decision."""
 
-    abstained: bool
+    abstained: bool | None  # None: no calibrated decision (the calibration does not hold for the request)
     reason: str
-    threshold: float
-    risk: float
+    threshold: float | None
+    risk: float | None
     method: str
+
+    @classmethod
+    def undecided(cls, reason: str, method: str) -> Abstention:
+        """No decision: the calibration was made with other settings than the request's."""
+        return cls(None, reason, None, None, method)
 
     def to_json(self) -> dict[str, Any]:
         """The decision as JSON."""
+        threshold = self.threshold
         return {
             "abstained": self.abstained,
             "reason": self.reason,
-            "threshold": round(self.threshold, 6) if self.threshold != float("inf") else None,
+            "threshold": None if threshold is None or threshold == float("inf") else round(threshold, 6),
             "risk": self.risk,
             "method": self.method,
         }

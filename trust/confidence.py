@@ -35,7 +35,8 @@ the confidence is that times ``answer_share``, so a sure program on an ambiguous
 Example:
     >>> from theory.flat import parse_flat
     >>> program = parse_flat("scene(0). select(1, 0, cat). exist(2, 1). end(2).")
-    >>> parts = confidence_parts(program, [ShownExample(0.9, "scene(0). select(1, 0, dog). exist(2, 1). end(2).")])
+    >>> shown = (ShownExample(0.9, "scene(0). select(1, 0, dog). exist(2, 1). end(2)."),)
+    >>> parts = confidence_parts(TranslationEvidence(program, "Is there a cat?", shown))
     >>> parts.skeleton_agreement, parts.retries
     (1.0, 0)
     >>> 0.0 < confidence(parts) <= 1.0
@@ -55,7 +56,18 @@ from theory.canonical import canonical
 from theory.flat import parse_flat
 from theory.operations import OPERATIONS
 from theory.program import Program, ProgramError
+from translators.evidence import ShownExample, TranslationEvidence
 from translators.template_fill import FILLED_SOURCES
+
+__all__ = [
+    "ConfidenceParts",
+    "ShownExample",
+    "TranslationEvidence",
+    "answer_margin",
+    "confidence",
+    "confidence_parts",
+    "program_confidence",
+]
 
 # Words a question uses for its form, not its content (a short list kept here: the few dozen words
 # do not justify a corpus download).
@@ -69,14 +81,6 @@ FUNCTION_WORDS = frozenset(
 _WORDS = re.compile(r"[a-z]+")
 _NAMED_ROLES = ("class", "value", "relation")
 COST_UNIT = 1000.0  # cost = -1000 ln p (theory.scene_facts), so a cost difference maps back to a likelihood ratio
-
-
-@dataclass(frozen=True)
-class ShownExample:
-    """A worked example the model was shown: its retrieval score and its program (flat ASP)."""
-
-    score: float | None
-    program: str | None
 
 
 @dataclass(frozen=True)
@@ -202,36 +206,34 @@ def answer_margin(costs: Sequence[Sequence[int]]) -> tuple[float | None, float]:
 
 
 def confidence_parts(
-    program: Program,
-    examples: Sequence[ShownExample] = (),
-    *,
-    attempts: int = 1,
-    schema_fixes: int = 0,
-    agreement: float | None = None,
-    samples: int = 1,
-    answer_costs: Sequence[Sequence[int]] = (),
-    question: str | None = None,
-    source: str = "model",
-    fill: Mapping[str, Any] | None = None,
-    min_logprob: float | None = None,
+    evidence: TranslationEvidence | None, answer_costs: Sequence[Sequence[int]] = ()
 ) -> ConfidenceParts:
-    """The parts of a translated program's confidence (and its answers', when costs are given)."""
-    scores = [e.score for e in examples if e.score is not None]
-    shapes = [_skeleton_of(e.program) for e in examples]
-    known = [s for s in shapes if s is not None]
-    own = program_skeleton(program)
+    """The parts of a translation's confidence from its evidence, and its answers' when costs are given.
+
+    The one formula the service, the command line, `aspvqa calibrate` and the evaluation job share;
+    without a translation (a given program) only the answers' parts.
+    """
     margin, share = answer_margin(answer_costs)
-    coverage, grounding = word_overlap(question, program) if question else (None, None)
+    if evidence is None:
+        return ConfidenceParts(cost_margin=margin, answer_share=share)
+    examples = evidence.examples
+    scores = [e.score for e in examples if e.score is not None]
+    known = [s for s in (_skeleton_of(e.program) for e in examples) if s is not None]
+    own = program_skeleton(evidence.program)
+    question = evidence.question
+    coverage, grounding = word_overlap(question, evidence.program) if question else (None, None)
+    filled = evidence.source in FILLED_SOURCES
+    votes, voters = evidence.fill_votes, evidence.fill_voters
     return ConfidenceParts(
-        samples=samples,
-        agreement=agreement if samples > 1 and source not in FILLED_SOURCES else None,
-        source=source,
-        fill_agreement=fill["votes"] / fill["voters"] if fill and fill.get("voters") else None,
-        min_token_probability=math.exp(min_logprob) if min_logprob is not None else None,
+        samples=evidence.samples,
+        agreement=evidence.agreement if evidence.samples > 1 and not filled else None,
+        source=evidence.source,
+        fill_agreement=votes / voters if votes is not None and voters else None,
+        min_token_probability=math.exp(evidence.min_logprob) if evidence.min_logprob is not None else None,
         retrieval_similarity=max(scores) if scores else None,
         skeleton_agreement=sum(s == own for s in known) / len(known) if known else None,
-        retries=max(attempts - 1, 0),  # attempts of one sample
-        schema_fixes=schema_fixes,
+        retries=max(evidence.attempts - 1, 0),
+        schema_fixes=evidence.schema_fixes,
         word_coverage=coverage,
         word_grounding=grounding,
         cost_margin=margin,
@@ -264,23 +266,3 @@ def weights_digest() -> str:
 def calibration_settings(translation: Mapping[str, Any], bank: str) -> dict[str, Any]:
     """The settings a calibration is tied to: the translator's, the bank's digest and the weights'."""
     return dict(translation) | {"bank": bank, "confidence_weights": weights_digest()}
-
-
-def translation_parts(translation: Any) -> ConfidenceParts | None:
-    """The parts of a `translators.translate.Translation` (None when it has no program)."""
-    if translation.program is None:
-        return None
-    samples = max(1, len(getattr(translation, "samples", None) or ()))
-    attempts = len(getattr(translation, "attempts", None) or ()) or 1
-    return confidence_parts(
-        translation.program,
-        [ShownExample(e.get("score"), e.get("program")) for e in getattr(translation, "examples", None) or ()],
-        attempts=attempts - (samples - 1),
-        schema_fixes=len(getattr(translation, "schema_fixes", None) or ()),
-        agreement=getattr(translation, "agreement", None),
-        samples=samples,
-        question=getattr(translation, "question", None),
-        source=getattr(translation, "source", "model"),
-        fill=getattr(translation, "fill", None),
-        min_logprob=getattr(translation, "min_logprob", None),
-    )

@@ -19,6 +19,7 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from theory.canonical import canonical
 from theory.flat import format_flat
@@ -26,6 +27,8 @@ from theory.operations import OPERATIONS, POSITION_VALUES, Kind
 from theory.program import Program, Step
 from theory.validate import ancestors
 from trust.claims import Claim, at_least, count_level
+
+SubClaimKind = Literal["object", "attribute", "relation", "count", "comparison"]
 
 _ATTRIBUTE_STEPS = frozenset({"filter", "filter_any", "negate"})
 _RELATION_STEPS = frozenset({"relate", "relate_any", "relate_attr"})
@@ -46,7 +49,7 @@ class SubClaim:
     """One object, attribute, relation, count or comparison the claim states."""
 
     id: int
-    kind: str  # object | attribute | relation | count | comparison
+    kind: SubClaimKind
     text: str
     checks: tuple[Check, ...]
 
@@ -169,7 +172,7 @@ def _check_program(program: Program, step_id: int) -> Program:
     return Program(tuple(_chain(program, step_id)), answer=step_id)
 
 
-def _kind(program: Program, step_id: int) -> str:
+def _kind(program: Program, step_id: int) -> SubClaimKind:
     """What the objects of a step are described by: the last describing step on the way to it."""
     step = program.step(step_id)
     if step.operation == "unique":
@@ -191,7 +194,7 @@ class _Splitter:
         self.split = ClaimSplit()
         self._by_key: dict[tuple[tuple[str, bool], ...], int] = {}
 
-    def add(self, kind: str, text: str, checks: tuple[Check, ...]) -> Formula:
+    def add(self, kind: SubClaimKind, text: str, checks: tuple[Check, ...]) -> Formula:
         key = tuple((format_flat(canonical(c.program)), c.expected) for c in checks)
         if key not in self._by_key:
             self._by_key[key] = len(self.split.subclaims) + 1
@@ -256,7 +259,8 @@ class _Splitter:
             parts += self.presuppositions(dep, seen)
         if step.operation == "verify_rel" and holds:
             parts.append(self.named_object(step.arguments[0]))
-        kind = {"verify_attr": "attribute", "verify_rel": "relation"}.get(step.operation, "comparison")
+        kinds: dict[str, SubClaimKind] = {"verify_attr": "attribute", "verify_rel": "relation"}
+        kind = kinds.get(step.operation, "comparison")
         text = _statement(self.program, step_id)
         parts.append(
             self.add(kind, text if holds else f"not: {text}", (Check(_check_program(self.program, step_id), holds),))

@@ -16,7 +16,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from app.api.admission import AccessControl, Queue
 from app.api.limits import BodySizeLimit
 from app.api.routes import demo, health, qa
-from app.api.schemas import AnswerRequest
+from app.api.schemas import AnswerRequest, VerifyRequest
 from app.config import Settings, first_error, load_settings
 from app.pipeline import Pipeline, PipelineError
 
@@ -74,14 +74,15 @@ def create_app(
     app.include_router(demo.router)
 
     def openapi() -> dict[str, Any]:
-        # /answer reads its body by hand (JSON or a form), so FastAPI does not list the JSON body's
-        # model; the route's request body refers to it by name.
+        # /answer and /verify read their bodies by hand (JSON or a form), so FastAPI does not list
+        # the JSON bodies' models; the routes' request bodies refer to them by name.
         if app.openapi_schema is None:
             schema = get_openapi(title=app.title, version=app.version, summary=app.summary, routes=app.routes)
-            body = AnswerRequest.model_json_schema(ref_template="#/components/schemas/{model}")
             schemas = schema.setdefault("components", {}).setdefault("schemas", {})
-            schemas.update(body.pop("$defs", {}))
-            schemas["AnswerRequest"] = body
+            for model in (AnswerRequest, VerifyRequest):
+                body = model.model_json_schema(ref_template="#/components/schemas/{model}")
+                schemas.update(body.pop("$defs", {}))
+                schemas[model.__name__] = body
             app.openapi_schema = schema
         return app.openapi_schema
 

@@ -8,9 +8,10 @@ from typing import Annotated
 
 import typer
 
+from app.api.responses import answer_response
 from app.commands.io import fail, read_input
-from app.config import ConfigError, load_settings
-from app.pipeline import Pipeline, PipelineError
+from app.config import MAX_TOP_K, ConfigError, load_settings
+from app.pipeline import Pipeline, PipelineError, ScoredAnswer
 
 
 def load_scene_graph(path: str, image_id: str | None) -> dict:
@@ -43,7 +44,10 @@ def answer_command(
         str | None,
         typer.Option("--repr", help="Syntax of --program: flat, nested, code or gqa (detected when omitted)."),
     ] = None,
-    top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=50)] = 5,
+    top_k: Annotated[
+        int | None,
+        typer.Option("--top-k", "-k", min=1, max=MAX_TOP_K, help="Ranked answers (default: ASPVQA_TOP_K, 5)."),
+    ] = None,
     exact: Annotated[
         bool, typer.Option("--exact", help="Only exact scene words: no approximate answers (entailment table).")
     ] = False,
@@ -60,7 +64,7 @@ def answer_command(
     if question is None and program is None:
         fail("give --question (or --program)")
     try:
-        pipeline = Pipeline(load_settings(top_k=top_k))
+        pipeline = Pipeline(load_settings())
         outcome = pipeline.answer(
             question,
             program=read_input(program, "program") if program else None,
@@ -75,44 +79,24 @@ def answer_command(
     except (PipelineError, ConfigError) as exc:
         fail(str(exc))
     if as_json:
-        typer.echo(
-            json.dumps(
-                {
-                    "status": outcome.status,
-                    "message": outcome.message,
-                    "answers": outcome.answers,
-                    "program": outcome.program_text,
-                    "representation": outcome.representation,
-                    "concepts": outcome.concepts,
-                    "detections": outcome.detections,
-                    "support": outcome.support,
-                    "timings": outcome.timings,
-                    "explanation": outcome.explanation,
-                    "confidence": outcome.confidence,
-                    "confidence_parts": outcome.confidence_parts,
-                    "abstained": outcome.abstention["abstained"] if outcome.abstention else None,
-                    "abstention": outcome.abstention,
-                }
-            )
-        )
+        typer.echo(answer_response(outcome, question).model_dump_json())
     else:
         typer.echo(f"program ({outcome.representation}): {outcome.program_text}")
         for rank, item in enumerate(outcome.answers, 1):
-            typer.echo(
-                f"{rank}. {item['answer']}  (score {item['score']}, cost {item['cost']}){approximate_note(item)}"
-            )
+            typer.echo(f"{rank}. {item.answer}  (score {item.score}, cost {list(item.cost)}){approximate_note(item)}")
         if not outcome.answers:
-            typer.echo(f"{outcome.status}: {outcome.message}")
+            typer.echo(f"{outcome.status.value}: {outcome.message}")
             if outcome.explanation:
-                typer.echo(f"why: {outcome.explanation['message']}")
-        elif outcome.support:
-            typer.echo("because: " + " ".join(outcome.support["facts"]))
-        typer.echo(confidence_line(outcome.confidence, outcome.confidence_parts))
+                typer.echo(f"why: {outcome.explanation.message}")
+        elif outcome.support is not None:
+            typer.echo("because: " + " ".join(outcome.support.facts))
+        parts = outcome.confidence_parts
+        typer.echo(confidence_line(outcome.confidence, parts.to_json() if parts is not None else None))
         if outcome.abstention:
             verdict = {True: "abstained", False: "answered", None: "no calibrated decision"}[
-                outcome.abstention["abstained"]
+                outcome.abstention.abstained
             ]
-            typer.echo(f"{verdict}: {outcome.abstention['reason']}")
+            typer.echo(f"{verdict}: {outcome.abstention.reason}")
     raise typer.Exit(0 if outcome.answers else 1)
 
 
@@ -122,9 +106,9 @@ def confidence_line(score: float | None, parts: dict | None) -> str:
     return f"confidence {score if score is not None else '-'}" + (f" ({shown})" if shown else "")
 
 
-def approximate_note(answer: dict) -> str:
+def approximate_note(answer: ScoredAnswer) -> str:
     """`` (approximate: asked fact read as scene fact, ...)`` for an approximate answer, else ''."""
-    readings = ", ".join(f"{a['asked']} read as {a['scene']}" for a in answer.get("approximations", ()))
+    readings = ", ".join(f"{a.asked} read as {a.scene}" for a in answer.approximations)
     return f"  (approximate: {readings})" if readings else ""
 
 

@@ -18,7 +18,7 @@ import typer
 
 from app.commands.io import fail
 from app.config import ConfigError, load_settings
-from app.pipeline import Pipeline, PipelineError, answer_confidence
+from app.pipeline import Pipeline, PipelineError
 from evaluation.matching import Matcher
 from evaluation.questions import JobError, Question, load_questions
 from evaluation.splits import split_questions
@@ -26,7 +26,7 @@ from theory import ProgramError, format_flat
 from theory.equivalence import equivalent
 from translators.gqa_program import GQAProgramError, gqa_to_program
 from trust.calibration import Calibration, CalibrationError, data_digest
-from trust.confidence import confidence, program_confidence
+from trust.confidence import confidence, confidence_parts, program_confidence
 from trust.conformal import METHODS
 
 
@@ -139,15 +139,16 @@ def _label(
             return None  # too long a question, or over the time limit: not a label
         return 0.0, True  # no valid program: as wrong as it gets, kept by no threshold above 0
     if gold is not None:
-        parts = answer_confidence(translation, [], question.question)
-        return program_confidence(parts), not equivalent(translation.program, gold, scenes=30).equivalent
+        return program_confidence(confidence_parts(translation.evidence)), not equivalent(
+            translation.program, gold, scenes=30
+        ).equivalent
     assert graphs is not None and question.image_id is not None and question.answer is not None
     try:
         outcome = pipeline.answer(
             None, program=format_flat(translation.program), scene_graph=graphs[question.image_id], exact=True
         )
     except PipelineError:  # over a limit, or a graph the encoder refuses: no answer, so a wrong one
-        return confidence(answer_confidence(translation, [], question.question)), True
-    parts = answer_confidence(translation, [tuple(a["cost"]) for a in outcome.answers], question.question)
-    top = outcome.answers[0]["answer"] if outcome.answers else None
+        return confidence(confidence_parts(translation.evidence)), True
+    parts = confidence_parts(translation.evidence, [a.cost for a in outcome.answers])
+    top = outcome.answers[0].answer if outcome.answers else None
     return confidence(parts), top is None or not matcher.matches(top, question.answer)

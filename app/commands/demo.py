@@ -12,12 +12,12 @@ import typer
 from app.api.routes.demo import demo_scenes
 from app.commands.answer import approximate_note
 from app.commands.io import fail
-from app.config import ConfigError, load_settings
+from app.config import MAX_TOP_K, ConfigError, load_settings
 from app.pipeline import Pipeline, PipelineError
 
 
 def demo_command(
-    top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=20, help="Answers per question.")] = 3,
+    top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=MAX_TOP_K, help="Answers per question.")] = 3,
     llm: Annotated[str | None, typer.Option("--llm", help="Language model (default: the bundled local model).")] = None,
 ) -> None:
     """Translate the demo questions, answer them on the demo scenes, print answers and programs."""
@@ -60,14 +60,14 @@ def demo_command(
         seconds = outcome.timings
         typer.echo(f"   program: {outcome.program_text}")
         answers = ", ".join(
-            f"{a['answer']} (score {a['score']}{', approximate' if a['approximate'] else ''})" for a in outcome.answers
+            f"{a.answer} (score {a.score}{', approximate' if a.approximate else ''})" for a in outcome.answers
         )
-        typer.echo(f"   answers: {answers or outcome.status}")
-        if outcome.answers and outcome.answers[0]["approximate"]:
+        typer.echo(f"   answers: {answers or outcome.status.value}")
+        if outcome.answers and outcome.answers[0].approximate:
             typer.echo(f"   {approximate_note(outcome.answers[0]).strip()}")
         if outcome.explanation:
-            typer.echo(f"   why: {outcome.explanation['message']}")
-        top = outcome.answers[0]["answer"] if outcome.answers else None
+            typer.echo(f"   why: {outcome.explanation.message}")
+        top = outcome.answers[0].answer if outcome.answers else None
         if top == item.get("expected"):
             right += 1
         elif "expected" in item:

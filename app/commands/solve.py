@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from app.commands.io import fail, read_input
+from app.config import MAX_TOP_K, ConfigError, load_settings
 from theory import ProgramError, SolveLimits, SolveResult, SolveStatus, solve
 from translators.program_text import read_program
 
@@ -52,20 +53,33 @@ def solve_command(
         str | None,
         typer.Option("--repr", help="Syntax of --program: flat, nested, code or gqa (detected when omitted)."),
     ] = None,
-    top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=100, help="Number of ranked answers.")] = 5,
+    top_k: Annotated[
+        int | None,
+        typer.Option("--top-k", "-k", min=1, max=MAX_TOP_K, help="Ranked answers (default: ASPVQA_TOP_K, 5)."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    timeout: Annotated[float, typer.Option("--timeout", min=0.001, help="Solver time limit in seconds.")] = 10.0,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--timeout", min=0.001, help="Solver time limit in seconds (default: ASPVQA_SOLVE_TIMEOUT_S, 10)."
+        ),
+    ] = None,
 ) -> None:
     """Answer a question program on a scene; answers ranked by cost, with supporting facts."""
     if program == "-" and scene == "-":
         fail("--program and --scene cannot both read stdin")
+    try:
+        settings = load_settings()
+    except ConfigError as exc:
+        fail(str(exc))
     program_text, scene_text = read_input(program, "program"), read_input(scene, "scene")
     try:
         parsed = read_program(program_text, representation).program
     except ProgramError as exc:
         result = SolveResult(SolveStatus.INVALID_PROGRAM, message=str(exc))
     else:
-        result = solve(parsed, scene_text, top_k=top_k, limits=SolveLimits(timeout_s=timeout))
+        limits = SolveLimits(timeout_s=timeout or settings.solve_timeout_s)
+        result = solve(parsed, scene_text, top_k=top_k or settings.top_k, limits=limits)
     if as_json:
         typer.echo(json.dumps(result_json(result)))
     if result.status in (SolveStatus.INVALID_PROGRAM, SolveStatus.INVALID_SCENE):

@@ -7,19 +7,18 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 
 from app.commands.io import fail
 from app.components import Components
-from app.config import ConfigError, load_settings
+from app.config import ConfigError, first_error, load_settings
 from app.errors import PipelineError
 from translators.backends.base import BackendError
-from translators.backends.models import DEFAULT_LOCAL_MODEL
 from translators.bank import read_json_records
 from translators.cache import TranslationCache
 from translators.options import REPRESENTATIONS
 from translators.prompts import DEFAULT_PROMPT
 from translators.retrieval import Sampling
-from translators.translate import TranslationSettings
 
 
 def wordnet_related_terms(word: str) -> list[str]:
@@ -62,35 +61,55 @@ def translate_command(
         ),
     ] = None,
     representation: Annotated[
-        str, typer.Option("--repr", help=f"Program syntax the model writes: {', '.join(REPRESENTATIONS)}.")
-    ] = "nested",
-    examples: Annotated[int, typer.Option("--examples", "-k", min=0, max=64, help="Retrieved examples.")] = 3,
-    sampling: Annotated[Sampling, typer.Option("--sampling", help="How examples are chosen.")] = Sampling.BERT,
+        str | None,
+        typer.Option(
+            "--repr",
+            help=f"Program syntax the model writes: {', '.join(REPRESENTATIONS)} (default: ASPVQA_REPRESENTATION).",
+        ),
+    ] = None,
+    examples: Annotated[
+        int | None,
+        typer.Option("--examples", "-k", min=0, max=64, help="Retrieved examples (default: ASPVQA_EXAMPLES)."),
+    ] = None,
+    sampling: Annotated[
+        Sampling | None, typer.Option("--sampling", help="How examples are chosen (default: ASPVQA_SAMPLING).")
+    ] = None,
     cover_operators: Annotated[
-        bool, typer.Option("--cover-operators", help="Add examples until every operation appears.")
-    ] = False,
+        bool | None,
+        typer.Option(
+            "--cover-operators/--no-cover-operators",
+            help="Add examples until every operation appears (default: ASPVQA_COVER_OPERATORS).",
+        ),
+    ] = None,
     llm: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--llm",
-            help="qwen2.5-coder-1.5b, smollm2-135m, local:FILE.gguf, openai:MODEL@URL[#grammar=KIND] or replay:FILE.",
+            help="qwen2.5-coder-1.5b, smollm2-135m, local:FILE.gguf, openai:MODEL@URL[#grammar=KIND] or replay:FILE "
+            "(default: ASPVQA_LLM, else the bundled model).",
         ),
-    ] = DEFAULT_LOCAL_MODEL,
+    ] = None,
     bank: Annotated[
         Path | None, typer.Option("--bank", help="Example bank (JSON Lines); default: the bundled bank.")
     ] = None,
-    prompt: Annotated[str, typer.Option("--prompt", help="Prompt version.")] = DEFAULT_PROMPT,
+    prompt: Annotated[str | None, typer.Option("--prompt", help=f"Prompt version (default: {DEFAULT_PROMPT}).")] = None,
     constrained: Annotated[
-        bool,
+        bool | None,
         typer.Option(
             "--constrained/--unconstrained",
-            help="Grammar-constrained decoding (local models; openai: with a grammar kind).",
+            help="Grammar-constrained decoding (local models; openai: with a grammar kind). Default: constrained.",
         ),
-    ] = True,
+    ] = None,
     samples: Annotated[
-        int, typer.Option("--samples", min=1, max=16, help="Self-consistency samples (use with --temperature).")
-    ] = 1,
-    temperature: Annotated[float, typer.Option("--temperature", min=0.0, max=2.0)] = 0.0,
+        int | None,
+        typer.Option(
+            "--samples",
+            min=1,
+            max=16,
+            help="Self-consistency samples, use with --temperature (default: ASPVQA_CONFIDENCE_SAMPLES).",
+        ),
+    ] = None,
+    temperature: Annotated[float | None, typer.Option("--temperature", min=0.0, max=2.0)] = None,
     cache: Annotated[Path | None, typer.Option("--cache", help="SQLite translation cache file.")] = None,
     vocabulary: Annotated[
         Path | None,
@@ -101,19 +120,21 @@ def translate_command(
         ),
     ] = None,
     schema: Annotated[
-        bool,
+        bool | None,
         typer.Option(
-            "--schema/--no-schema", help="Schema-aware decoding: categories, values and relations from the ontology."
+            "--schema/--no-schema",
+            help="Schema-aware decoding: categories, values and relations from the ontology "
+            "(default: ASPVQA_SCHEMA_DECODING).",
         ),
-    ] = True,
+    ] = None,
     fill: Annotated[
-        bool,
+        bool | None,
         typer.Option(
             "--fill/--no-fill",
             help="Fill the program of the bank's examples of the question's very form with its words, without the "
-            "model; other questions go to the model.",
+            "model; other questions go to the model (default: ASPVQA_TEMPLATE_FILL).",
         ),
-    ] = True,
+    ] = None,
     ontology: Annotated[
         Path | None,
         typer.Option(
@@ -127,29 +148,30 @@ def translate_command(
         fail("give exactly one of --question and --questions")
     if questions is not None and not questions.is_file():
         fail(f"questions file not found: {questions}")
-    try:
-        settings = TranslationSettings(
-            representation=representation,
-            examples=examples,
-            sampling=sampling,
-            cover_operators=cover_operators,
-            llm=llm,
-            prompt_version=prompt,
-            constrained=constrained,
-            samples=samples,
-            temperature=temperature,
-            schema_decoding=schema,
-            template_fill=fill,
-        )
-    except ValueError as exc:
-        fail(str(exc).splitlines()[-1] if "\n" in str(exc) else str(exc))
+    given = {
+        "representation": representation,
+        "examples": examples,
+        "sampling": sampling,
+        "cover_operators": cover_operators,
+        "llm": llm,
+        "prompt_version": prompt,
+        "constrained": constrained,
+        "samples": samples,
+        "temperature": temperature,
+        "schema_decoding": schema,
+        "template_fill": fill,
+    }
     try:
         paths = {"bank_dir": str(bank) if bank else None, "ontology_dir": str(ontology) if ontology else None}
         components = Components(load_settings(llm=llm, **paths))
+        # The service's settings, with what this command was given on top.
+        settings = components.translation_settings({k: v for k, v in given.items() if v is not None})
         grounder = _grounder(vocabulary) if vocabulary is not None else None
         translator = components.translator(
             settings, cache=TranslationCache(cache) if cache else None, grounder=grounder
         )
+    except ValidationError as exc:
+        fail(first_error(exc.errors()))
     except ConfigError as exc:
         fail(str(exc))
     except PipelineError as exc:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from app.api.responses import shown_representation, verify_response
 from app.commands.answer import load_scene_graph, read_image
 from app.commands.io import fail, read_input
 from app.config import ConfigError, load_settings
@@ -54,19 +54,19 @@ def verify_command(
     except (PipelineError, ConfigError) as exc:
         fail(str(exc))
     if as_json:
-        body = {
-            "verdict": outcome.verdict,
-            "holds": outcome.holds,
-            "program": format_flat(outcome.program),
-            "subclaims": outcome.subclaims,
-            "detections": outcome.detections,
-            "timings": outcome.timings,
-        }
-        typer.echo(json.dumps(body))
+        shown = shown_representation(
+            pipeline.settings.representation,
+            program_representation=representation,
+            given_program=program is not None,
+            claim=claim is not None,
+        )
+        typer.echo(verify_response(outcome, claim or question or "", shown).model_dump_json())
     else:
         typer.echo(f"{outcome.verdict}: {format_flat(outcome.program)}" + ("" if outcome.holds else " answers no"))
-        for sub in outcome.subclaims:
-            typer.echo(f"  {sub['id']}. [{sub['kind']}] {sub['text']}: {sub['verdict']} ({sub['reason']})")
-            if sub["facts"]:
-                typer.echo("     facts: " + " ".join(sub["facts"][:12]) + (" ..." if len(sub["facts"]) > 12 else ""))
+        for judged in outcome.subclaims:
+            sub = judged.subclaim
+            typer.echo(f"  {sub.id}. [{sub.kind}] {sub.text}: {judged.verdict} ({judged.reason})")
+            if judged.facts:
+                more = " ..." if len(judged.facts) > 12 else ""
+                typer.echo("     facts: " + " ".join(judged.facts[:12]) + more)
     raise typer.Exit(0 if outcome.verdict == "supported" else 1)

@@ -210,22 +210,42 @@ def test_cli_calibrate_missing_questions_file(tmp_path):
     assert result.exit_code == 2 and "not found" in result.output
 
 
-def test_the_answer_confidence_reads_the_fill_and_the_model_s_least_sure_token():
+@pytest.mark.parametrize("extra", [{}, {"confidence_samples": 3}, {"template_fill": True}])
+def test_calibrate_and_the_evaluation_job_give_one_confidence_for_one_question(extra):
+    """`aspvqa calibrate` scores what the service translates; the evaluation job applies the
+    calibration to what its workers translate: the same question must get the same confidence."""
+    from app.commands.evaluate import SettingsParts
+    from evaluation.runs import Run
+    from trust.confidence import confidence_parts, program_confidence
+
+    s = settings(**extra)
+    question = "What is the cat sitting on?"
+    served = Pipeline(s).translate(question)  # what calibrate labels
+    job = SettingsParts(s.model_dump())(Run("r"), ["translation"])
+    assert job.translate is not None
+    evaluated = job.translate(question, "q1")  # what the evaluation job scores
+    assert evaluated.evidence is not None
+    by_service, by_job = confidence_parts(served.evidence), confidence_parts(evaluated.evidence)
+    assert by_service == by_job
+    assert program_confidence(by_service) == program_confidence(by_job)
+
+
+def test_the_confidence_reads_the_fill_and_the_model_s_least_sure_token():
     import math
 
     from app.components import TranslationOutcome
-    from app.pipeline import answer_confidence
     from theory.flat import parse_flat
+    from translators.evidence import TranslationEvidence
+    from trust.confidence import confidence, confidence_parts
 
     program = parse_flat("scene(0). select(1, 0, cat). exist(2, 1). end(2).")
-    written = TranslationOutcome(program, details={"source": "model", "min_logprob": -2.0, "attempts": 1})
-    parts = answer_confidence(written, [(0,)], "Is there a cat?")
-    assert parts.source == "model" and parts.min_token_probability == pytest.approx(math.exp(-2.0))
-    filled = TranslationOutcome(program, details={"source": "template", "fill": {"votes": 2, "voters": 4}})
-    parts = answer_confidence(filled, [(0,)], "Is there a cat?")
-    assert parts.source == "template" and parts.fill_agreement == 0.5 and parts.min_token_probability is None
-    sure = answer_confidence(TranslationOutcome(program, details={"source": "model", "min_logprob": -0.01}), [(0,)])
-    unsure = answer_confidence(TranslationOutcome(program, details={"source": "model", "min_logprob": -6.0}), [(0,)])
-    from trust.confidence import confidence
 
-    assert confidence(sure) > confidence(unsure)
+    def parts(**evidence):
+        outcome = TranslationOutcome(program, evidence=TranslationEvidence.of(program, **evidence))
+        return confidence_parts(outcome.evidence, [(0,)])
+
+    written = parts(question="Is there a cat?", min_logprob=-2.0)
+    assert written.source == "model" and written.min_token_probability == pytest.approx(math.exp(-2.0))
+    filled = parts(question="Is there a cat?", source="template", fill={"votes": 2, "voters": 4})
+    assert filled.source == "template" and filled.fill_agreement == 0.5 and filled.min_token_probability is None
+    assert confidence(parts(min_logprob=-0.01)) > confidence(parts(min_logprob=-6.0))
