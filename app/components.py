@@ -68,9 +68,17 @@ class TranslationOutcome:
 
 
 class QuestionTranslator(Protocol):
-    """Turns a question into a `TranslationOutcome` with the given options and language model."""
+    """Turns a question into a `TranslationOutcome` with the given options and language model; a
+    translator subclasses it for the defaults of `warm_up` and `claim`."""
 
     def __call__(self, question: str, *, options: TranslationOptions, llm: str | None = None) -> TranslationOutcome: ...
+
+    def warm_up(self) -> None:
+        """Load what the first question would wait for (raises `PipelineError`); nothing by default."""
+
+    def claim(self, claim: str, *, options: TranslationOptions, llm: str | None = None) -> TranslationOutcome:
+        """A statement as a yes/no program; a translator without a claim pool cannot make one."""
+        raise PipelineError("model_unavailable", "this service's translator does not translate claims")
 
 
 @dataclass
@@ -197,13 +205,11 @@ class Components:
 
     def warm_up(self) -> None:
         """Load every service part now; a part that fails keeps its reason for `status`."""
-        for part in (self._question_translator, self._scene_graph_encoder, self._image_reader):
-            try:
-                warm = getattr(part.get(), "warm_up", None)
-                if warm is not None:
-                    warm()
-            except PipelineError:
-                continue
+        with contextlib.suppress(PipelineError):
+            self._question_translator.get().warm_up()
+        for part in (self._scene_graph_encoder, self._image_reader):
+            with contextlib.suppress(PipelineError):
+                part.get()
         if self.settings.calibration:
             # A configured calibration that does not load makes the service not ready, not silent.
             with contextlib.suppress(PipelineError):
@@ -501,7 +507,7 @@ class Components:
         return encode
 
 
-class ServiceTranslator:
+class ServiceTranslator(QuestionTranslator):
     """The service's `QuestionTranslator`: options and model per request, parts from `Components`."""
 
     def __init__(self, components: Components) -> None:

@@ -209,8 +209,8 @@ class Case:
 
 def attribute_vocabulary(attributes: AttributeCategories) -> dict[str, set[str]] | None:
     """category -> values of a curated attribute mapping (None for open vocabularies)."""
-    index = getattr(attributes, "index", None)
-    if not isinstance(index, Mapping):
+    index = attributes.index
+    if index is None:
         return None
     vocabulary: dict[str, set[str]] = {}
     for value, categories in index.items():

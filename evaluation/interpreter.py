@@ -145,8 +145,8 @@ class Interpreter:
     def __init__(self, taxonomy: Taxonomy | None = None, attributes: AttributeCategories | None = None) -> None:
         self.taxonomy = taxonomy if taxonomy is not None else default_taxonomy()
         self.attributes = attributes if attributes is not None else default_attributes(self.taxonomy)
-        known = getattr(self.attributes, "categories", None)
-        self._known_categories = {asp_constant(c) for c in known()} if callable(known) else None
+        known = self.attributes.categories()
+        self._known_categories = {asp_constant(c) for c in known} if known is not None else None
         self._is_a: dict[tuple[str, str], bool] = {}
         self._value_categories: dict[str, frozenset[str]] = {}
         self._names: dict[str, str] = {}  # ASP constant -> a spelling of it, for the taxonomy
@@ -227,8 +227,7 @@ class Interpreter:
     def _class_word(self, scene: Scene, word: str) -> str:
         cls = _constant(word)
         if cls not in scene.names:
-            knows = getattr(self.taxonomy, "knows", None)
-            if callable(knows) and not knows(word):
+            if not self.taxonomy.knows(word):
                 if isinstance(self.taxonomy, WordNetTaxonomy):
                     raise NotInWordnet(f"{word!r} names no object and is not in WordNet")
                 raise IncompleteMetadata(f"{word!r} names no object and is not in the taxonomy")

@@ -120,8 +120,7 @@ def _heuristic_attributes() -> HeuristicAttributes:
 def default_attributes(taxonomy: Taxonomy | None) -> AttributeCategories:
     """The taxonomy's own attribute categories when it has them (a curated attribute file), else
     the heuristic mapping."""
-    own = getattr(taxonomy, "attribute_categories", None)
-    curated = own() if callable(own) else None
+    curated = taxonomy.attribute_categories() if taxonomy is not None else None
     return curated if curated is not None else _heuristic_attributes()
 
 

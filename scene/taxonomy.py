@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -29,7 +30,8 @@ ATTRIBUTE_FILE = "gqa_all_attribute.json"
 
 @runtime_checkable
 class Taxonomy(Protocol):
-    """Category membership of class names (e.g. dog -> animal)."""
+    """Category membership of class names (e.g. dog -> animal); a taxonomy subclasses it for the
+    defaults of `knows` and `attribute_categories`."""
 
     def categories_of(self, name: str) -> set[str]:
         """The categories `name` belongs to, not counting `name` itself."""
@@ -43,21 +45,37 @@ class Taxonomy(Protocol):
         """Whether `name` is `category` or belongs to it."""
         ...
 
+    def knows(self, word: str) -> bool:
+        """Whether the taxonomy has `word` at all; True when it cannot tell, so nothing is refused."""
+        return True
+
+    def attribute_categories(self) -> AttributeCategories | None:
+        """Its own mapping of attribute values to categories (a curated file), None without one."""
+        return None
+
 
 @runtime_checkable
 class AttributeCategories(Protocol):
-    """The categories of attribute values (e.g. red -> color)."""
+    """The categories of attribute values (e.g. red -> color); a mapping subclasses it for the
+    defaults of `index` and `categories`."""
+
+    # value -> categories when the mapping is a closed list (a curated file); None for an open one.
+    index: Mapping[str, frozenset[str]] | None = None
 
     def categories_of(self, value: str) -> set[str]:
         """The attribute categories of `value` (empty when unknown)."""
         ...
+
+    def categories(self) -> set[str] | None:
+        """Every category the mapping can give; None when it cannot list them."""
+        return None
 
 
 def _words(text: str) -> str:
     return " ".join(text.strip().lower().split())
 
 
-class WordNetTaxonomy:
+class WordNetTaxonomy(Taxonomy):
     """Class categories by WordNet's hypernym/hyponym closure (instance links included).
 
     Which noun senses of a name count: with ``senses="tagged"`` (default) those the WordNet sense
@@ -171,7 +189,7 @@ def _lemma_words(synsets: set[Any]) -> set[str]:
 
 
 @dataclass
-class CuratedTaxonomy:
+class CuratedTaxonomy(Taxonomy):
     """A category -> classes taxonomy read from files (GQA's curated format), with attribute types."""
 
     classes: dict[str, frozenset[str]]
@@ -246,7 +264,7 @@ def _invert(mapping: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
 
 
 @dataclass(frozen=True)
-class CuratedAttributes:
+class CuratedAttributes(AttributeCategories):
     """Attribute value -> categories, from a curated attribute-type file."""
 
     index: dict[str, frozenset[str]]
@@ -302,7 +320,7 @@ _BUILTIN_ATTRIBUTES: dict[str, tuple[str, ...]] = {
 _WORDNET_ANCHORS = (("color.n.01", "color"), ("material.n.01", "material"), ("shape.n.02", "shape"))
 
 
-class HeuristicAttributes:
+class HeuristicAttributes(AttributeCategories):
     """Attribute categories without a curated file: the built-in vocabulary above, then WordNet
     (a noun sense under color / material / shape, or an adjective whose WordNet attribute is size),
     else ``other`` (unknown category)."""

@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from scene.taxonomy import Taxonomy
+
 REPO = Path(__file__).resolve().parents[1]
 # Real GQA data lives beside the repository (never inside it); ASPVQA_GQA_DIR points elsewhere.
 GQA_DIR = Path(os.environ.get("ASPVQA_GQA_DIR") or REPO / ".." / "shared" / "data" / "gqa")
 
 
-class DictTaxonomy:
+class DictTaxonomy(Taxonomy):
     """A category -> members table with the `scene.taxonomy.Taxonomy` interface."""
 
     def __init__(self, table: dict[str, set[str]]) -> None:

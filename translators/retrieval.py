@@ -30,6 +30,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -65,6 +66,15 @@ def words(text: str) -> set[str]:
     return set(_WORD.findall(text.lower()))
 
 
+class QuestionTemplater(Protocol):
+    """A question's template (`translators.templating.Templater`); `key` names the templating in
+    stored indexes, so that another ontology's templates are not read back."""
+
+    key: str
+
+    def __call__(self, question: str) -> str: ...
+
+
 class Retriever:
     """Retrieval over one bank; embeddings are computed lazily (or read from the bank's index)."""
 
@@ -73,7 +83,7 @@ class Retriever:
         bank: ExampleBank,
         embedder: Embedder | None = None,
         matrix: np.ndarray | None = None,
-        templater: Callable[[str], str] | None = None,
+        templater: QuestionTemplater | None = None,
         raw_weight: float = RAW_WEIGHT,
     ) -> None:
         self.bank = bank
@@ -156,7 +166,7 @@ class Retriever:
             raise ValueError("template retrieval needs a templater")
         if self._template_matrix is None:
             templater = self.templater
-            key = getattr(templater, "key", "template")
+            key = templater.key
             self._template_matrix = self._stored(lambda: [templater(q) for q in self.bank.questions], f".{key}")
         return self._template_matrix
 
@@ -276,7 +286,7 @@ class Retriever:
         """Where this bank's trained ANN index and its identity are kept (None: a bank without a file)."""
         if self.bank.path is None or self.embedder is None:
             return None
-        name = self.embedder.name + (f".{getattr(self.templater, 'key', 'template')}" if self.templater else "")
+        name = self.embedder.name + (f".{self.templater.key}" if self.templater else "")
         matrix_path, _ = index_paths(self.bank.path, name)
         return matrix_path.with_suffix(".ivf"), matrix_path.with_suffix(".ivf.json")
 

@@ -302,7 +302,7 @@ class Translator:
             "bank": self.bank.fingerprint(),
             "grounding": grounder is not None,
             # Whether (and through which request field) the output was constrained.
-            "grammar": getattr(backend, "grammar_field", "local") if self.grammar else None,
+            "grammar": backend.grammar_field if self.grammar else None,
             "ontology": self.ontology.digest() if self.ontology is not None else None,
         }
         if settings.template_fill:
@@ -320,7 +320,7 @@ class Translator:
             self.filler.index  # noqa: B018 - built now rather than on the first question
         # The sentence embedder and the bank's index load with the first retrieval.
         self.retriever.retrieve("?", s.examples, s.sampling, cover_operators=s.cover_operators, seed=s.seed)
-        if getattr(self.backend, "keeps_prefix", False):
+        if self.backend.keeps_prefix:
             self._warm_prefix()
 
     def _warm_prefix(self) -> None:
@@ -332,7 +332,7 @@ class Translator:
             s = self.settings
             prompt = build_prompt("?", [], s.representation, s.prompt_version, self.fixed, self.ontology)
             request = GenerationRequest(prompt=prompt, question="?", max_tokens=1, grammar=self.grammar)
-            getattr(self.backend, "warm", self.backend.generate)(request)
+            self.backend.warm(request)
             self._warmed = True
 
     def _key(self, question: str, exclude_ids: Collection[str]) -> str:
@@ -496,7 +496,7 @@ class Translator:
         grammar: str | None,
     ) -> tuple[Program | None, str]:
         s = self.settings
-        if not self._warmed and hasattr(self.backend, "warm"):
+        if not self._warmed and self.backend.saves_prefix:
             # Without a warm-up (one question from the command line, an evaluation worker) the saved
             # state of the fixed part still spares evaluating it: 0.1 s instead of ~20 s. A model that
             # cannot load fails again just below, where the attempt records why.

@@ -31,9 +31,7 @@ def demo_command(
     started = time.perf_counter()
     try:
         translator = pipeline.components.question_translator  # the bank, its index and the model's files, checked now
-        warm_up = getattr(translator, "warm_up", None)
-        if warm_up is not None:
-            warm_up()  # the model's weights and its prompt's fixed part, before the first question
+        translator.warm_up()  # the model's weights and its prompt's fixed part, before the first question
     except PipelineError as exc:
         fail(exc.message)
     elapsed = time.perf_counter() - started

@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 
 from app.api.main import create_app
 from app.api.routes.demo import demo_scenes
+from app.components import QuestionTranslator
 from app.config import Settings
 from app.pipeline import Pipeline, PipelineError
 from tests.support import GQA_DIR
@@ -408,7 +409,7 @@ def test_answer_on_uploaded_image(image_client):
     assert image_client.get("/ready").json()["parts"]["images"] == "ready"
 
 
-class _SlowTranslator:
+class _SlowTranslator(QuestionTranslator):
     """Stands in for a language model that takes longer than the configured limit."""
 
     def __call__(self, question, **_):

@@ -3,6 +3,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from theory.flat import format_flat, parse_flat
+from translators.backends.base import Backend
 from translators.bank import Example, ExampleBank
 from translators.ontology import bundled_ontology
 from translators.template_fill import TemplateFiller
@@ -128,7 +129,7 @@ def test_every_color_and_class_fills_the_same_program(color, cls):
     )
 
 
-class NoModel:
+class NoModel(Backend):
     """A backend that must not be called."""
 
     name = "none"

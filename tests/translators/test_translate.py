@@ -1,6 +1,6 @@
 import pytest
 
-from translators.backends.base import BackendError, Generation
+from translators.backends.base import Backend, BackendError, Generation
 from translators.backends.replay import ReplayBackend
 from translators.cache import TranslationCache
 from translators.translate import TranslationSettings, Translator
@@ -17,7 +17,7 @@ def _settings(**kwargs):
     )
 
 
-class Capturing:
+class Capturing(Backend):
     """A backend that records the requests it sees and answers from a script."""
 
     name = "capturing"
@@ -183,6 +183,8 @@ def test_tokens_and_seconds_per_call_are_reported(bank):
 
 class Warming(Counting):
     """A backend like llama.cpp's that can keep the fixed part's evaluated state (`warm`)."""
+
+    saves_prefix = True
 
     def __init__(self, outputs, fail_warm=False):
         super().__init__(outputs)

@@ -77,9 +77,22 @@ class Generation:
 
 
 class Backend(Protocol):
-    """Anything that turns a `GenerationRequest` into a `Generation`."""
+    """Anything that turns a `GenerationRequest` into a `Generation`; a backend subclasses it for the
+    defaults of the optional members."""
 
     name: str
     supports_grammar: bool
+    # The request field a grammar travels in to a server; "local" for a model in this process.
+    grammar_field: str | None = "local"
+    # Whether the backend keeps the evaluated prompt prefix between calls (llama.cpp), so that
+    # evaluating the fixed part once (`warm`) saves every later call that time.
+    keeps_prefix: bool = False
+    # Whether `warm` also keeps that state on disk and reads it back on a later start, so that
+    # warming at the first question costs a read, not a generation.
+    saves_prefix: bool = False
 
     def generate(self, request: GenerationRequest) -> Generation: ...
+
+    def warm(self, request: GenerationRequest) -> object:
+        """Evaluate the request's prompt so that later calls start from it; a plain call by default."""
+        return self.generate(request)

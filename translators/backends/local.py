@@ -22,7 +22,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 from theory.cache import cache_dir, replaced_whole
-from translators.backends.base import BackendError, Generation, GenerationRequest
+from translators.backends.base import Backend, BackendError, Generation, GenerationRequest
 from translators.backends.models import LOCAL_MODELS, model_path
 from translators.threads import model_threads
 
@@ -76,12 +76,13 @@ def gpu_offload_supported() -> bool:
     return bool(llama_cpp.llama_supports_gpu_offload())
 
 
-class LlamaCppBackend:
+class LlamaCppBackend(Backend):
     """A local GGUF model; loaded on first use and kept for later requests."""
 
     supports_grammar = True
     # llama.cpp reuses the evaluated tokens a new prompt starts with: `Translator.warm_up` uses it.
     keeps_prefix = True
+    saves_prefix = True
 
     def __init__(
         self,

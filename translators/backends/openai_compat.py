@@ -23,7 +23,7 @@ import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt, stop_after_delay
 from tenacity.wait import wait_random_exponential
 
-from translators.backends.base import BackendError, Generation, GenerationRequest, RetryableBackendError
+from translators.backends.base import Backend, BackendError, Generation, GenerationRequest, RetryableBackendError
 
 # Where each kind of server takes the GBNF grammar in a chat-completions request (a dotted name
 # nests: "a.b" sends {"a": {"b": grammar}}); None sends none. A server ignores a field it does not
@@ -90,7 +90,7 @@ def retry_after_seconds(value: str | None) -> float | None:
         return None
 
 
-class OpenAICompatBackend:
+class OpenAICompatBackend(Backend):
     """Chat completions over HTTP with httpx; `grammar_field` is a `GRAMMAR_FIELDS` value."""
 
     def __init__(

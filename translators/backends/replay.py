@@ -19,7 +19,7 @@ def _key(question: str, representation: str | None) -> tuple[str, str | None]:
     return (" ".join(question.split()), representation)
 
 
-class ReplayBackend:
+class ReplayBackend(Backend):
     """Returns recorded outputs in order, per question (and representation, when recorded)."""
 
     supports_grammar = False
@@ -61,7 +61,7 @@ class ReplayBackend:
         return Generation(outputs[index], time.perf_counter() - start, self.name)
 
 
-class RecordingBackend:
+class RecordingBackend(Backend):
     """Wraps a backend and appends every output to a JSON Lines recording that replay can read."""
 
     def __init__(self, inner: Backend, path: str | Path) -> None:
