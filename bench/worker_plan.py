@@ -9,7 +9,7 @@ as in a real job, but the answers mean nothing and are not scored here.
 
 While a job runs, its process tree is sampled every 0.2 s from /proc: each worker's peak RSS
 (VmHWM, which counts the pages of the memory-mapped model file it touched) and its peak private
-memory (RssAnon, what `app.provenance` estimates per worker). The load average and the CPU time
+memory (RssAnon, what `evaluation.provenance` estimates per worker). The load average and the CPU time
 other processes used during each run say how busy the shared machine was (only processes still
 alive at the end of a run are counted: a lower bound).
 

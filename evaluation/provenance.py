@@ -3,21 +3,26 @@
 Per run: the language model and its file's SHA-256 (a local GGUF), endpoint (OpenAI-compatible)
 or recording (replay), the prompt version, the example bank's digest and the ontology's. For the
 job: the input files' sizes and digests, the package versions, the device and the calibration.
+The job reads them from the composition root (`app.components.Components`) through `JobParts`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import platform
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from app.components import Components
 from evaluation.runs import Run
 from evaluation.workers import GIB, Footprint
 from translators.backends.registry import is_local_model
+
+if TYPE_CHECKING:
+    from translators.bank import ExampleBank
+    from translators.ontology import Ontology
+    from translators.translate import TranslationSettings
 
 PACKAGES = (
     "aspvqa", "clingo", "pydantic", "ijson", "tenacity", "httpx", "nltk", "numpy", "torch", "transformers",
@@ -35,6 +40,30 @@ BASE_BYTES = GIB // 2
 LLAMA_CONTEXT_BYTES = GIB * 3 // 4
 EMBEDDER_BYTES = GIB // 2
 VISION_BYTES = GIB * 3 // 2
+
+
+class Device(Protocol):
+    """Where the models run (`app.devices.DeviceChoice` fits)."""
+
+    @property
+    def llama_gpu_layers(self) -> int: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+class JobParts(Protocol):
+    """What the manifest reads of the composition root (`app.components.Components` fits)."""
+
+    @property
+    def bank(self) -> ExampleBank: ...
+
+    @property
+    def ontology(self) -> Ontology: ...
+
+    @property
+    def device(self) -> Device: ...
+
+    def translation_settings(self, overrides: Mapping[str, Any] | None = None) -> TranslationSettings: ...
 
 
 def file_digest(path: str | Path | None) -> dict[str, Any] | None:
@@ -77,7 +106,7 @@ def model_identity(name: str) -> dict[str, Any]:
     return {"name": name}
 
 
-def run_provenance(components: Components, run: Run) -> dict[str, Any]:
+def run_provenance(components: JobParts, run: Run) -> dict[str, Any]:
     """What a translated run's results depend on besides its parameters."""
     options = components.translation_settings(run.translation)
     bank = components.bank
@@ -96,20 +125,25 @@ def run_provenance(components: Components, run: Run) -> dict[str, Any]:
 
 
 def job_provenance(
-    components: Components, runs: Sequence[Run], translated: bool, inputs: dict[str, str | None]
+    components: JobParts,
+    runs: Sequence[Run],
+    translated: bool,
+    inputs: dict[str, str | None],
+    calibration: str | None = None,
 ) -> dict[str, Any]:
-    """The manifest's provenance: per run (translated settings only), inputs, packages, device, calibration."""
+    """The manifest's provenance: per run (translated settings only), inputs, packages, device and
+    the `calibration` file."""
     return {
         "provenance": {run.name: run_provenance(components, run) for run in runs} if translated else {},
         "input_files": {name: file_digest(path) for name, path in inputs.items() if path},
         "packages": package_versions(),
         "device": components.device.to_json(),
         # The calibration the confidence columns' abstentions come from (translated settings only).
-        "calibration": file_digest(components.settings.calibration) if translated else None,
+        "calibration": file_digest(calibration) if translated else None,
     }
 
 
-def job_footprint(components: Components, runs: Sequence[Run], translated: bool, images: bool) -> Footprint:
+def job_footprint(components: JobParts, runs: Sequence[Run], translated: bool, images: bool) -> Footprint:
     """What one worker of the job loads, for the worker plan."""
     names = {components.translation_settings(r.translation).llm for r in runs} if translated else set()
     local = [n for n in names if is_local_model(n)]

@@ -4,7 +4,7 @@ The job (`evaluation.job`) gets its translator and image scene builder from `app
 built from `Settings` (defaults, ASPVQA_CONFIG file, ASPVQA_* variables, then these options) once
 in each worker process. Questions and scene graphs are read incrementally; the workers and their
 threads are planned from the machine (`evaluation.workers`); the manifest records what a rerun
-needs (`app.provenance`).
+needs (`evaluation.provenance`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from app.commands.io import fail, read_input
 from app.components import Components
 from app.config import ConfigError, Settings, load_settings
 from app.errors import PipelineError
-from app.provenance import job_footprint, job_provenance
 from evaluation.graph_index import open_scene_graphs
 from evaluation.job import (
     NEEDS_GRAPH,
@@ -42,6 +41,7 @@ from evaluation.job import (
     validate_settings,
 )
 from evaluation.matching import DEFAULT_HYPERNYM_LEVELS
+from evaluation.provenance import job_footprint, job_provenance
 from evaluation.submission import export_submission as export_submission_file
 from evaluation.workers import WorkerPlan, apply_threads, plan_workers, this_machine
 from scene.concepts import Concepts
@@ -234,6 +234,7 @@ def evaluate_command(
                     "scene_graphs": scene_graphs,
                     "taxonomy": taxonomy,
                 },
+                factory.components().settings.calibration,
             ),
         }
     except JobError as exc:
