@@ -11,7 +11,9 @@ Cases:
   `:~ atom. [W, (ARGS)]` per uncertain atom; 9 objects, 756 uncertain atoms), issue 28's size;
 - synthetic perfect information (20-50 objects, 100 relations), as before.
 Each solve is timed on both paths, interleaved, at top-1 and at top-5; both paths must give the
-same answers with the same costs and support.
+same answers with the same costs and support. (Both hand uncertain atoms to clingo as one
+`scene_choice_P` fact each; tests/theory/test_data_text.py checks that these ground to the very
+program the former fact-per-statement encoding gave, so answers, costs and support are unchanged.)
 
 Targets (issue 16): text scenes at most half of GS-VQA's published theory on the same cases.
 GS-VQA's theory is not available here, so the issue's measured reference numbers are used:

@@ -56,7 +56,6 @@ class _Grammar:
     # One statement or comment; groups: fact, choice, then atom and weight of `:~ a.` and
     # `:~ not a.` as `to_asp` prints them, then of `:~ a. [W, (TERMS)]` (the tuple form).
     token: re.Pattern[bytes]
-    weighted: re.Pattern[bytes]  # a choice or weak constraint; the groups of `token` but the fact
 
 
 @lru_cache(maxsize=8)
@@ -91,7 +90,6 @@ def _grammar(allowed: tuple[tuple[str, int], ...], choices: bool) -> _Grammar:
     return _Grammar(
         re.compile(_SPACE + b"(?:(?:" + token + b")" + _SPACE + b")*"),
         re.compile(token),
-        re.compile(b"|".join(b"(?:" + a + b")" for a in (choice, true, false, tuple_weak))),
     )
 
 
@@ -163,11 +161,21 @@ def symbols_of(atoms: list[bytes]) -> list[clingo.Symbol]:
     return list(clingo.parse_term("(" + b",".join(atoms).decode("utf-8") + ",)").arguments)
 
 
+# A choice of atom `P(ARGS)` reaches clingo as one fact `scene_choice_P(ARGS,T,F)`: T and F are the
+# weights of its weak constraints when true and when false, `none` where it has none (a weight of
+# 0 is still a weak constraint clingo hands to the solver). Rules per predicate then make the
+# choices and pay the weights (`theory.solver.choice_rules`).
+CHOICE_PREFIX = "scene_choice_"
+NO_WEIGHT = "none"
+_PREFIX, _NONE = CHOICE_PREFIX.encode(), NO_WEIGHT.encode()
+
+
 @dataclass(frozen=True)
 class SceneText:
     """A scene text the plain grammar admits, checked to mean the same to clingo as to `SceneFacts`.
 
-    `solve` adds `text` to clingo as it is; the counts are those of `SceneFacts.from_asp(text)`.
+    The counts are those of `SceneFacts.from_asp(text)`. With choices, `clingo_text` is what clingo
+    reads instead of `text`: the certain facts as written and one ``scene_choice_P`` fact per choice.
     """
 
     text: str
@@ -176,9 +184,22 @@ class SceneText:
     weak_constraint_count: int
     # The predicates the text may use (a name followed by a parenthesis, quoted text included).
     signatures: frozenset[tuple[str, int]] = frozenset()
+    clingo_text: str = ""
+    # The predicates of choices, each with whether to pay weights when true and when false (for
+    # the whole text: a rule with no weight to read grounds no weak constraint).
+    weighted_predicates: tuple[tuple[str, bool, bool], ...] = ()
 
     def __len__(self) -> int:
         return self.fact_count + self.weighted_count
+
+
+@lru_cache(maxsize=8)
+def _statements(allowed: tuple[tuple[str, int], ...]) -> re.Pattern[bytes]:
+    """Each statement or comment of `_Grammar.token` in turn, or, as the last group, a character
+    no statement starts with."""
+    # One pass that both checks the text and reads it: a text with no stray character is a sequence
+    # of statements and spacing, which is what `_Grammar.whole` admits.
+    return re.compile(_grammar(allowed, True).token.pattern + rb"|([^ \t\r\n])")
 
 
 def plain_scene(text: str, allowed: Mapping[str, int]) -> SceneText | None:
@@ -191,60 +212,66 @@ def plain_scene(text: str, allowed: Mapping[str, int]) -> SceneText | None:
     data = _utf8(text)
     if data is None:
         return None
-    grammar = _grammar(tuple(sorted(allowed.items())), True)
-    if grammar.whole.fullmatch(data) is None:
-        return None
-    if b'"' in data or b"%" in data:
-        # A brace or a period inside a string or comment is no statement: tokenise all of it.
-        tokens = grammar.token.findall(data)
-        facts = sum(1 for token in tokens if token[0])
-        weighted = [token[1:] for token in tokens if any(token[1:])]  # not facts, not comments
-    else:
-        # Without strings and comments every statement has exactly one period.
-        weighted = grammar.weighted.findall(data) if b"{" in data or b":~" in data else []
-        facts = data.count(b".") - len(weighted)
-    choices: set[bytes] = set()
-    weak: set[tuple[bytes, bool]] = set()
-    positive = 0
-    for choice, true, true_weight, false, false_weight, tuple_atom, tuple_weight in weighted:
-        if choice:
-            choices.add(_same_atom(choice))
-            continue
-        key = (true, False) if true else (false, True) if false else (_same_atom(tuple_atom), False)
-        if key in weak:
-            return None
-        weak.add(key)
-        positive += int(true_weight or false_weight or tuple_weight) > 0
-    if any(atom not in choices for atom, _ in weak):
-        return None
     used = frozenset((name, arity) for name, arity in allowed.items() if f"{name}(" in text)
-    return SceneText(text, facts, len(choices), positive, used)
-
-
-def choices_as_facts(text: str, allowed: Mapping[str, int]) -> tuple[str, frozenset[str]]:
-    """A text `plain_scene` admitted with ``scene_choice(ATOM).`` for each choice and
-    ``scene_weak(ATOM,WEIGHT,1).`` (0 for ``not``) for each weak constraint; the choices' predicates."""
-    # One rule per predicate then makes the choices and pays the weights (`theory.solver`):
-    # clingo grounds each statement of the text as a rule of its own, about 15 us each.
-    grammar = _grammar(tuple(sorted(allowed.items())), True)
-    data = text.encode("utf-8")
-    names: set[bytes] = set()
-
-    def fact(match: re.Match[bytes]) -> bytes:
-        choice, true, true_weight, false, false_weight, tuple_atom, tuple_weight = match.groups()[-7:]
-        if tuple_atom is not None:
-            true, true_weight = tuple_atom, tuple_weight
-        if choice is not None:
-            names.add(choice.partition(b"(")[0])
-            return b"scene_choice(" + choice + b")."
-        if true is not None:
-            return b"scene_weak(" + true + b"," + true_weight + b",1)."
-        if false is not None:
-            return b"scene_weak(" + false + b"," + false_weight + b",0)."
-        return match[0]  # a fact or a comment
-
-    # Without strings and comments a choice or weak constraint cannot start inside another
-    # statement; with them, every statement is matched in turn.
-    pattern = grammar.token if b'"' in data or b"%" in data else grammar.weighted
-    facts = pattern.sub(fact, data).decode("utf-8")
-    return facts, frozenset(n.decode("utf-8") for n in names)
+    key = tuple(sorted(allowed.items()))
+    if b"{" not in data and b":~" not in data:
+        # Certain facts only: clingo reads the text as it is.
+        grammar = _grammar(key, True)
+        if grammar.whole.fullmatch(data) is None:
+            return None
+        if b'"' in data or b"%" in data:
+            # A period inside a string or comment ends no statement: tokenise all of it.
+            facts = sum(1 for token in grammar.token.findall(data) if token[0])
+        else:
+            facts = data.count(b".")
+        return SceneText(text, facts, 0, 0, used)
+    certain: list[bytes] = []
+    choices: dict[bytes, None] = {}
+    weights: dict[bytes, list[bytes]] = {}  # atom -> [weight when true, weight when false]
+    signs = [False, False]  # some weak constraint when true, when false
+    positive = 0
+    # The most frequent statements first: this loop is most of the reading time.
+    for fact, choice, true, true_w, false, false_w, loose, loose_w, stray in _statements(key).findall(data):
+        if choice:
+            choices[_same_atom(choice)] = None
+            continue
+        if loose:
+            atom, sign, weight = _same_atom(loose), 0, loose_w
+        elif fact:
+            certain.append(fact)
+            continue
+        elif true:
+            atom, sign, weight = true, 0, true_w
+        elif false:
+            atom, sign, weight = false, 1, false_w
+        elif stray:
+            return None
+        else:
+            continue  # a comment
+        pair = weights.get(atom)
+        if pair is None:
+            weights[atom] = pair = [b"", b""]
+        elif pair[sign]:
+            return None
+        pair[sign] = weight
+        signs[sign] = True
+        # Positive unless 0 or negative: the grammar admits no "+" and no leading zeros.
+        positive += weight != b"0" and not weight.startswith(b"-")
+    if not choices.keys() >= weights.keys():
+        return None
+    lines = [fact + b"." for fact in certain]
+    unweighted = (b"", b"")
+    for atom in choices:
+        true_w, false_w = weights.get(atom, unweighted)
+        # The weights go before the atom's closing parenthesis.
+        lines.append(b"%s%s,%s,%s)." % (_PREFIX, atom[:-1], true_w or _NONE, false_w or _NONE))
+    names = sorted({atom.partition(b"(")[0].decode("utf-8") for atom in choices})
+    return SceneText(
+        text,
+        len(certain),
+        len(choices),
+        positive,
+        used,
+        b"\n".join(lines).decode("utf-8"),
+        tuple((name, signs[0], signs[1]) for name in names),
+    )

@@ -11,10 +11,11 @@ from hypothesis import strategies as st
 
 import theory.asp_data as asp_data
 from theory import SceneFacts, solve
-from theory.data_text import choices_as_facts, plain_scene, scan
+from theory.data_text import plain_scene, scan
 from theory.flat import FLAT_PREDICATES
 from theory.operations import SCENE_PREDICATES
 from theory.program import ProgramError
+from theory.solver import weighted_text
 
 
 def slow_parse(text: str, **options: object) -> asp_data.DataStatements:
@@ -122,6 +123,10 @@ def test_scene_text_given_to_clingo_ranks_as_the_scene_objects(seed, program):
 )
 def test_anything_but_plain_data_is_left_to_the_ast_reader(text):
     assert scan(text, SCENE_PREDICATES, allow_choices=True) is None
+    # The scene reader, on both of its branches: certain facts only, and with choices.
+    choice = "{has_attr(o0, color, beige)}.\n:~ has_attr(o0, color, beige). [5, (o0, color, beige)]\n"
+    for scene_text in (text, choice + text, text + "\n" + choice):
+        assert plain_scene(scene_text, SCENE_PREDICATES) is None
 
 
 def test_scene_text_clingo_would_read_differently_is_not_given_to_it():
@@ -208,23 +213,35 @@ def test_fast_and_ast_readers_agree(parts, separator):
     if fast is not None:
         reread = SceneFacts.from_asp(text)  # what the AST reader makes of the same text
         assert (len(fast), fast.weak_constraint_count) == (len(reread), reread.weak_constraint_count)
+        assert clingo_facts(weighted_text(fast)) == clingo_facts(weighted_text(reread) if reread.weighted else "")
+
+
+def clingo_facts(text: str) -> list[clingo.Symbol]:
+    """The facts of a text as clingo reads them, in order (certain facts of a `SceneText` included)."""
+    facts: list[clingo.Symbol] = []
+    for statement in text.split("\n"):
+        if statement.startswith("scene_choice_"):
+            facts.append(clingo.parse_term(statement.rstrip(".")))
+    return facts
 
 
 def test_choices_become_facts_only_outside_strings_and_comments():
     text = (
         'has_attr(1,name,"{ has_attr(1,color,red) }. :~ x").\n% { has_attr(2,color,red) }.\n'
         "{ has_attr(1,color,red) }.\n:~ has_attr(1,color,red). [105,has_attr(1,color,red),1]\n"
-        ":~ not has_attr(1,color,red). [-3,has_attr(1,color,red),0]\n{has_rel(1,on,2)}."
+        ":~ not has_attr(1,color,red). [-3,has_attr(1,color,red),0]\n{has_rel(1,on,2)}.\n"
+        "{has_rel(1, on, 3)}.\n:~ has_rel(1, on, 3). [0, (1, on, 3)]"
     )
-    facts, names = choices_as_facts(text, SCENE_PREDICATES)
-    assert facts == (
-        'has_attr(1,name,"{ has_attr(1,color,red) }. :~ x").\n% { has_attr(2,color,red) }.\n'
-        "scene_choice(has_attr(1,color,red)).\nscene_weak(has_attr(1,color,red),105,1).\n"
-        "scene_weak(has_attr(1,color,red),-3,0).\nscene_choice(has_rel(1,on,2))."
+    plain = plain_scene(text, SCENE_PREDICATES)
+    assert plain is not None
+    assert plain.clingo_text == (
+        'has_attr(1,name,"{ has_attr(1,color,red) }. :~ x").\n'
+        "scene_choice_has_attr(1,color,red,105,-3).\n"
+        "scene_choice_has_rel(1,on,2,none,none).\n"
+        "scene_choice_has_rel(1,on,3,0,none)."  # a weight of 0 is still a weak constraint
     )
-    assert names == {"has_attr", "has_rel"}
-    without_strings, _ = choices_as_facts(text.split("\n", 2)[2], SCENE_PREDICATES)
-    assert without_strings == facts.split("\n", 2)[2]
+    assert plain.weighted_predicates == (("has_attr", True, True), ("has_rel", True, True))
+    assert (plain.fact_count, plain.weighted_count, plain.weak_constraint_count) == (1, 3, 1)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -287,3 +304,110 @@ def test_tuple_form_that_clingo_would_read_differently_is_left_to_the_ast_reader
     assert plain_scene(weak, SCENE_PREDICATES) is None  # no choice
     assert scan(choice + weak.replace("1083,", "1083@1,"), SCENE_PREDICATES, allow_choices=True) is None
     assert scan(choice + ":~ has_attr(o0, color, beige). [5, (X)]", SCENE_PREDICATES, allow_choices=True) is None
+
+
+class _GroundProgram(clingo.Observer):
+    """The rules, weak constraints and shown atoms clingo hands to its solver."""
+
+    def __init__(self) -> None:
+        self.statements: list[tuple] = []
+
+    def rule(self, choice: bool, head: list[int], body: list[int]) -> None:
+        self.statements.append(("rule", choice, tuple(head), tuple(body)))
+
+    def weight_rule(self, choice: bool, head: list[int], lower: int, body: list[tuple[int, int]]) -> None:
+        self.statements.append(("weight_rule", choice, tuple(head), lower, tuple(body)))
+
+    def minimize(self, priority: int, literals: list[tuple[int, int]]) -> None:
+        self.statements.append(("minimize", priority, tuple(literals)))
+
+    def output_atom(self, symbol: clingo.Symbol, atom: int) -> None:
+        if not symbol.name.startswith("scene_"):  # the encodings' own facts
+            self.statements.append(("show", str(symbol), atom))
+
+    def external(self, atom: int, value: clingo.TruthValue) -> None:
+        self.statements.append(("external", atom, str(value)))
+
+    def canonical(self) -> list[tuple]:
+        """Facts left out and the other atoms numbered in their order: what the solver searches."""
+        facts = {s[2][0] for s in self.statements if s[0] == "rule" and not s[1] and len(s[2]) == 1 and not s[3]}
+        atoms: set[int] = set()
+        for s in self.statements:
+            literals = {
+                "rule": lambda s: [*s[2], *s[3]],
+                "weight_rule": lambda s: [*s[2], *(a for a, _ in s[4])],
+                "minimize": lambda s: [a for a, _ in s[2]],
+                "external": lambda s: [s[1]],
+                "show": lambda s: [s[2]],
+            }[s[0]](s)
+            atoms.update(abs(a) for a in literals if abs(a) not in facts and a != 0)
+        rank = {a: i for i, a in enumerate(sorted(atoms), 1)}
+
+        def lit(a: int) -> object:
+            return "true" if abs(a) in facts or a == 0 else rank[abs(a)] * (1 if a > 0 else -1)
+
+        out: list[tuple] = []
+        for s in self.statements:
+            if s[0] == "rule" and not s[1] and len(s[2]) == 1 and not s[3]:
+                continue
+            if s[0] == "rule":
+                out.append(("rule", s[1], tuple(map(lit, s[2])), tuple(map(lit, s[3]))))
+            elif s[0] == "weight_rule":
+                out.append(("weight_rule", s[1], tuple(map(lit, s[2])), s[3], tuple((lit(a), w) for a, w in s[4])))
+            elif s[0] == "minimize":
+                out.append(("minimize", s[1], tuple((lit(a), w) for a, w in s[2])))
+            elif s[0] == "external":
+                out.append(("external", lit(s[1]), s[2]))
+            else:
+                out.append(("show", s[1], lit(s[2])))
+        return out
+
+
+def former_weighted_text(scene: SceneFacts) -> str:
+    """The encoding of uncertain atoms before issue 28: a fact per choice and per weak constraint."""
+    lines = [f"scene_choice({w.atom})." for w in scene.weighted.values()]
+    lines += [f"scene_weak({w.atom},{w.cost_true},1)." for w in scene.weighted.values() if w.cost_true]
+    lines += [f"scene_weak({w.atom},{w.cost_false},0)." for w in scene.weighted.values() if w.cost_false]
+    for name in sorted({w.atom.name for w in scene.weighted.values()}):
+        atom = f"{name}({','.join(f'X{i}' for i in range(SCENE_PREDICATES[name]))})"
+        lines.append(
+            f"{{ {atom} }} :- scene_choice({atom}).\n:~ scene_weak({atom},W,1), {atom}. [W,{atom},1]\n"
+            f":~ scene_weak({atom},W,0), not {atom}. [W,{atom},0]"
+        )
+    return "\n".join(lines)
+
+
+def ground_program(program: str, scene_text: str) -> list[tuple]:
+    from theory.data_text import SceneText
+    from theory.flat import parse_flat
+    from theory.solver import _THEORY, ground_question
+
+    ctl = clingo.Control(["--opt-mode=optN", "--project=project"])
+    observer = _GroundProgram()
+    ctl.register_observer(observer)
+    parsed = parse_flat(program)
+    # Handed over as certain text, so that clingo reads exactly `scene_text`.
+    ground_question(ctl, parsed, SceneText(scene_text, 1, 0, 0, frozenset(SCENE_PREDICATES.items())), _THEORY)
+    return observer.canonical()
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize(
+    "program",
+    [
+        "scene(0). select(1, 0, ball). unique(2, 1). query(3, 2, color). end(3).",
+        "scene(0). select(1, 0, ball). relate(2, 1, ball, on, object). exist(3, 2). end(3).",
+        "scene(0). select(1, 0, ball). all_different(2, 1, color). end(2).",
+        "scene(0). select(1, 0, logo). unique(2, 1). query(3, 2, color). end(3).",
+    ],
+)
+def test_choice_facts_ground_to_the_program_the_former_encoding_gave(seed, program):
+    # The same rules and weak constraints over the same atoms in the same order: the solver
+    # searches the same way, so answers, costs and support are the same, ties included.
+    for scene in (weighted_scene(seed), SceneFacts.from_asp(TUPLE_SCENE)):
+        certain = "\n".join(f"{fact}." for fact in scene.facts)
+        plain = plain_scene(scene.to_asp(), SCENE_PREDICATES)
+        assert plain is not None
+        former = ground_program(program, f"{certain}\n{former_weighted_text(scene)}")
+        assert ground_program(program, f"{certain}\n{weighted_text(scene)}") == former
+        assert ground_program(program, weighted_text(plain)) == former
