@@ -37,7 +37,7 @@ from typing import Any
 
 from scene.scene_graph import GraphObject, default_attributes, graph_objects
 from scene.taxonomy import AttributeCategories, Taxonomy, WordNetTaxonomy, default_taxonomy
-from theory.operations import OTHER_CATEGORY, STRUCTURAL_CATEGORIES
+from theory.operations import OTHER_CATEGORY, RELATION_ANSWER_WORDS, STRUCTURAL_CATEGORIES
 from theory.scene_facts import asp_constant
 from translators.gqa_program import (
     GQA_CATEGORY_ALIASES,
@@ -95,11 +95,9 @@ FAILURES: tuple[type[InterpreterFailure], ...] = (
 )
 
 
-# GQA answers name a side, not the relation ("to the left of" -> left).
+# GQA answers name a side, not the relation ("to the left of" -> left), as the solver does.
 _ANSWER_FORMS = {
-    "to the left of": "left",
-    "to the right of": "right",
-    "in front of": "front",
+    **{relation.replace("_", " "): word for relation, word in RELATION_ANSWER_WORDS.items()},
     "true": "yes",
     "false": "no",
 }

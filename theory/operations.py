@@ -160,6 +160,13 @@ OPPOSITE_PAIRS: tuple[tuple[str, str], ...] = (
     ("above", "below"),
     ("on", "under"),
 )
+# How GQA answers a choice between two relations: by the side ("Is the cup to the left or to the
+# right of the plate?" -> left), the words its answer vocabulary has. Other relations answer as named.
+RELATION_ANSWER_WORDS: dict[str, str] = {
+    "to_the_left_of": "left",
+    "to_the_right_of": "right",
+    "in_front_of": "front",
+}
 # Relation -> its opposite; "on top of" is refuted by "under", whose own opposite is "on".
 OPPOSITE_RELATIONS: dict[str, str] = {
     **{a: b for pair in OPPOSITE_PAIRS for a, b in (pair, pair[::-1])},

@@ -29,7 +29,7 @@ from clingo import ast
 from theory.data_text import CHOICE_PREFIX, NO_WEIGHT, SceneText, plain_scene
 from theory.entailment import Entailments
 from theory.flat import FLAT_PREDICATES, argument_value, bare_constant, format_flat, parse_flat, step_symbol
-from theory.operations import SCENE_PREDICATES
+from theory.operations import RELATION_ANSWER_WORDS, SCENE_PREDICATES
 from theory.program import Program, ProgramError
 from theory.relevance import Theory
 from theory.scene_facts import SceneFacts
@@ -367,6 +367,8 @@ def solve(
     if len(scene) > limits.max_scene_facts:
         return done(SolveStatus.TOO_LARGE, f"scene has {len(scene)} facts, limit {limits.max_scene_facts}")
     program = normalise_negate(program)
+    # A choice between two relations answers in GQA's words (the side), as the evaluator compares.
+    answer_words = RELATION_ANSWER_WORDS if program.step(program.answer).operation == "choose_rel" else {}
 
     messages: list[str] = []
     ctl = clingo.Control(
@@ -433,7 +435,8 @@ def solve(
             if approximations:
                 support = _with_scene_facts(support, approximations)
             for sym in new:
-                best[sym] = Answer(argument_value(sym.arguments[0]), cost, support, approximations)
+                word = argument_value(sym.arguments[0])
+                best[sym] = Answer(answer_words.get(word, word), cost, support, approximations)
         for sym in sorted(best, key=lambda s: best[s].answer):
             if len(ranked) < top_k:
                 ranked.append(best[sym])
