@@ -138,3 +138,60 @@ def test_settings_are_read_from_the_environment_only_by_the_settings_module():
                 if (relative, name) not in _ENVIRONMENT_READS_ALLOWED:
                     found.append(f"{relative}:{getattr(node, 'lineno', 0)} reads {name or ast.unparse(read)}")
     assert found == []
+
+
+def _protocol_members() -> dict[str, str]:
+    """Member name -> the Protocol that declares it, for every Protocol class of the project."""
+    members: dict[str, str] = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if not isinstance(node, ast.ClassDef):
+                    continue
+                bases = {ast.unparse(b.value if isinstance(b, ast.Subscript) else b) for b in node.bases}
+                if not bases & {"Protocol", "typing.Protocol"}:
+                    continue
+                for item in node.body:
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        names = [item.name]
+                    elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                        names = [item.target.id]
+                    elif isinstance(item, ast.Assign):
+                        names = [t.id for t in item.targets if isinstance(t, ast.Name)]
+                    else:
+                        names = []
+                    for name in names:
+                        if not name.startswith("__"):
+                            members[name] = f"{module_name(path)}.{node.name}"
+    return members
+
+
+def test_protocol_members_are_used_not_probed():
+    """A member some Protocol declares is read as an attribute, never probed with getattr/hasattr."""
+    members = _protocol_members()
+    assert {"keeps_prefix", "warm_up", "knows"} <= set(members)  # the collection itself works
+    found = []
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                    continue
+                if node.func.id not in ("getattr", "hasattr") or len(node.args) < 2:
+                    continue
+                name = node.args[1]
+                if isinstance(name, ast.Constant) and name.value in members:
+                    relative = path.relative_to(ROOT).as_posix()
+                    found.append(f"{relative}:{node.lineno} probes {name.value!r} ({members[name.value]})")
+    assert found == []
+
+
+def test_the_app_imports_evaluation_only_from_the_composition_root_and_the_commands():
+    """The service side (pipeline, API, solver pool) never reaches into the offline job."""
+    wrong = [
+        f"{source} imports {target}"
+        for source, targets in graph().items()
+        if source.startswith("app.") and source != "app.components" and not source.startswith("app.commands")
+        for target in targets
+        if target.partition(".")[0] == "evaluation"
+    ]
+    assert wrong == []
