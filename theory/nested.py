@@ -74,7 +74,7 @@ class Call:
 
 Item = Call | Atom
 
-KIND_WORDS = {Kind.STATE: "objects", Kind.VALUE: "a word", Kind.BOOL: "yes/no"}
+KIND_WORDS = {Kind.STATE: "objects", Kind.VALUE: "a word", Kind.BOOL: "yes/no", Kind.NUMBER: "a number"}
 
 
 def location(text: str, offset: int) -> str:
@@ -254,7 +254,7 @@ class ProgramBuilder:
         if self.kind_of(answer) is Kind.STATE:
             raise self.error(
                 f"the answer {self.steps[answer].operation}(...) gives objects, not an answer "
-                "(end with query, verify, choose, exist, same/different, common, and/or)",
+                "(end with query, verify, choose, exist, same/different, common, count, and/or)",
                 offset,
             )
         program = Program(tuple(self.steps), answer)

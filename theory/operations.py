@@ -22,6 +22,7 @@ class Kind(str, Enum):
     STATE = "state"  # a set of objects
     VALUE = "value"  # a word: attribute value, relation name or category
     BOOL = "bool"  # yes / no
+    NUMBER = "number"  # how many objects: never empty (0 is an answer), so "why no answer" passes over it
 
 
 @dataclass(frozen=True)
@@ -42,9 +43,14 @@ class OperationSpec:
 # Arguments with a closed set of allowed values.
 POSITIONS = ("subject", "object")
 POLARITIES = ("true", "false")
-ARGUMENT_CHOICES: dict[str, tuple[str, ...]] = {"position": POSITIONS, "polarity": POLARITIES}
+COMPARISONS = ("more", "fewer", "same")
+ARGUMENT_CHOICES: dict[str, tuple[str, ...]] = {
+    "position": POSITIONS,
+    "polarity": POLARITIES,
+    "comparison": COMPARISONS,
+}
 
-_S, _V, _B = Kind.STATE, Kind.VALUE, Kind.BOOL
+_S, _V, _B, _N = Kind.STATE, Kind.VALUE, Kind.BOOL, Kind.NUMBER
 
 _SPECS = [
     OperationSpec("scene", (), (), _S, "all objects of the scene"),
@@ -129,6 +135,14 @@ _SPECS = [
         (),
         _V,
         "the attribute categories (not class, name or position) in which the two objects share a value",
+    ),
+    OperationSpec("count", (_S,), (), _N, "the number of input objects (0 when there are none)"),
+    OperationSpec(
+        "compare_count",
+        (_N, _N),
+        ("comparison",),
+        _B,
+        "yes if the first count is more than (more), fewer than (fewer) or the same as (same) the second, else no",
     ),
     OperationSpec("and", (_B, _B), (), _B, "yes if both inputs are yes, else no"),
     OperationSpec("or", (_B, _B), (), _B, "yes if either input is yes, else no"),

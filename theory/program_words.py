@@ -26,6 +26,7 @@ _ROLES = {
     "relation": "relations",
     "position": "positions",
     "polarity": "polarities",
+    "comparison": "comparisons",
 }
 
 
@@ -40,6 +41,7 @@ class StepWords:
     relations: tuple[str, ...] = ()
     positions: tuple[str, ...] = ()
     polarities: tuple[str, ...] = ()
+    comparisons: tuple[str, ...] = ()
 
     @property
     def every_category(self) -> bool:
@@ -47,7 +49,15 @@ class StepWords:
         return self.step.operation == "common"
 
     def arguments(self) -> tuple[str, ...]:
-        return self.classes + self.categories + self.values + self.relations + self.positions + self.polarities
+        return (
+            self.classes
+            + self.categories
+            + self.values
+            + self.relations
+            + self.positions
+            + self.polarities
+            + self.comparisons
+        )
 
 
 def step_words(step: Step) -> StepWords:

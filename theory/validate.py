@@ -50,7 +50,7 @@ def validate_program(program: Program) -> Program:
     if answer_kind is Kind.STATE:
         raise ProgramValidationError(
             f"end({program.answer}) names a {program.step(program.answer).operation} step, which gives objects, "
-            "not an answer (end with query, verify, choose, exist, same/different, common, and/or)"
+            "not an answer (end with query, verify, choose, exist, same/different, common, count, and/or)"
         )
     return program
 

@@ -13,7 +13,7 @@ by values of that category (``other``, ``name`` and ``class`` take any word); cl
 With a question's `QuestionWords` (`translators.grounded_words`), classes, values and relations
 are further limited to the words the question supports, and an operation whose relation the
 question cannot support is left out; with its `Frame` (`translators.question_frame`), the
-outermost call must answer as the question asks (yes/no, a choice, a name). Such a grammar is
+outermost call must answer as the question asks (yes/no, a choice, a name, a number). Such a grammar is
 built per question (a few milliseconds).
 
 Example:
@@ -41,8 +41,9 @@ _ARG_RULES = {
     "relation": "rel",
     "position": "position",
     "polarity": "polarity",
+    "comparison": "comparison",
 }
-_KIND_RULES = {Kind.STATE: "state", Kind.VALUE: "valexpr", Kind.BOOL: "boolexpr"}
+_KIND_RULES = {Kind.STATE: "state", Kind.VALUE: "valexpr", Kind.BOOL: "boolexpr", Kind.NUMBER: "numexpr"}
 
 
 def _literal(text: str) -> str:
@@ -182,14 +183,16 @@ def _expression_rules(with_variables: bool, schema: bool, arguments: list[str]) 
 
 
 def _answer_rule(frame: Frame | None) -> str:
-    """The outermost call a frame allows: yes/no, a value, or (a choice) a value or an `or`."""
+    """The outermost call a frame allows: yes/no, a value, a number, or (a choice) a value or an `or`."""
     if frame is Frame.YES_NO:
         return "boolexpr"
     if frame in (Frame.OPEN, Frame.CHOICE):
         return "valexpr"
+    if frame is Frame.COUNT:
+        return "numexpr"
     if frame is Frame.EITHER:
         return 'valexpr | "or(" boolexpr ", " boolexpr ")"'
-    return "valexpr | boolexpr"
+    return "valexpr | boolexpr | numexpr"
 
 
 def _nested_grammar(limits: Limits) -> str:

@@ -4,8 +4,10 @@ The frame is read from the wording alone: a question that opens with a verb ("Is
 "Does", "Can") asks yes or no, unless it offers a choice ("Is the sky gray or blue?", answered
 by a `choose`; with "there" or "either", "Is there a cat or a dog?", by an `or` of two
 existences); a question with a wh-word ("what", "which", "who", "where", "how") asks for a name
-or value. A yes/no question never gets a program that answers a name, and a wh-question never
-gets a yes/no program. On GQA's tuning part every question's program fits its frame.
+or value, and "how many" (or "what is the number of") for a number, a `count`. A yes/no
+question never gets a program that answers a name, and a wh-question never gets a yes/no
+program; "Are there more dogs than cats?" asks yes or no (`compare_count`). On GQA's tuning
+part every question's program fits its frame.
 
 Example:
     >>> frame_of("Is the chair brown or white?"), frame_of("Are the doors open?")
@@ -40,6 +42,7 @@ class Frame(str, Enum):
     CHOICE = "choice"  # "Is it A or B?": one of two words
     EITHER = "either"  # "Is there a cat or a dog?": whether either is there (or one of two words)
     OPEN = "open"  # a wh-question: a name or value
+    COUNT = "count"  # "How many dogs are there?": a number
     UNKNOWN = "unknown"  # no verb first and no wh-word: any program
 
 
@@ -52,9 +55,17 @@ def frame_of(question: str) -> Frame:
         if "or" not in words:
             return Frame.YES_NO
         return Frame.EITHER if _EXISTENCE & set(words) else Frame.CHOICE
+    if _asks_number(words):
+        return Frame.COUNT
     if _WH & set(words):
         return Frame.OPEN
     return Frame.UNKNOWN
+
+
+def _asks_number(words: list[str]) -> bool:
+    """ "How many ...", "What is the number of ...": a question whose answer is a count."""
+    pairs = set(zip(words, words[1:]))
+    return ("how", "many") in pairs or (("number", "of") in pairs and words[0] in _WH)
 
 
 def final_kinds(frame: Frame) -> frozenset[Kind]:
@@ -63,7 +74,9 @@ def final_kinds(frame: Frame) -> frozenset[Kind]:
         return frozenset({Kind.BOOL})
     if frame in (Frame.OPEN, Frame.CHOICE):
         return frozenset({Kind.VALUE})
-    return frozenset({Kind.BOOL, Kind.VALUE})
+    if frame is Frame.COUNT:
+        return frozenset({Kind.NUMBER})
+    return frozenset({Kind.BOOL, Kind.VALUE, Kind.NUMBER})
 
 
 def misfit(program: Program, frame: Frame) -> str | None:
@@ -71,7 +84,11 @@ def misfit(program: Program, frame: Frame) -> str | None:
     operation = program.step(program.answer).operation
     kind = OPERATIONS[operation].output
     if kind not in final_kinds(frame):
-        wanted = {Frame.YES_NO: "yes or no", Frame.CHOICE: "one of the words it offers"}.get(frame, "a name or value")
+        wanted = {
+            Frame.YES_NO: "yes or no",
+            Frame.CHOICE: "one of the words it offers",
+            Frame.COUNT: "a number",
+        }.get(frame, "a name or value")
         return f"the question asks for {wanted}, but the program ends in {operation}"
     if frame is Frame.EITHER and kind is Kind.BOOL and operation not in _CHOICE_BOOL:
         return f"the question offers a choice, but the program ends in {operation}"

@@ -11,7 +11,7 @@ S = "scene(0). "
 
 
 def test_every_operation_is_documented():
-    assert len(OPERATIONS) == 23
+    assert len(OPERATIONS) == 25
     for spec in OPERATIONS.values():
         assert spec.meaning
 
@@ -175,6 +175,24 @@ def test_common(answers):
     assert answers(program) == ["color"]
     program = S + "select(1, 0, man). unique(2, 1). select(3, 0, woman). unique(4, 3). common(5, 2, 4). end(5)."
     assert answers(program) == []  # only class person is shared, and class is not an attribute
+
+
+def test_count(answers):
+    assert answers(S + "select(1, 0, car). count(2, 1). end(2).") == ["2"]
+    assert answers(S + "select(1, 0, vehicle). filter(2, 1, color, blue). count(3, 2). end(3).") == ["1"]
+    assert answers(S + "select(1, 0, giraffe). count(2, 1). end(2).") == ["0"]
+    assert answers(S + "select(1, 0, man). relate(2, 1, car, behind, subject). count(3, 2). end(3).") == ["1"]
+
+
+@pytest.mark.parametrize(
+    ("left", "right", "more", "fewer", "same"),
+    [("car", "person", "no", "no", "yes"), ("car", "dog", "yes", "no", "no"), ("giraffe", "man", "no", "yes", "no")],
+)
+def test_compare_count(answers, left, right, more, fewer, same):
+    body = S + f"select(1, 0, {left}). count(2, 1). select(3, 0, {right}). count(4, 3). "
+    assert answers(body + "compare_count(5, 2, 4, more). end(5).") == [more]
+    assert answers(body + "compare_count(5, 2, 4, fewer). end(5).") == [fewer]
+    assert answers(body + "compare_count(5, 2, 4, same). end(5).") == [same]
 
 
 @pytest.mark.parametrize(
