@@ -75,36 +75,56 @@ def _words(text: str) -> str:
     return " ".join(text.strip().lower().split())
 
 
-class WordNetTaxonomy(Taxonomy):
-    """Class categories by WordNet's hypernym/hyponym closure (instance links included).
+# The share of a word's sense-tagged uses from which a sense counts as one the word is meant in.
+MIN_SHARE = 0.2
+SENSE_RULES = ("frequent", "tagged", "all")
 
-    Which noun senses of a name count: with ``senses="tagged"`` (default) those the WordNet sense
-    counts saw at least once in tagged text, or the first sense when none was (so "wall" is not a
-    fence through its rare sense wall.n.07, while "table" keeps its furniture sense); with
-    ``senses="all"`` every sense. `max_senses` further keeps only the first N (WordNet lists senses
-    by frequency). A phrase WordNet lacks ("brick wall") falls back to its last word ("wall").
-    Results are cached per word.
+
+class WordNetTaxonomy(Taxonomy):
+    """Class categories by WordNet's hypernym/hyponym closure (instance links included), over the
+    noun senses a word is meant in.
+
+    ``senses="frequent"`` (default): a word is meant in WordNet's first sense (its commonest) and in
+    every sense that has at least `min_share` (1/5) of the word's uses in WordNet's sense-tagged
+    text; a word never seen there keeps its first sense only. Both sides of a membership use it:
+    `name` belongs to `category` when a meant sense of `category` is a hypernym of a meant sense of
+    `name`. So "head" (the body part in 208 of 254 tagged uses; "a single domestic animal" once) is
+    no animal, "table" keeps its furniture sense (25 of 82), and an ear is no "structure" (the
+    anatomical sense is 3 of the word's 47). ``senses="tagged"`` (every sense seen once, on the
+    name's side only) and ``senses="all"`` are the earlier rules, kept for comparison
+    (bench/taxonomy_senses.py); `max_senses` keeps only the first N. A phrase WordNet lacks
+    ("brick wall") falls back to its last word ("wall"). Results are cached per word.
     """
 
     def __init__(
-        self, wordnet_dir: str | Path | None = None, senses: str = "tagged", max_senses: int | None = None
+        self,
+        wordnet_dir: str | Path | None = None,
+        senses: str = "frequent",
+        max_senses: int | None = None,
+        min_share: float = MIN_SHARE,
     ) -> None:
-        if senses not in ("tagged", "all"):
-            raise ValueError("senses must be 'tagged' or 'all'")
+        if senses not in SENSE_RULES:
+            raise ValueError(f"senses must be one of {', '.join(SENSE_RULES)}")
         self._wordnet_dir = wordnet_dir
         self._senses = senses
         self._max_senses = max_senses
+        self._min_share = min_share
         self._lock = threading.Lock()
         self._up: dict[str, frozenset[str]] = {}
         self._down: dict[str, frozenset[str]] = {}
         self._senses_of: dict[str, list[Any]] = {}
+        self._meant_of: dict[str, frozenset[str]] = {}
+        self._reader: Any = None
 
     @property
     def wordnet(self) -> Any:
-        return load_wordnet(self._wordnet_dir)
+        # Finding the folder checks paths on disk: once per taxonomy, not once per word looked up.
+        if self._reader is None:
+            self._reader = load_wordnet(self._wordnet_dir)
+        return self._reader
 
     def synsets(self, word: str) -> list[Any]:
-        """The noun senses of `word` (or of its last word when WordNet lacks the phrase)."""
+        """The noun senses `word` is meant in (those of its last word when WordNet lacks the phrase)."""
         cached = self._senses_of.get(word)
         if cached is None:
             # Sense counts are binary searches in WordNet's files: slow enough to be worth keeping.
@@ -121,15 +141,66 @@ class WordNetTaxonomy(Taxonomy):
         if not found and "_" in key:
             key = key.rsplit("_", 1)[1]
             found = wn.synsets(key, pos="n")
-        if self._senses == "tagged" and found:
-            base = wn.morphy(key, "n") or key
-            tagged = [
-                s
-                for s in found
-                if any(lemma.count() > 0 for lemma in s.lemmas() if lemma.name().lower() in (key, base))
-            ]
-            found = tagged or found[:1]
+        if self._senses != "all" and found:
+            counts = self._counts(key, found)
+            if self._senses == "tagged":
+                kept = [s for s, count in zip(found, counts, strict=True) if count > 0]
+            else:
+                floor = self._min_share * sum(counts)
+                kept = [
+                    s for i, (s, count) in enumerate(zip(found, counts, strict=True)) if i == 0 or count >= floor > 0
+                ]
+            found = kept or found[:1]
         return found[: self._max_senses] if self._max_senses else found
+
+    def category_synsets(self, word: str) -> list[Any]:
+        """The senses `word` covers as a category: its meant senses and its other senses of the same
+        lexicographer file (food.n.02 "solid food" of noun.food beside food.n.01, which heads it);
+        every sense of a word never seen in tagged text, since nothing then tells its senses apart."""
+        meant = self.synsets(word)
+        if self._senses != "frequent" or not meant:
+            return meant
+        key = lemma_key(word)
+        with READER_LOCK:
+            every = self.wordnet.synsets(key, pos="n")
+            if every and not any(self._counts(key, every)):
+                return list(every)
+        kinds = {_kind(s) for s in meant}
+        return [s for s in every if s in meant or s.lexname() in kinds] or meant
+
+    def _counts(self, key: str, found: list[Any]) -> list[int]:
+        """How often each of `found` is the sense of `key` in WordNet's sense-tagged text."""
+        base = self.wordnet.morphy(key, "n") or key
+        return [sum(lemma.count() for lemma in s.lemmas() if lemma.name().lower() in (key, base)) for s in found]
+
+    def _meant_in(self, word: str, synset: Any, as_category: bool) -> bool:
+        """Whether `word` names `synset` in a sense it is meant in (always, under the earlier rules)."""
+        if self._senses != "frequent":
+            return True
+        key = f"{int(as_category)}{word}"
+        names = self._meant_of.get(key)
+        if names is None and not as_category:
+            # A word's first sense is always meant: most hyponyms are named in theirs, and this
+            # saves counting the senses of thousands of words for a broad category's members.
+            first = self.wordnet.synsets(lemma_key(word), pos="n")[:1]
+            if first and first[0].name() == synset.name():
+                return True
+        if names is None:
+            found = self.category_synsets(word) if as_category else self.synsets(word)
+            names = frozenset(s.name() for s in found)
+            with self._lock:
+                self._meant_of[key] = names
+        return synset.name() in names
+
+    def _lemma_words(self, synsets: set[Any], as_category: bool) -> set[str]:
+        """The words that name `synsets` in a sense they are meant in."""
+        words = set()
+        for synset in synsets:
+            for name in synset.lemma_names():
+                word = name.replace("_", " ").lower()
+                if self._meant_in(word, synset, as_category):
+                    words.add(word)
+        return words
 
     def knows(self, word: str) -> bool:
         """Whether WordNet has a noun sense for `word`."""
@@ -144,10 +215,10 @@ class WordNetTaxonomy(Taxonomy):
                 ancestors = set()
                 for synset in senses:
                     ancestors.update(synset.closure(_hypernyms))
-                words = _lemma_words(ancestors)
+                words = self._lemma_words(ancestors, as_category=True)
                 head = key.rsplit(" ", 1)[-1]
                 if senses and head != key and not self.wordnet.synsets(lemma_key(key), pos="n"):
-                    words |= _lemma_words(set(senses))  # "brick wall" is a wall
+                    words |= self._lemma_words(set(senses), as_category=True)  # "brick wall" is a wall
             cached = frozenset(words) - {key}
             with self._lock:
                 self._up[key] = cached
@@ -159,9 +230,9 @@ class WordNetTaxonomy(Taxonomy):
         if cached is None:
             descendants = set()
             with READER_LOCK:
-                for synset in self.synsets(key):
+                for synset in self.category_synsets(key):
                     descendants.update(synset.closure(_hyponyms))
-                cached = frozenset(_lemma_words(descendants)) - {key}
+                cached = frozenset(self._lemma_words(descendants, as_category=False)) - {key}
             with self._lock:
                 self._down[key] = cached
         return set(cached)
@@ -176,16 +247,19 @@ class WordNetTaxonomy(Taxonomy):
         return self._up[name]
 
 
+def _kind(synset: Any) -> str:
+    """The lexicographer file of `synset`; a unique beginner's is the file it heads (food.n.01: noun.food)."""
+    if synset.lexname() == "noun.Tops":
+        return f"noun.{synset.lemma_names()[0].lower()}"
+    return str(synset.lexname())
+
+
 def _hypernyms(synset: Any) -> list[Any]:
     return synset.hypernyms() + synset.instance_hypernyms()
 
 
 def _hyponyms(synset: Any) -> list[Any]:
     return synset.hyponyms() + synset.instance_hyponyms()
-
-
-def _lemma_words(synsets: set[Any]) -> set[str]:
-    return {name.replace("_", " ").lower() for s in synsets for name in s.lemma_names()}
 
 
 @dataclass

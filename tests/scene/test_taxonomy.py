@@ -48,6 +48,27 @@ class TestWordNetTaxonomy:
         assert WordNetTaxonomy(senses="all").is_a("wall", "fence")
         assert WordNetTaxonomy(max_senses=1).categories_of("table") <= wordnet_taxonomy.categories_of("table")
 
+    def test_a_word_is_meant_in_its_frequent_senses(self, wordnet_taxonomy):
+        # "head" is a domestic animal and a person in chief only in a few tagged uses of 254.
+        assert wordnet_taxonomy.is_a("head", "body part")
+        assert not wordnet_taxonomy.is_a("head", "animal")
+        assert not wordnet_taxonomy.is_a("head", "person")
+        assert WordNetTaxonomy(senses="tagged").is_a("head", "animal")
+        assert not wordnet_taxonomy.is_a("man", "animal")  # homo.n.02: 29 of 1218 uses
+        # The category side too: the anatomical sense of "structure" is 3 of its 47 uses.
+        assert not wordnet_taxonomy.is_a("ear", "structure")
+        assert wordnet_taxonomy.is_a("wall", "structure")
+        # A category word covers its other senses of the same kind: food.n.02 "solid food".
+        assert wordnet_taxonomy.is_a("apple", "food")
+        assert wordnet_taxonomy.is_a("apple", "fruit")
+
+    def test_members_agree_with_is_a(self, wordnet_taxonomy):
+        animals = wordnet_taxonomy.members("animal")
+        assert {"horse", "dog", "puppy"} <= animals
+        assert "head" not in animals and "man" not in animals
+        assert "head" not in wordnet_taxonomy.members("person")
+        assert {"apple", "sauce"} <= wordnet_taxonomy.members("food")
+
     def test_categories_and_members(self, wordnet_taxonomy):
         categories = wordnet_taxonomy.categories_of("dog")
         assert {"canine", "domestic animal", "animal", "entity"} <= categories
