@@ -348,8 +348,10 @@ class Pipeline:
                 # A scene graph was encoded for the program's words only; the scene's other words
                 # are what the explanation offers instead.
                 whole = self.components.scene_graph_encoder(scene_graph, None) if scene_graph is not None else None
+                # A scene graph was encoded with the taxonomy, so ranking by it loads nothing new.
+                alike = self.components.taxonomy.similarity if scene_graph is not None else None
                 explanation = explain_no_answer(
-                    program, scene, entailments, nearness=table or bundled_entailments(), whole=whole
+                    program, scene, entailments, nearness=table or bundled_entailments(), whole=whole, similarity=alike
                 )
         timings["solve"] = time.perf_counter() - solve_started
         return SceneAnswer(result, explanation, detections, timings)

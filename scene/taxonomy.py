@@ -53,6 +53,12 @@ class Taxonomy(Protocol):
         """Its own mapping of attribute values to categories (a curated file), None without one."""
         return None
 
+    def similarity(self, first: str, second: str) -> float:
+        """How alike two class names are, 0..1: here the share of categories they have in common."""
+        a, b = _words(first.replace("_", " ")), _words(second.replace("_", " "))
+        mine, theirs = self.categories_of(a) | {a}, self.categories_of(b) | {b}
+        return len(mine & theirs) / len(mine | theirs)
+
 
 @runtime_checkable
 class AttributeCategories(Protocol):
@@ -115,6 +121,7 @@ class WordNetTaxonomy(Taxonomy):
         self._senses_of: dict[str, list[Any]] = {}
         self._meant_of: dict[str, frozenset[str]] = {}
         self._reader: Any = None
+        self._alike: dict[str, float] = {}
 
     @property
     def wordnet(self) -> Any:
@@ -205,6 +212,19 @@ class WordNetTaxonomy(Taxonomy):
     def knows(self, word: str) -> bool:
         """Whether WordNet has a noun sense for `word`."""
         return bool(self.synsets(word))
+
+    def similarity(self, first: str, second: str) -> float:
+        """Wu-Palmer similarity of the two names' meant senses, the most alike pair (0 when unknown)."""
+        a, b = _words(first.replace("_", " ")), _words(second.replace("_", " "))
+        key = f"{a}\t{b}" if a <= b else f"{b}\t{a}"
+        cached = self._alike.get(key)
+        if cached is None:
+            with READER_LOCK:
+                pairs = [(s, o) for s in self.synsets(a) for o in self.synsets(b)]
+                cached = max((s.wup_similarity(o) or 0.0 for s, o in pairs), default=0.0)
+            with self._lock:
+                self._alike[key] = cached
+        return cached
 
     def categories_of(self, name: str) -> set[str]:
         key = _words(name)

@@ -1,5 +1,5 @@
 """Why a program has no answer on a scene: the first step whose result comes up empty, and the
-nearest words the scene has in its place.
+nearest words the scene has in its place, with the scene's objects that carry them.
 
 The program is solved once with a relaxed theory (``unique`` keeps every candidate, no
 constraints, no ranking) for its brave consequences: every object or value a step has in some
@@ -13,10 +13,10 @@ Example:
     ... )
     >>> scene = "object(1). has_attr(1,class,cat). object(2). has_attr(2,class,chair). has_rel(1,on,2)."
     >>> explanation = explain_no_answer(program, scene)
-    >>> explanation.step, explanation.nearest
-    (2, ('on',))
+    >>> explanation.step, explanation.nearest, explanation.objects
+    (2, ('on',), ('chair (2)',))
     >>> print(explanation.message.split(": ", 1)[1])
-    the cat is not `sitting_on` anything; the scene has `on` from the cat to the chair
+    the cat is not `sitting_on` anything; the scene has `on` from the cat (1) to the chair (2)
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import difflib
 import heapq
 import weakref
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -42,20 +42,32 @@ from theory.solver import ground_question, printed, read_scene, theory_statement
 
 NEAREST = 3  # words the scene has, shown in place of a missing one
 _NAMES_SHOWN = 3
+_IDS_SHOWN = 3
+
+# How alike two words are, 0..1 (e.g. Wu-Palmer similarity in WordNet, scene.taxonomy).
+Similarity = Callable[[str, str], float]
 
 
 @dataclass(frozen=True)
 class Explanation:
-    """The step whose result is empty (None: no single step), what it asked, and the nearest words."""
+    """The step whose result is empty (None: no single step), what it asked, the nearest words, and
+    the scene's objects that have them as ``name (id)`` (a select or relation step), nearest first."""
 
     step: int | None
     operation: str | None
     message: str
     nearest: tuple[str, ...] = ()
+    objects: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         """JSON form."""
-        return {"step": self.step, "operation": self.operation, "message": self.message, "nearest": list(self.nearest)}
+        return {
+            "step": self.step,
+            "operation": self.operation,
+            "message": self.message,
+            "nearest": list(self.nearest),
+            "objects": list(self.objects),
+        }
 
 
 @dataclass
@@ -77,6 +89,16 @@ class _Scene:
 
     def has_class(self, obj: str, cls: str) -> bool:
         return cls in self.attributes[obj].get("class", ())
+
+    def labelled(self, objects: Iterable[str]) -> str:
+        """The objects of one name with their ids: ``window (722340, 722341)``."""
+        ids = sorted(set(objects), key=_id_order)
+        shown = ", ".join(ids[:_IDS_SHOWN]) + (", ..." if len(ids) > _IDS_SHOWN else "")
+        return f"{self.name(ids[0])} ({shown})"
+
+
+def _id_order(obj: str) -> tuple[int, int, str]:
+    return (0, int(obj), "") if obj.lstrip("-").isdigit() else (1, 0, obj)
 
 
 @cache
@@ -155,17 +177,26 @@ def _scene_view(scene: SceneFacts) -> _Scene:
     return view
 
 
-def _nearest(word: str, candidates: Iterable[str], entailments: Entailments | None) -> tuple[str, ...]:
-    """Up to NEAREST candidates, most alike first: entailed general words, shared word parts, spelling."""
-    general = set(entailments.generalisations(word)) if entailments else set()
+def _nearest(
+    word: str,
+    candidates: Iterable[str],
+    entailments: Entailments | None,
+    similarity: Similarity | None = None,
+    related: Iterable[str] = (),
+) -> tuple[str, ...]:
+    """Up to NEAREST candidates, most alike first: entailed general words (and `related` ones, whose
+    objects are of a general class of `word`), shared general words, `similarity`, shared word parts,
+    spelling."""
+    general = set(entailments.generalisations(word)) | set(related) if entailments else set(related)
     parts = set(word.split("_"))
 
-    def kind(candidate: str) -> tuple[bool, bool, int]:
+    def kind(candidate: str) -> tuple[bool, bool, float, int]:
         # A general word for the asked one first, then a word with a general word in common (dog, cat).
         siblings = bool(entailments and general & set(entailments.generalisations(candidate)))
-        return (candidate in general, siblings, len(parts & set(candidate.split("_"))))
+        alike = round(similarity(word, candidate), 3) if similarity else 0.0
+        return (candidate in general, siblings, alike, len(parts & set(candidate.split("_"))))
 
-    groups: dict[tuple[bool, bool, int], list[str]] = defaultdict(list)
+    groups: dict[tuple[bool, bool, float, int], list[str]] = defaultdict(list)
     for candidate in set(candidates) - {word}:
         groups[kind(candidate)].append(candidate)
     ranked: list[str] = []
@@ -216,7 +247,7 @@ def _relation_message(
     cls: str | None,
     position: str,
     entailments: Entailments | None,
-) -> tuple[str, tuple[str, ...]]:
+) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
     what = f"any `{cls}`" if cls else "anything"
     asked = " or ".join(f"`{r}`" for r in relations)
     if position == "subject":
@@ -226,26 +257,58 @@ def _relation_message(
     links = _links(scene, inputs, position, cls) or _links(scene, inputs, position, None)
     if not links:
         side = "subject" if position == "object" else "object"
-        return f"{text}; {scene.names(inputs)} is the {side} of no relation in the scene", ()
+        return f"{text}; {scene.names(inputs)} is the {side} of no relation in the scene", (), ()
     nearest = _nearest(relations[0], {r for _, r, _ in links}, entailments)
-    shown = []
+    shown, others = [], []
     for relation in nearest:
         old, _, new = next(link for link in links if link[1] == relation)
-        a, b = (scene.name(new), scene.name(old)) if position == "subject" else (scene.name(old), scene.name(new))
-        shown.append(f"`{relation}` from the {a} to the {b}")
-    return f"{text}; the scene has {', '.join(shown)}", nearest
+        a, b = (new, old) if position == "subject" else (old, new)
+        shown.append(f"`{relation}` from the {scene.labelled([a])} to the {scene.labelled([b])}")
+        others.append(scene.labelled([new]))
+    return f"{text}; the scene has {', '.join(shown)}", nearest, tuple(dict.fromkeys(others))
+
+
+def _select_message(
+    cls: str,
+    where: str,
+    inputs: set[str],
+    scene: _Scene,
+    entailments: Entailments | None,
+    similarity: Similarity | None,
+) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """The objects `inputs` has in place of a missing class, by their own names and ids."""
+    by_name: dict[str, list[str]] = defaultdict(list)
+    for obj in inputs:
+        by_name[scene.name(obj)].append(obj)
+    # A GQA graph gives each object every category above its name (artifact, whole ...): of those,
+    # only a general word of the asked class brings its objects forward (a dog for a missing cat).
+    general = set(entailments.generalisations(cls)) if entailments else set()
+    related = {n for n, objs in by_name.items() if any(scene.attributes[o].get("class", set()) & general for o in objs)}
+    nearest = _nearest(cls, by_name, entailments, similarity, related)
+    objects = tuple(scene.labelled(by_name[n]) for n in nearest)
+    return (
+        f"no object {where} is a `{cls}`" + (f"; the scene has {', '.join(objects)}" if objects else ""),
+        nearest,
+        objects,
+    )
 
 
 def _describe(
-    step: Step, program: Program, results: dict[int, set[str]], scene: _Scene, entailments: Entailments | None
-) -> tuple[str, tuple[str, ...]]:
-    """What the empty step asked that the scene lacks, and the nearest words the scene has."""
+    step: Step,
+    program: Program,
+    results: dict[int, set[str]],
+    scene: _Scene,
+    entailments: Entailments | None,
+    similarity: Similarity | None,
+) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """What the empty step asked that the scene lacks, the nearest words the scene has, and the
+    objects that have them."""
     inputs = results[step.dependencies[0]] if step.dependencies else set()
     args = step.arguments
     op = step.operation
     values = lambda category: {v for o in inputs for v in scene.attributes[o].get(category, ())}  # noqa: E731
     if op == "scene":
-        return "the scene has no objects", ()
+        return "the scene has no objects", (), ()
     if op == "select":
         cls = args[0]
         where = (
@@ -253,22 +316,19 @@ def _describe(
             if program.step(step.dependencies[0]).operation == "scene"
             else f"among {scene.names(inputs)}"
         )
-        # The objects' own names, and of their classes only the general words of the asked one:
-        # a GQA graph gives each object every category above its name (artifact, whole ...).
-        general = set(entailments.generalisations(cls)) if entailments else set()
-        nearest = _nearest(cls, values("name") | (values("class") & general), entailments)
-        return f"no object {where} is a `{cls}`" + (f"; the scene has {', '.join(nearest)}" if nearest else ""), nearest
+        return _select_message(cls, where, inputs, scene, entailments, similarity)
     if op == "filter":
         category, value = args
         nearest = _nearest(value, values(category), entailments)
         has = f"their {category}: {', '.join(nearest)}" if nearest else f"they have no {category} at all"
-        return f"{scene.names(inputs)} has no {category} `{value}`; {has}", nearest
+        return f"{scene.names(inputs)} has no {category} `{value}`; {has}", nearest, ()
     if op == "filter_any":
         every = {v for o in inputs for vs in scene.attributes[o].values() for v in vs}
         nearest = _nearest(args[0], every, entailments)
         return (
             f"{scene.names(inputs)} is not `{args[0]}` in any way; it is {', '.join(nearest) or 'nothing known'}",
             nearest,
+            (),
         )
     if op == "relate":
         return _relation_message(step, scene, inputs, [args[1]], args[0], args[2], entailments)
@@ -277,25 +337,25 @@ def _describe(
     if op == "choose_rel":
         return _relation_message(step, scene, inputs, [args[1], args[2]], args[0], args[3], entailments)
     if op == "relate_attr":
-        return f"no other `{args[0]}` shares a {args[1]} with {scene.names(inputs)}", ()
+        return f"no other `{args[0]}` shares a {args[1]} with {scene.names(inputs)}", (), ()
     if op == "negate":
-        return f"every object of step {step.dependencies[1]} is also in step {step.dependencies[0]}", ()
+        return f"every object of step {step.dependencies[1]} is also in step {step.dependencies[0]}", (), ()
     if op == "compare":
         both = results[step.dependencies[0]] | results[step.dependencies[1]]
-        return f"not exactly one of {scene.names(both)} has `{args[0]}`", ()
+        return f"not exactly one of {scene.names(both)} has `{args[0]}`", (), ()
     if op == "query":
         categories = {c for o in inputs for c in scene.attributes[o]}
         nearest = _nearest(args[0], categories, entailments)
-        return f"{scene.names(inputs)} has no {args[0]}; it has {', '.join(nearest) or 'no attributes'}", nearest
+        return f"{scene.names(inputs)} has no {args[0]}; it has {', '.join(nearest) or 'no attributes'}", nearest, ()
     if op == "choose_attr":
         category, first, second = args
         nearest = _nearest(first, values(category), entailments)
         has = f"its {category}: {', '.join(nearest)}" if nearest else f"it has no {category} at all"
-        return f"{scene.names(inputs)} is neither `{first}` nor `{second}`; {has}", nearest
+        return f"{scene.names(inputs)} is neither `{first}` nor `{second}`; {has}", nearest, ()
     if op == "common":
         both = results[step.dependencies[0]] | results[step.dependencies[1]]
-        return f"{scene.names(both)} share no attribute value", ()
-    return "its result is empty", ()
+        return f"{scene.names(both)} share no attribute value", (), ()
+    return "its result is empty", (), ()
 
 
 def _label(step: Step) -> str:
@@ -310,13 +370,16 @@ def explain_no_answer(
     nearness: Entailments | None = None,
     *,
     whole: SceneFacts | None = None,
+    similarity: Similarity | None = None,
 ) -> Explanation:
     """Why `program` has no answer on `scene`: the first empty step and the nearest scene words.
 
     `entailments` as given to `solve`; `nearness` (default: `entailments`) ranks the scene's words
     by how near they are to a missing one. Call it after `solve` said ``no_answer``. `scene` may be
     the part of a scene the program can read (as `solve` was given it) when `whole` is the whole
-    scene: the steps are read on the part, the nearest words taken from the whole.
+    scene: the steps are read on the part, the nearest words taken from the whole. `similarity`
+    (e.g. the taxonomy's) ranks the scene's object names for a missing class; only names the scene
+    has are offered.
     """
     nearness = nearness or entailments
     if isinstance(scene, str):
@@ -332,8 +395,9 @@ def explain_no_answer(
     for step in program:
         producing = OPERATIONS[step.operation].output in (Kind.STATE, Kind.VALUE)
         if producing and not results[step.id] and all(results[d] for d in step.dependencies):
-            text, nearest = _describe(step, program, results, facts, nearness)
-            return Explanation(step.id, step.operation, f"step {step.id} ({_label(step)}) is empty: {text}", nearest)
+            text, nearest, objects = _describe(step, program, results, facts, nearness, similarity)
+            message = f"step {step.id} ({_label(step)}) is empty: {text}"
+            return Explanation(step.id, step.operation, message, nearest, objects)
     return Explanation(
         None, None, "every step has candidates, but no single reading of the scene meets all of them together"
     )

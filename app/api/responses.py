@@ -79,6 +79,7 @@ def answer_response(outcome: AnswerOutcome, question: str | None) -> AnswerRespo
             operation=explanation.operation,
             message=explanation.message,
             nearest=list(explanation.nearest),
+            objects=list(explanation.objects),
         )
         if explanation is not None
         else None,

@@ -122,6 +122,10 @@ class ExplanationShown(BaseModel):
     operation: str | None
     message: str = Field(..., description="e.g. step 2 (relate sitting_on) is empty: ...; the scene has `on` ...")
     nearest: list[str] = Field(..., description="the scene's words nearest to the missing one")
+    objects: list[str] = Field(
+        default_factory=list,
+        description="the scene's objects with those words, nearest first, as name (ids), e.g. pipe (722335)",
+    )
 
 
 class ConfidencePartsShown(BaseModel):

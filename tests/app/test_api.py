@@ -88,12 +88,23 @@ def test_a_general_scene_word_answers_approximately_unless_exact_is_asked(client
     body = exact.json()
     assert body["status"] == "no_answer" and body["answers"] == []
     assert body["explanation"]["step"] == 2 and body["explanation"]["nearest"] == ["on", "to_the_left_of"]
-    assert "the scene has `on` from the cat to the chair" in body["explanation"]["message"]
+    assert "the scene has `on` from the cat (4) to the chair (2)" in body["explanation"]["message"]
+    assert body["explanation"]["objects"][0] == "chair (2)"
+
+
+def test_a_missing_class_is_explained_with_the_scenes_own_objects(client):
+    program = "scene(0). select(1, 0, tree). unique(2, 1). query(3, 2, color). end(3)."
+    body = client.post("/answer", json={"program": program, "scene_graph": KITCHEN}).json()
+    assert body["status"] == "no_answer"
+    names = {o["name"]: key for key, o in KITCHEN["objects"].items()}
+    objects = body["explanation"]["objects"]
+    assert objects and all(o == f"{o.split(' (')[0]} ({names[o.split(' (')[0]]})" for o in objects)
+    assert [o.split(" (")[0] for o in objects] == body["explanation"]["nearest"]
 
 
 def test_openapi_documents_explanations_and_approximations(client):
     components = client.get("/openapi.json").json()["components"]["schemas"]
-    assert {"step", "message", "nearest"} <= set(components["ExplanationShown"]["properties"])
+    assert {"step", "message", "nearest", "objects"} <= set(components["ExplanationShown"]["properties"])
     assert "approximations" in components["RankedAnswer"]["properties"]
     assert "exact" in components["AnswerRequest"]["properties"]
 

@@ -22,7 +22,8 @@ def test_a_missing_relation_names_the_step_and_the_relation_the_scene_has():
     assert explanation.step == 2 and explanation.operation == "relate_any"
     assert "`carrying`" in explanation.message
     assert set(explanation.nearest) == {"wearing", "holding"}
-    assert "`holding` from the man to the leash" in explanation.message
+    assert "`holding` from the man (1) to the leash (7)" in explanation.message
+    assert explanation.objects == ("shirt (2)", "leash (7)")
 
 
 @pytest.mark.parametrize(
@@ -48,6 +49,40 @@ def test_the_nearest_classes_share_a_general_word_with_the_missing_one():
         nearness=bundled_entailments(),
     )
     assert explanation.nearest[0] in ("dog", "animal")
+
+
+def _graph_scene() -> SceneFacts:
+    """A scene graph's encoding: each object has its name and every category above it as classes."""
+    scene = SceneFacts()
+    for obj, name, classes in [
+        (722335, "pipe", ["tube", "conduit"]),
+        (722336, "ear", ["receptor", "organ"]),
+        (722337, "ear", ["receptor", "organ"]),
+        (722340, "horse", ["animal", "organism"]),
+    ]:
+        scene.add_fact("object", obj)
+        scene.add_fact("has_attr", obj, "name", name)
+        for cls in [name, *classes]:
+            scene.add_fact("has_attr", obj, "class", cls)
+    return scene
+
+
+def test_a_missing_class_is_answered_with_the_scenes_own_objects_and_their_ids():
+    program = "scene(0). select(1,0,tree). unique(2,1). query(3,2,color). end(3)."
+    scene = _graph_scene()
+    explanation = why(program, scene)
+    assert explanation.step == 1
+    # Only the objects' names, never a class word that merely looks alike ("tube", "receptor").
+    assert set(explanation.nearest) == {"pipe", "ear", "horse"}
+    assert "ear (722336, 722337)" in explanation.objects
+    assert all(o.split(" (")[0] in explanation.nearest for o in explanation.objects)
+    # A similarity (the taxonomy's, in the service) puts the nearest object first.
+    alike = {"horse": 0.5, "ear": 0.3, "pipe": 0.1}
+    ranked = explain_no_answer(parse_flat(program), scene, similarity=lambda _, name: alike[name])
+    assert ranked.nearest == ("horse", "ear", "pipe")
+    assert ranked.objects == ("horse (722340)", "ear (722336, 722337)", "pipe (722335)")
+    assert "the scene has horse (722340), ear (722336, 722337), pipe (722335)" in ranked.message
+    assert ranked.to_json()["objects"] == list(ranked.objects)
 
 
 def test_with_a_table_the_explanation_reads_the_scene_as_the_solver_does():
