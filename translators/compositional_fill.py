@@ -14,8 +14,10 @@ where a noun is an ontology class, or any other word right after an article ("th
 reference is read into its chain (`select`, then `relate` for the relation, `filter` for each
 attribute, as GQA writes them), the question is filled with bare nouns in its place
 (`translators.template_fill`), and the chain replaces the noun's `select` in the filled program.
-A noun that ends up as a plain argument (the class of a `choose_rel`) keeps its word and drops
-its attributes, as GQA's programs do. Only a question the plain fill cannot answer is read so.
+A noun that ends up as the class of a `relate` ("How many red cars are on the street?" filled as
+"How many cars are on the street?") gets its attributes as filters after that `relate`, as GQA
+writes them; one that ends up as a plain argument (the class of a `choose_rel`) keeps its word and
+drops its attributes, as GQA's programs do. Only a question the plain fill cannot answer is read so.
 
 Example:
     >>> from translators.bank import legacy_bank
@@ -47,7 +49,7 @@ _NOUN_ROLES = frozenset({"thing", GROUP_ROLE})
 # Words that never start a noun after an article (they are the question's frame or a relation).
 _NOT_NOUNS = frozenset(
     """left right top bottom middle center front back side picture image photo is are that which who
-    what color colors there this it same different other one""".split()
+    what color colors there this it same different other one many more fewer less number""".split()
 )
 # Pronouns name an object as GQA's programs do ("her" -> she); possessives are not references.
 _PRONOUNS = {"he": "he", "him": "he", "she": "she", "her": "she", "they": "they", "them": "they"}
@@ -55,7 +57,7 @@ _NEVER_NOUNS = _NOT_NOUNS | FUNCTION_WORDS | _RELATIVE
 _POSITIONS = {value: category for category, values in POSITION_VALUES.items() for value in values}
 _MAX_RELATION_WORDS = 5
 # Changes whenever what is composed changes (part of the translation cache key via the fill rules).
-COMPOSITION_VERSION = 5
+COMPOSITION_VERSION = 6
 
 Raw = list[tuple[str, str | None]]
 _Post = tuple[int, "tuple[str, str, Reference] | None", list[tuple[str, str]]]
@@ -102,7 +104,9 @@ class CompositionalFiller:
         references, reduced = self._read(raw)
         variants = _variants(self.filler.plain(reduced))
         if not references:
-            variants = variants[1:]  # the plain fill tried the question as it is
+            # The plain fill tried the question as it is ("trees" there is a group word, here a noun).
+            tried = self.filler.plain(raw)
+            variants = [v for v in variants if v != tried]
         for variant in variants:
             composed = self._fill_variant(variant, references, exclude_ids, accept)
             if composed is not None:
@@ -301,8 +305,11 @@ def _variants(slots: Slots) -> list[Slots]:
     later = tuple(
         ("thing" if role == GROUP_ROLE and i != first else role, words) for i, (role, words) in enumerate(singular)
     )
+    # "How many trees are behind the fence?": a count asks in the plural, so group words become
+    # plain nouns with "are" kept too (tried last: every other reading goes first).
+    plural_nouns = tuple(("thing" if role == GROUP_ROLE else role, words) for role, words in slots)
     out = [slots]
-    for variant in (singular, later, nouns):
+    for variant in (singular, later, nouns, plural_nouns):
         if variant not in out:
             out.append(variant)
     return out
@@ -337,8 +344,17 @@ def _chain(reference: Reference, steps: list[Step], next_id: list[int]) -> int:
         last = add("relate", _chain(other, steps, next_id), reference.noun, relation, position)
     else:
         last = add("select", 0, reference.noun)
+    return _filters(reference, last, steps, next_id)
+
+
+def _filters(reference: Reference, last: int, steps: list[Step], next_id: list[int]) -> int:
+    """Append a `filter` (or `filter_any`) per attribute of `reference` after step `last`; the id of the last one."""
     for category, value in [*reference.after, *reference.attributes]:
-        last = add("filter", last, category, value) if category else add("filter_any", last, value)
+        step_id = next_id[0]
+        next_id[0] += 1
+        operation, arguments = ("filter", (category, value)) if category else ("filter_any", (value,))
+        steps.append(Step(step_id, operation, (last,), arguments))
+        last = step_id
     return last
 
 
@@ -348,8 +364,10 @@ def _compose(program: Program, references: list[Reference]) -> Program | None:
     if scene != 0:
         return None
     steps = list(program)
-    next_id = [max(s.id for s in steps) + 1]
+    first_new = max(s.id for s in steps) + 1
+    next_id = [first_new]
     replaced: dict[int, int] = {}
+    extended: dict[int, int] = {}  # a relate naming a reference's noun -> the last filter after it
     nouns = [r.noun for r in references]
     if len(set(nouns)) != len(nouns):
         return None  # two references with one noun: which select is which cannot be told
@@ -364,13 +382,24 @@ def _compose(program: Program, references: list[Reference]) -> Program | None:
         if len(selects) > 1:
             return None
         if not selects:
-            continue  # the noun is a plain argument (choose_rel's class): its word alone, as GQA writes it
+            relates = [
+                s for s in program if s.operation == "relate" and singular(s.arguments[0]) == singular(reference.noun)
+            ]
+            if len(relates) == 1 and reference.relation is None and not reference.plain:
+                extended[relates[0].id] = _filters(reference, relates[0].id, steps, next_id)
+            continue  # otherwise a plain argument (choose_rel's class): its word alone, as GQA writes it
         # The noun as the fill names it ("tables" may be `table`, as the bank's examples write it).
         replaced[selects[0].id] = _chain(replace(reference, noun=selects[0].arguments[0]), steps, next_id)
-    if not replaced:
+    if not replaced and not extended:
         return None
     kept = [s for s in steps if s.id not in replaced]
-    rewired = [Step(s.id, s.operation, tuple(replaced.get(d, d) for d in s.dependencies), s.arguments) for s in kept]
+
+    def source(step: Step, dependency: int) -> int:
+        # The filters added after a relate read the relate itself; the program's own steps read the last filter.
+        dependency = replaced.get(dependency, dependency)
+        return extended.get(dependency, dependency) if step.id < first_new else dependency
+
+    rewired = [Step(s.id, s.operation, tuple(source(s, d) for d in s.dependencies), s.arguments) for s in kept]
     try:
         return canonical(Program(tuple(rewired), replaced.get(program.answer, program.answer)))
     except ProgramError:

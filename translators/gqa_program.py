@@ -20,6 +20,9 @@ The rules:
   GQA's ``type`` means the object's ``name``.
 - ``exist: ?`` -> ``exist``; ``and``/``or`` -> ``and``/``or``.
 
+GQA has no counting questions: ``count`` and ``compare_count`` have no GQA counterpart, and a
+GQA program that asks to count is refused with an error saying so.
+
 Words are normalised with `theory.scene_facts.asp_constant` ("to the left of" -> to_the_left_of).
 The result is in canonical form (`theory.canonical`).
 """
@@ -43,6 +46,8 @@ GQA_OBJECT_IDS = re.compile(r"\s*\((?:-|[0-9][0-9,\s]*)\)\s*$")
 GQA_NEGATED = re.compile(r"^\s*not\s*\((.*)\)\s*$")
 GQA_POSITIONS = {"s": "subject", "o": "object", "subject": "subject", "object": "object"}
 GQA_CATEGORY_ALIASES = {"type": "name"}
+# Operations of ours that GQA's programs never use: GQA asks no counting questions.
+NOT_IN_GQA = frozenset({"count", "compare_count"})
 
 
 def gqa_relation_parts(argument: str) -> tuple[str, str, str]:
@@ -180,6 +185,12 @@ class _Converter:
     def step(self, operation: str, argument: str, deps: list[int]) -> int:
         head, _, rest = operation.partition(" ")
         handler = getattr(self, f"_op_{head}", None)
+        if handler is None and head in NOT_IN_GQA:
+            raise self.fail(
+                f"GQA has no counting operation ({operation!r}): write a counting program in flat, nested or "
+                "code-like syntax",
+                unsupported=True,
+            )
         if handler is None:
             raise self.fail(f"unknown GQA operation {operation!r}", unsupported=True)
         return handler(rest, argument, deps, operation)

@@ -10,7 +10,8 @@ given ontology, count and seed, so a bank can be rebuilt anywhere instead of shi
 
 The families follow the kinds of questions GQA asks (existence, and/or, attribute query, verify
 and choose, relation query, verify and choose, same/different, common, compare, position,
-negation). The wording is the project's own.
+negation), plus counting, which GQA does not ask ("How many dogs are there?", "Are there more
+dogs than cats?"). The wording is the project's own.
 
 Example:
     >>> from translators.ontology import bundled_ontology
@@ -761,6 +762,87 @@ TEMPLATES: tuple[Template, ...] = (
         "How is the weather in this picture?",
     ),
     _t("query_room", "query(unique(select(scene(), scene)), room)", "Which room is this?", "What room is it?"),
+    # --- counting (GQA asks none; last, so the families above draw exactly what they drew before) ---
+    _t(
+        "count",
+        "count({S})",
+        "How many {as} are there?",
+        "How many {as} are in the picture?",
+        "How many {as} are in the image?",
+        "How many {as} do you see?",
+        "How many {as} can you see?",
+        "How many {as} are visible?",
+        "What is the number of {as}?",
+        "How many {as} are there in the photo?",
+    ),
+    _t(
+        "count_attr",
+        "count(filter({S}, {cat}, {v}))",
+        "How many {v} {as} are there?",
+        "How many {as} are {v}?",
+        "How many {v} {as} are in the picture?",
+        "How many {v} {as} do you see?",
+        "How many {as} that are {v} are there?",
+    ),
+    _t(
+        "count_rel",
+        "count(relate({SB}, {a}, {r}, subject))",
+        "How many {as} are {r} the {b}?",
+        "How many {as} are there {r} the {b}?",
+        "How many {as} do you see {r} the {b}?",
+    ),
+    _t(
+        "count_rel_attr",
+        "count(filter(relate({SB}, {a}, {r}, subject), {cat}, {v}))",
+        "How many {v} {as} are {r} the {b}?",
+        "How many {v} {as} are there {r} the {b}?",
+    ),
+    _t("count_rel_o", "count(relate({S}, {b}, {r}, object))", "How many {bs} is the {a} {r}?"),
+    _t("count_rel_verb", "count(relate({S}, {b}, {r}, object))", "How many {bs} does the {a} {rb}?"),
+    _t(
+        "count_pos",
+        "count(filter({S}, {pcat}, {p}))",
+        "How many {as} are {pw}?",
+        "How many {as} are there {pw}?",
+    ),
+    _t(
+        "count_more",
+        "compare_count(count({S}), count({SB}), more)",
+        "Are there more {as} than {bs}?",
+        "Are there more {as} than {bs} in the picture?",
+        "Do you see more {as} than {bs}?",
+        "Is the number of {as} greater than the number of {bs}?",
+        "Is the number of {as} larger than the number of {bs}?",
+    ),
+    _t(
+        "count_fewer",
+        "compare_count(count({S}), count({SB}), fewer)",
+        "Are there fewer {as} than {bs}?",
+        "Are there less {as} than {bs}?",
+        "Do you see fewer {as} than {bs}?",
+        "Is the number of {as} smaller than the number of {bs}?",
+        "Is the number of {as} lower than the number of {bs}?",
+    ),
+    _t(
+        "count_same",
+        "compare_count(count({S}), count({SB}), same)",
+        "Are there as many {as} as {bs}?",
+        "Are there the same number of {as} and {bs}?",
+        "Is the number of {as} the same as the number of {bs}?",
+        "Is the number of {as} equal to the number of {bs}?",
+        "Is there the same number of {as} as {bs}?",
+        "Do you see as many {as} as {bs}?",
+    ),
+    _t(
+        "count_more_attr",
+        "compare_count(count(filter({S}, {cat}, {v})), count(filter({SB}, {cat}, {v})), more)",
+        "Are there more {v} {as} than {v} {bs}?",
+    ),
+    _t(
+        "count_fewer_attr",
+        "compare_count(count(filter({S}, {cat}, {v})), count(filter({SB}, {cat}, {v})), fewer)",
+        "Are there fewer {v} {as} than {v} {bs}?",
+    ),
 )
 
 
@@ -961,7 +1043,16 @@ def _consistent(template: Template, phrasing: str, slots: dict[str, str]) -> boo
 # Families asked most (an attribute of an object named by its relation to another, and relation
 # queries): their phrasings are spread over every category and relation, so each common wording
 # ("What color is the mug on the table?") needs more draws to be in the bank at all.
-FAMILY_WEIGHTS = {"query_attr_rel_s": 3, "query_attr_rel_o": 2, "query_rel_s": 2, "query_rel_o": 2, "query_who_s": 2}
+FAMILY_WEIGHTS = {
+    "query_attr_rel_s": 3,
+    "query_attr_rel_o": 2,
+    "query_rel_s": 2,
+    "query_rel_o": 2,
+    "query_who_s": 2,
+    # A count by relation is written with the relation's own words, so each relation needs examples.
+    "count_rel": 3,
+    "count_rel_attr": 2,
+}
 
 
 def _iter_examples(

@@ -15,6 +15,7 @@ articles are dropped and "'s" read as "is" ("What's the man doing?"), plural and
 slots are one role (the program keeps the word as the question says it, as GQA does), and a
 group word (`furniture`, `animal`) is a slot of its own, since "What kind of furniture is this?"
 has the program of "What kind of animal is this?", not of "What kind of chair is this?".
+"The number of" before a noun is a plain phrase (a count), not an object called a number.
 A few wordings that never change a program are read as one (`_SAME_WORD`, `_plain_words`):
 "which" as "what", "type" as "kind", a demonstrative before a class as an article ("that table"),
 "this" or "that" ending a question as "it", and "do you think" before "is"/"are" as nothing.
@@ -58,7 +59,7 @@ MAX_VOTERS = 25
 _SAME_WORD = {"which": "what", "type": "kind"}
 _DEMONSTRATIVES = frozenset({"this", "that"})
 # Changes whenever the rules above change what is filled, so stored translations are not reused.
-FILL_RULES_VERSION = 8
+FILL_RULES_VERSION = 9
 # A translation's `source` when its program was filled without the model: from examples of its
 # form, or composed from its references and a form (`translators.compositional_fill`).
 FILLED_SOURCES = frozenset({"template", "composed"})
@@ -113,7 +114,7 @@ class TemplateFiller:
                 out.append((role, None))
             else:
                 out.append((_PLURAL_ROLE.get(role, role), "_".join(words)))
-        return self._values_out_of_relations(out)
+        return self._values_out_of_relations(_number_of(out))
 
     def _values_out_of_relations(self, raw: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
         """A value that is also a relation's first word ("standing", "sitting") is a value where the
@@ -239,6 +240,14 @@ def filler_for(bank: ExampleBank, ontology: Ontology) -> TemplateFiller:
         if found is None or found.bank is not bank or found.ontology is not ontology:
             found = _FILLERS[id(bank), id(ontology)] = TemplateFiller(bank, ontology)
         return found
+
+
+def _number_of(raw: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
+    """ "the number of dogs" asks for a count, not about an object called a number: a plain word there."""
+    return [
+        ("number", None) if slot == ("thing", "number") and raw[index + 1 : index + 2] == [("of", None)] else slot
+        for index, slot in enumerate(raw)
+    ]
 
 
 def _ends_clause(after: tuple[str, str | None] | None) -> bool:

@@ -40,6 +40,9 @@ _STRUCTURE: dict[str, Structural] = {
     "two_different": "compare",
     "all_same": "compare",
     "all_different": "compare",
+    # GQA has no counting questions; a count asks for a value, a comparison of counts compares.
+    "count": "query",
+    "compare_count": "compare",
 }
 # Categories that describe the whole picture (GQA's "global" questions: place, room, weather ...).
 GLOBAL_CATEGORIES = frozenset({"place", "room", "weather", "location", "scene"})

@@ -191,7 +191,8 @@ def test_common_and_boolean_connectives():
     [
         ([], GQAProgramError, "empty GQA program"),
         ([step("select", "cat")], GQAProgramError, "gives objects, not an answer"),
-        ([step("select", "cat"), step("count", "", 0)], UnsupportedGQAOperation, "unknown GQA operation 'count'"),
+        ([step("select", "cat"), step("count", "", 0)], UnsupportedGQAOperation, "GQA has no counting operation"),
+        ([step("select", "cat"), step("frobnicate", "", 0)], UnsupportedGQAOperation, "unknown GQA operation"),
         ([step("select", "cat"), step("exist", "?", 3)], GQAProgramError, "must name earlier steps"),
         ([step("select", "cat"), step("exist", "?", 1)], GQAProgramError, "must name earlier steps"),
         (

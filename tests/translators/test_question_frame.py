@@ -21,6 +21,10 @@ from .conftest import gqa_dir
         ("Is there a cat or a dog?", Frame.EITHER),
         ("What color is the cup?", Frame.OPEN),
         ("The box on the right has what color?", Frame.OPEN),
+        ("How many dogs are there?", Frame.COUNT),
+        ("What is the number of cups on the table?", Frame.COUNT),
+        ("Are there more dogs than cats?", Frame.YES_NO),
+        ("Is the number of cups the same as the number of plates?", Frame.YES_NO),
         ("", Frame.UNKNOWN),
     ],
 )
@@ -39,6 +43,16 @@ def test_a_yes_no_question_never_takes_a_program_that_answers_a_name():
     assert misfit(either, Frame.EITHER) is None
     # "Is the sky gray or blue?" chooses a word; it is not an `or` of two checks.
     assert "one of the words" in misfit(either, Frame.CHOICE)
+
+
+def test_a_how_many_question_takes_a_count_and_nothing_else():
+    count = parse_nested("count(select(scene(), dog))")
+    more = parse_nested("compare_count(count(select(scene(), dog)), count(select(scene(), cat)), more)")
+    assert misfit(count, Frame.COUNT) is None
+    assert "a number" in misfit(parse_nested("exist(select(scene(), dog))"), Frame.COUNT)
+    assert misfit(count, Frame.OPEN) is not None  # "What is the dog?" is not answered by a number
+    assert misfit(more, Frame.YES_NO) is None
+    assert misfit(count, Frame.UNKNOWN) is None
 
 
 def test_every_gqa_program_fits_its_question_frame():

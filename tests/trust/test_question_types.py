@@ -32,6 +32,11 @@ from trust.question_types import STRUCTURAL_TYPES, QuestionType, program_types
             "two_same(unique(select(scene(), cup)), unique(select(scene(), plate)), color)",
             QuestionType("compare", "attr"),
         ),
+        ("count(select(scene(), dog))", QuestionType("query", "obj")),
+        (
+            "compare_count(count(select(scene(), dog)), count(select(scene(), cat)), more)",
+            QuestionType("compare", "obj"),
+        ),
     ],
 )
 def test_types_of_programs(program, expected):
