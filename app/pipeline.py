@@ -27,7 +27,7 @@ from theory import Program, ProgramError, SceneFacts, SolveLimits, SolveResult, 
 from theory.clingo_lock import CLINGO_LOCK
 from theory.entailment import bundled_entailments
 from theory.explain import Explanation, explain_no_answer
-from theory.operations import OPERATIONS
+from theory.program_words import program_words
 from theory.representations import TEXT_REPRESENTATIONS, format_program
 from theory.solver import Approximation, Support
 from translators.options import TranslationOptions
@@ -129,13 +129,7 @@ def show_program(program: Program, representation: str) -> str:
 
 def concepts_by_role(program: Program) -> dict[str, list[str]]:
     """The words a program mentions, by role (classes, categories, values, relations)."""
-    roles: dict[str, set[str]] = {"classes": set(), "categories": set(), "values": set(), "relations": set()}
-    role_of = {"class": "classes", "category": "categories", "value": "values", "relation": "relations"}
-    for step in program.steps:
-        for name, value in zip(OPERATIONS[step.operation].arguments, step.arguments):
-            if name in role_of:
-                roles[role_of[name]].add(value)
-    return {k: sorted(v) for k, v in roles.items()}
+    return program_words(program).by_role()
 
 
 class Pipeline:
@@ -449,11 +443,8 @@ class Pipeline:
         try:
             if claim is not None:
                 self._check_question(claim, "claim")
-                translate_claim = getattr(self.components.question_translator, "claim", None)
-                if translate_claim is None:
-                    raise PipelineError("model_unavailable", "this service's translator does not translate claims")
                 options = self.settings.options().with_overrides(representation="nested")
-                translation = translate_claim(claim, options=options, llm=llm)
+                translation = self.components.question_translator.claim(claim, options=options, llm=llm)
                 stated = as_claim(translation.program)
             else:
                 if program is not None:

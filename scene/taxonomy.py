@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from scene.wordnet import READER_LOCK, lemma_key, load_wordnet
+from theory.attributes import attribute_table
 from theory.operations import OTHER_CATEGORY
 
 CLASS_FILE = "gqa_all_class.json"
@@ -371,58 +372,19 @@ class CuratedAttributes(AttributeCategories):
         return {c for cats in self.index.values() for c in cats}
 
 
-# A short vocabulary for the commonest GQA attribute types. Hand-written because WordNet's
-# adjective->attribute links are sparse and noisy for these words (e.g. "round", "striped" and
-# "wooden" have none; "small" links to age and texture as well as size).
-_BUILTIN_ATTRIBUTES: dict[str, tuple[str, ...]] = {
-    "color": (
-        "beige", "black", "blond", "blue", "brown", "brunette", "cream colored", "dark blue",
-        "dark brown", "gold", "golden", "gray", "grey", "green", "khaki", "light blue", "light brown",
-        "maroon", "orange", "pink", "purple", "red", "silver", "tan", "teal", "turquoise", "white",
-        "yellow", "dark", "light", "colorful", "blond", "navy",
-    ),
-    "material": (
-        "brick", "concrete", "glass", "leather", "metal", "metallic", "plastic", "porcelain", "wood",
-        "wooden", "stone", "steel", "iron", "paper", "cardboard", "cloth", "denim", "wicker", "rubber",
-        "ceramic", "marble", "granite", "cement", "chrome", "aluminum", "silk", "cotton", "wool", "straw",
-    ),
-    "size": ("giant", "huge", "large", "big", "little", "small", "tiny"),
-    "shape": ("octagonal", "rectangular", "round", "square", "triangular", "circular", "oval", "curved"),
-    "pattern": ("checkered", "dotted", "striped", "plaid", "spotted", "floral"),
-    "height": ("short", "tall", "high", "low"),
-    "length": ("long", "short"),
-    "width": ("narrow", "wide"),
-    "thickness": ("thick", "thin"),
-    "age": ("old", "young", "new"),
-    "cleanliness": ("clean", "dirty", "stained", "tinted", "messy"),
-    "weather": ("clear", "cloudless", "cloudy", "foggy", "overcast", "partly cloudy", "rainy", "stormy", "sunny"),
-    "pose": ("bending", "crouching", "jumping", "lying", "pointing", "running", "sitting", "standing", "walking"),
-    "activity": ("cooking", "drinking", "driving", "eating", "playing", "posing", "reading", "resting",
-                 "sleeping", "talking", "waiting", "looking down", "looking up", "staring"),
-    "sportactivity": ("riding", "skateboarding", "skating", "skiing", "snowboarding", "surfing", "swimming"),
-    "gender": ("female", "male"),
-    "tone": ("light", "dark"),
-    "hardness": ("hard", "soft"),
-    "state": ("calm", "choppy", "rough", "smooth", "still", "wavy"),
-    "fatness": ("fat", "skinny", "thin"),
-    "weight": ("heavy", "light"),
-    "depth": ("deep", "shallow"),
-    "realism": ("fake", "real"),
-}  # fmt: skip
-
 # WordNet anchors for words the vocabulary lacks: a noun sense under one of these synsets.
 _WORDNET_ANCHORS = (("color.n.01", "color"), ("material.n.01", "material"), ("shape.n.02", "shape"))
 
 
 class HeuristicAttributes(AttributeCategories):
-    """Attribute categories without a curated file: the built-in vocabulary above, then WordNet
-    (a noun sense under color / material / shape, or an adjective whose WordNet attribute is size),
-    else ``other`` (unknown category)."""
+    """Attribute categories without a curated file: the project's one attribute vocabulary
+    (theory.attributes, which the translator's ontology reads too), then WordNet (a noun sense under
+    color / material / shape, or an adjective whose WordNet attribute is size), else ``other``."""
 
     def __init__(self, wordnet_dir: str | Path | None = None, use_wordnet: bool = True) -> None:
         self._wordnet_dir = wordnet_dir
         self._use_wordnet = use_wordnet
-        self._index = _invert({k: frozenset(v) for k, v in _BUILTIN_ATTRIBUTES.items()})
+        self._index = _invert({k: frozenset(v) for k, v in attribute_table().items()})
         self._lookup = lru_cache(maxsize=65536)(self._categories)
 
     def categories_of(self, value: str) -> set[str]:
@@ -430,7 +392,7 @@ class HeuristicAttributes(AttributeCategories):
 
     def categories(self) -> set[str]:
         """Every category this mapping can give."""
-        return set(_BUILTIN_ATTRIBUTES) | {c for _, c in _WORDNET_ANCHORS} | {OTHER_CATEGORY}
+        return set(attribute_table()) | {c for _, c in _WORDNET_ANCHORS} | {OTHER_CATEGORY}
 
     def _categories(self, value: str) -> frozenset[str]:
         if value in self._index:

@@ -155,13 +155,15 @@ class TestCuratedTaxonomy:
 
 @needs_wordnet
 class TestHeuristicAttributes:
-    def test_builtin_vocabulary_then_wordnet_then_other(self):
+    def test_the_one_vocabulary_then_wordnet_then_other(self):
         attributes = HeuristicAttributes()
         assert attributes.categories_of("white") == {"color"}
         assert attributes.categories_of("Wooden") == {"material"}
-        assert attributes.categories_of("dark") == {"color", "tone"}
+        assert attributes.categories_of("dark") == {"color", "tone", "brightness"}
+        assert attributes.categories_of("wet") == {"state"}  # the translator's category too
         assert attributes.categories_of("crimson") == {"color"}  # WordNet: crimson.n.01 is a red, a color
-        assert attributes.categories_of("fluffy") == {"other"}
+        assert attributes.categories_of("fluffy") == {"texture"}  # the ontology files it
+        assert attributes.categories_of("squiggly") == {"other"}
         assert HeuristicAttributes(use_wordnet=False).categories_of("crimson") == {"other"}
         assert {"color", "material", "other"} <= attributes.categories()
 

@@ -203,3 +203,28 @@ def test_and_or(answers, left, right, conj, disj):
     body = S + f"select(1, 0, {left}). exist(2, 1). select(3, 0, {right}). exist(4, 3). "
     assert answers(body + "and(5, 2, 4). end(5).") == [conj]
     assert answers(body + "or(5, 2, 4). end(5).") == [disj]
+
+
+def test_an_asked_value_holds_in_whichever_category_the_scene_files_it():
+    from theory import solve
+
+    scene = build_scene({1: {"class": "sidewalk", "other": "wet"}, 2: {"class": "sky", "color": "dark"}})
+    sidewalk = S + "select(1, 0, sidewalk). unique(2, 1). "
+    assert [a.answer for a in solve(sidewalk + "verify_attr(3, 2, state, wet). end(3).", scene).answers] == ["yes"]
+    assert [a.answer for a in solve(sidewalk + "choose_attr(3, 2, state, dry, wet). end(3).", scene).answers] == ["wet"]
+    found = solve(S + "select(1, 0, sky). filter(2, 1, brightness, dark). exist(3, 2). end(3).", scene).answers
+    assert [a.answer for a in found] == ["yes"] and "has_attr(2,color,dark)" in found[0].support.facts
+    # A structural category is not a descriptive one: a value is not read through a position.
+    at_left = build_scene({1: {"class": "cup", "hposition": "left"}})
+    program = S + "select(1, 0, cup). verify_attr(2, 1, color, left). end(2)."
+    assert [a.answer for a in solve(program, at_left).answers] == ["no"]
+
+
+def test_the_asked_category_comes_first():
+    from theory import solve
+
+    scene = build_scene({1: {"class": "box", "tone": "light", "weight": "light"}})
+    found = solve(S + "select(1, 0, box). unique(2, 1). verify_attr(3, 2, weight, light). end(3).", scene).answers
+    assert [a.answer for a in found] == ["yes"]
+    assert "has_attr(1,weight,light)" in found[0].support.facts
+    assert "has_attr(1,tone,light)" not in found[0].support.facts

@@ -21,7 +21,7 @@ def nested(composer, question):
 
 def test_a_relation_reference_becomes_a_relate_chain(composer):
     assert nested(composer, "Is there a cup on the wooden table?") == (
-        "exist(relate(filter_any(select(scene(), table), wooden), cup, on, subject))"
+        "exist(relate(filter(select(scene(), table), material, wooden), cup, on, subject))"
     )
 
 
