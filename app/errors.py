@@ -8,6 +8,7 @@ class PipelineError(Exception):
 
     STATUS = {
         "invalid_input": 422,
+        "unsupported": 422,  # a question no program can express (why, what if, an opinion, text in the picture)
         "too_large": 413,
         "unsupported_media": 415,
         "model_unavailable": 503,

@@ -107,6 +107,8 @@ class PromptTemplate:
     # fixed examples stay identical across types, so a local model keeps their KV cache.
     question_note: str = ""
     task: str = _TASK  # what the model is asked to do (claims have their own)
+    # Questions (not statements): their wording may ask what no program expresses (a reason, an opinion).
+    for_questions: bool = True
 
     def system(self, representation: str, ontology: Ontology | None = None) -> str:
         """The fixed system part for a representation (identical across questions: cacheable)."""
@@ -151,7 +153,12 @@ CLAIM_TASK = (
     "negate(unique(X), X). Answer with the program only."
 )
 PROMPTS["claim-v1"] = replace(
-    PROMPTS["v3"], version="claim-v1", task=CLAIM_TASK, question_prefix="Claim: ", program_prefix="Program: "
+    PROMPTS["v3"],
+    version="claim-v1",
+    task=CLAIM_TASK,
+    question_prefix="Claim: ",
+    program_prefix="Program: ",
+    for_questions=False,
 )
 
 

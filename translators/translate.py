@@ -46,6 +46,7 @@ from translators.ontology import Ontology, bundled_ontology
 from translators.options import TranslationOptions
 from translators.prompts import DEFAULT_PROMPT, PROMPTS, build_prompt, covering_examples
 from translators.question_frame import Frame, frame_of, misfit
+from translators.question_scope import out_of_scope
 from translators.question_text import read_as_scene
 from translators.repair import MAX_REPAIRS, interpret_output
 from translators.retrieval import Retriever, Sampling
@@ -136,6 +137,8 @@ class Translation:
     # verdict on the question, to be asked again later.
     retryable: bool = False
     route: dict[str, str] | None = None  # the predicted question types, when the translator routes
+    # A question outside what the programs express (translators.question_scope): its kind, and no program.
+    unsupported: str | None = None
     # Where the program came from: "model", "template" (filled from the bank's examples of the
     # question's form, translators.template_fill) or "composed" (from its object references and a
     # form, translators.compositional_fill); `fill` then holds the form and its vote.
@@ -217,6 +220,8 @@ class Translation:
             record["cached"] = True
         if self.route is not None:
             record["route"] = self.route
+        if self.unsupported is not None:
+            record["unsupported"] = self.unsupported
         record["source"] = self.source
         if self.fill is not None:
             record["fill"] = self.fill
@@ -245,6 +250,7 @@ class Translation:
             agreement=record.get("agreement"),
             cached=True,
             route=record.get("route"),
+            unsupported=record.get("unsupported"),
             source=record.get("source", "model"),
             fill=record.get("fill"),
         )
@@ -355,6 +361,12 @@ class Translator:
             return result
         s = self.settings
         start = time.perf_counter()
+        if PROMPTS[s.prompt_version].for_questions and (scope := out_of_scope(question)) is not None:
+            # No program says why or what if: refused, rather than a program that answers something else.
+            return Translation(
+                question, question_id, None, scope.message, [], [], {"total_s": time.perf_counter() - start},
+                unsupported=scope.kind,
+            )  # fmt: skip
         asked = read_as_scene(question)
         words, frame = question_words(asked), frame_of(asked)
 

@@ -105,7 +105,7 @@ class AccessControl:
 
 
 async def _refuse(send: Send, status: int, detail: str, retry_after: float | None = None) -> None:
-    body = json.dumps({"detail": detail}).encode()
+    body = json.dumps({"detail": detail, "status": "unauthorized" if status == 401 else "rate_limited"}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if status == 401:
         headers.append((b"www-authenticate", b"Bearer"))

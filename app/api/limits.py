@@ -53,7 +53,8 @@ class BodySizeLimit:
         await self.app(scope, counted_receive, send)
 
     async def _reject(self, send: Send) -> None:
-        body = json.dumps({"detail": f"request body larger than {self.max_bytes} bytes"}).encode()
+        detail = f"request body larger than {self.max_bytes} bytes"
+        body = json.dumps({"detail": detail, "status": "too_large"}).encode()
         await send(
             {
                 "type": "http.response.start",

@@ -91,16 +91,17 @@ def create_app(
     @app.exception_handler(PipelineError)
     async def pipeline_error(_: Request, exc: PipelineError) -> JSONResponse:
         headers = {"Retry-After": str(settings.retry_after_s)} if exc.kind in ("busy", "worker_lost") else None
-        return JSONResponse({"detail": exc.message}, status_code=exc.http_status, headers=headers)
+        return JSONResponse({"detail": exc.message, "status": exc.kind}, status_code=exc.http_status, headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
-        return JSONResponse({"detail": first_error(exc.errors()), "errors": _plain(exc.errors())}, status_code=422)
+        body = {"detail": first_error(exc.errors()), "status": "invalid_input", "errors": _plain(exc.errors())}
+        return JSONResponse(body, status_code=422)
 
     @app.exception_handler(Exception)
     async def unexpected(_: Request, exc: Exception) -> JSONResponse:
         log.exception("unexpected error")
-        return JSONResponse({"detail": f"internal error: {type(exc).__name__}"}, status_code=500)
+        return JSONResponse({"detail": f"internal error: {type(exc).__name__}", "status": "error"}, status_code=500)
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def page() -> str:

@@ -211,6 +211,12 @@ class Readiness(BaseModel):
 
 class ErrorBody(BaseModel):
     detail: str
+    status: str | None = Field(
+        None,
+        description="the kind of error: invalid_input, unsupported (a question no program can express: why, "
+        "what if, an opinion, text in the picture), too_large, unsupported_media, model_unavailable, busy, "
+        "worker_lost, timeout",
+    )
 
 
 class VerifyRequest(BaseModel):

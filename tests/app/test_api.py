@@ -570,3 +570,17 @@ def test_ready_is_503_when_the_configured_calibration_is_broken(tmp_path):
     body = response.json()
     assert body["parts"]["translator"] == "ready" and body["parts"]["scene_graphs"] == "ready"
     assert "ASPVQA_CALIBRATION" in body["parts"]["calibration"]
+
+
+def test_a_question_outside_the_language_is_an_unsupported_422(translating_client):
+    for path in ("/translate", "/answer"):
+        body = {"question": "Why is the cat sitting on the chair?"} | (
+            {"scene_graph": KITCHEN} if path == "/answer" else {}
+        )
+        response = translating_client.post(path, json=body)
+        assert response.status_code == 422, response.text
+        error = response.json()
+        assert error["status"] == "unsupported" and "cannot be answered from the scene" in error["detail"]
+        assert "counts" in error["detail"]  # says what can be answered instead
+    invalid = translating_client.post("/answer", json={"program": "not a program", "scene_graph": KITCHEN})
+    assert invalid.status_code == 422 and invalid.json()["status"] == "invalid_input"

@@ -1,0 +1,76 @@
+"""Questions outside what the programs express are told apart by their wording, and GQA's never are."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.support import GQA_DIR
+from translators.backends.replay import ReplayBackend
+from translators.bank import legacy_bank
+from translators.question_scope import ANSWERABLE, out_of_scope
+from translators.translate import TranslationSettings, Translator
+
+QUESTIONS = GQA_DIR / "questions"
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Why is the man smiling?", "reason"),
+        ("How come the street is wet?", "reason"),
+        ("What if the cat jumped off the chair?", "hypothetical"),
+        ("Suppose the light turns red: who stops?", "hypothetical"),
+        ("How did the man get on the horse?", "manner"),
+        ("When was this picture taken?", "time"),
+        ("What time is it?", "time"),
+        ("Would you eat this apple?", "opinion"),
+        ("Should I cross the street now?", "opinion"),
+        ("Do you like the red car?", "opinion"),
+        ("What does the sign say?", "text"),
+        ("What is written on the bus?", "text"),
+    ],
+)
+def test_forms_outside_the_language_are_refused_with_what_can_be_answered(question, kind):
+    found = out_of_scope(question)
+    assert found is not None and found.kind == kind
+    assert found.message.endswith(ANSWERABLE) and "cannot be answered" in found.message
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many dogs are there?",
+        "How is the weather?",
+        "How do the trousers look, red or beige?",
+        "How big is the window?",
+        "Do you see any cats?",
+        "Can you see a dog in the picture?",
+        "What color do you think the coat is?",
+        "Do you think the shirt is sleeveless or long sleeved?",
+        "Who is wearing the hat?",
+        "What is the man holding?",
+        "Does the man look happy?",
+        "Which side is the sign on?",
+    ],
+)
+def test_questions_the_programs_express_pass(question):
+    assert out_of_scope(question) is None
+
+
+@pytest.mark.skipif(not QUESTIONS.is_dir(), reason="the real GQA sample (../shared/data/gqa) is absent")
+def test_no_real_gqa_question_is_refused():
+    sample = json.loads((QUESTIONS / "val_balanced_sample.json").read_text())
+    train = json.loads((QUESTIONS / "train_balanced_sample50.json").read_text())
+    questions = [q["question"] for q in sample.values()] + [q["question"] for q in train]
+    assert len(questions) > 1400
+    assert [q for q in questions if out_of_scope(q)] == []
+
+
+def test_the_translator_refuses_without_asking_the_model():
+    backend = ReplayBackend({})  # any call would fail: no recorded output
+    translator = Translator(TranslationSettings(sampling="jaccard", llm="replay"), legacy_bank(), backend)
+    result = translator.translate("Why is the cat on the chair?")
+    assert result.program is None and result.unsupported == "reason" and result.attempts == []
+    assert "cannot be answered" in (result.error or "") and result.to_json()["unsupported"] == "reason"
