@@ -566,6 +566,8 @@ class ServiceTranslator(QuestionTranslator):
     def _outcome(self, result: Translation, settings: TranslationSettings, what: str) -> TranslationOutcome:
         if result.retryable:  # the model's server is overloaded or unreachable: try again later
             raise PipelineError("model_unavailable", f"the language model did not answer: {result.error}")
+        if result.unsupported is not None:
+            raise PipelineError("unsupported", result.error or "this question cannot be answered from the scene")
         if result.program is None:
             raise PipelineError("invalid_input", f"could not translate the {what} into a valid program: {result.error}")
         details: dict[str, Any] = {}
