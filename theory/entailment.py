@@ -71,6 +71,8 @@ class Entailments:
         facts = []
         for name, table in (("rel_entails", self.relations), ("attr_entails", self.attributes)):
             general = {g for (s, g) in table if asked is None or s in asked}
+            if name == "rel_entails" and asked is not None:
+                general |= asked  # an asked general relation holds through its specific ones
             facts += [
                 clingo.Function(name, [clingo.Function(s), clingo.Function(g), clingo.Number(c)])
                 for (s, g), c in sorted(table.items())
@@ -81,6 +83,17 @@ class Entailments:
     def generalisations(self, word: str) -> list[str]:
         """The general words that may stand for `word` (relation or attribute value)."""
         return list(self._general_of.get(word, ()))
+
+    def specialisations(self, relation: str) -> list[str]:
+        """The more specific relations that entail `relation` ("on top of", "sitting on" for "on")."""
+        return list(self._specific_of.get(relation, ()))
+
+    @cached_property
+    def _specific_of(self) -> dict[str, tuple[str, ...]]:
+        found: dict[str, set[str]] = {}
+        for specific, general in self.relations:
+            found.setdefault(general, set()).add(specific)
+        return {word: tuple(sorted(specifics)) for word, specifics in found.items()}
 
     @cached_property
     def _general_of(self) -> dict[str, tuple[str, ...]]:

@@ -115,3 +115,12 @@ def test_an_object_with_another_asked_word_is_not_read_as_this_one():
     program = "scene(0). select(1,0,chair). unique(2,1). select(3,0,table). unique(4,3). two_same(5,2,4,class). end(5)."
     # Without the rule the table could be read as a second chair, giving an approximate "yes".
     assert [(a.answer, a.approximate) for a in solve(program, scene, entailments=table).answers] == [("yes", False)]
+
+
+def test_a_specific_scene_relation_answers_the_general_one_asked_exactly():
+    on = "scene(0). select(1,0,sofa). relate_any(2,1,on,subject). unique(3,2). query(4,3,name). end(4)."
+    found = solve(on, KITCHEN, entailments=TABLE).answers
+    assert [(a.answer, a.approximate, a.cost) for a in found] == [("cat", False, (0,))]
+    assert "has_rel(1,sitting_on,3)" in found[0].support.facts  # the scene's own fact
+    assert solve(on, KITCHEN).answers == ()  # without a table only the exact word answers
+    assert TABLE.specialisations("on") == ["sitting_on"] and TABLE.specialisations("sitting_on") == []
