@@ -14,6 +14,7 @@ from app.commands.convert import convert_command
 from app.commands.demo import demo_command
 from app.commands.evaluate import evaluate_command
 from app.commands.interpret import interpret_command
+from app.commands.models import models_app
 from app.commands.serve import serve_command
 from app.commands.solve import solve_command
 from app.commands.translate import translate_command
@@ -38,6 +39,7 @@ cli.command("convert")(convert_command)
 cli.command("interpret")(interpret_command)
 cli.command("evaluate")(evaluate_command)
 cli.command("calibrate")(calibrate_command)
+cli.add_typer(models_app, name="models")
 
 
 def main() -> None:

@@ -200,8 +200,19 @@ class Components:
         return {
             "translator": self._question_translator.status,
             "scene_graphs": self._scene_graph_encoder.status,
-            "images": self._image_reader.status,
+            "images": self._image_status(),
         } | ({"calibration": self._calibration.status} if self.settings.calibration else {})
+
+    def _image_status(self) -> str:
+        # Before the first image: whether the vision weights are on this machine, and how to get them.
+        status = self._image_reader.status
+        if status != "not loaded":
+            return status
+        from scene.models import missing_weights_note
+
+        s = self.settings
+        note = missing_weights_note(s.detector_model, s.classifier_model, s.models_offline)
+        return f"not loaded: {note}" if note else status
 
     def warm_up(self) -> None:
         """Load every service part now; a part that fails keeps its reason for `status`."""
@@ -470,10 +481,11 @@ class Components:
         s = self.settings
         try:
             device = self.device.torch_device
+            # Hub ids not in the hub's local cache are downloaded here, unless offline mode is on.
             detector = OwlViTDetector(
-                load_detector(s.detector_model, s.local_files_only, device=device), taxonomy=self.taxonomy
+                load_detector(s.detector_model, s.models_offline, device=device), taxonomy=self.taxonomy
             )
-            classifier = ClipClassifier(load_classifier(s.classifier_model, s.local_files_only, device=device))
+            classifier = ClipClassifier(load_classifier(s.classifier_model, s.models_offline, device=device))
         except ModelNotAvailableError as exc:
             raise PipelineError("model_unavailable", str(exc)) from None
         return ImageSceneBuilder(detector, classifier)

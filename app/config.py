@@ -100,9 +100,19 @@ class Settings(BaseSettings, TranslationOptions):
     )
 
     # Scene from an image.
-    detector_model: str | None = Field(None, description="OWL-ViT weights: a local folder or a hub id")
-    classifier_model: str | None = Field(None, description="CLIP weights: a local folder or a hub id")
-    local_files_only: bool = True
+    detector_model: str | None = Field(
+        None, description="OWL-ViT weights: a local folder or a model-hub id (default google/owlvit-base-patch32)"
+    )
+    classifier_model: str | None = Field(
+        None, description="CLIP weights: a local folder or a model-hub id (default openai/clip-vit-base-patch32)"
+    )
+    offline: bool = Field(
+        False,
+        description="never download the vision models: hub ids are read from the local model-hub cache only "
+        "(HF_HUB_OFFLINE=1 does the same); off, weights not in the cache are downloaded from the model hub on "
+        "first use (`aspvqa models pull` fetches them ahead of time)",
+    )
+    local_files_only: bool = Field(False, description="the older name of offline: true turns offline mode on")
     device: str = Field(
         "auto",
         pattern=r"^(auto|cpu|mps|cuda(:\d+)?)$",
@@ -171,6 +181,11 @@ class Settings(BaseSettings, TranslationOptions):
         description="cache folder (generated banks and indexes, joined model files, the exported embedder, saved "
         "prompt states, WordNet copies); default $XDG_CACHE_HOME/aspvqa, else ~/.cache/aspvqa",
     )
+
+    @property
+    def models_offline(self) -> bool:
+        """Whether the vision models may only be read from local files (HF_HUB_OFFLINE is the hub client's own)."""
+        return self.offline or self.local_files_only
 
     @field_validator("cache_dir", mode="before")
     @classmethod

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+
+# Tests never touch the network: the vision models are read from local files only, by the
+# project's setting and by the hub client's own offline mode (read when the client is imported,
+# so set before anything imports it; child processes inherit both). A test of the download path
+# turns them off itself, around a stand-in for the hub.
+os.environ["ASPVQA_OFFLINE"] = "1"
+os.environ["HF_HUB_OFFLINE"] = "1"
 
 import pytest
 
