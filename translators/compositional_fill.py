@@ -26,7 +26,7 @@ Example:
     >>> from theory.nested import format_nested
     >>> composer = CompositionalFiller(TemplateFiller(legacy_bank(), bundled_ontology()))
     >>> format_nested(composer.fill("Is there a red cup on the wooden table?").program)
-    'exist(filter(relate(filter_any(select(scene(), table), wooden), cup, on, subject), color, red))'
+    'exist(filter(relate(filter(select(scene(), table), material, wooden), cup, on, subject), color, red))'
 """
 
 from __future__ import annotations
