@@ -97,3 +97,28 @@ def test_narrowing_keeps_the_classes_a_step_names_and_plain_text():
     assert "has_attr(1,class,man)." in narrow.text and "entity" not in narrow.text and "has_rel" not in narrow.text
     assert plain_scene(narrow.text, SCENE_PREDICATES) is not None
     assert solver.narrowed(given, program, reads, classes=False).text.count("entity") == 7
+
+
+def _large_scene() -> SceneFacts:
+    """STREET with many more objects: enough facts for clingo to read them through the term parser."""
+    scene = _with_taxonomy(STREET)
+    for oid in range(100, 130):
+        scene.add_fact("object", oid)
+        scene.add_fact("has_attr", oid, "class", "car" if oid % 3 else "man")
+        scene.add_fact("has_attr", oid, "color", "red" if oid % 2 else "white")
+        scene.add_fact("has_rel", oid, "near", oid + 1)
+    return scene
+
+
+@pytest.mark.parametrize("program", PROGRAMS + CLASS_PROGRAMS)
+def test_facts_read_by_the_term_parser_answer_as_program_text(program):
+    scene = _large_scene()
+    given = solver.read_scene(scene.to_asp())
+    reads = solver._THEORY.reads(given.signatures | {("end", 1)})
+    feed = solver.fed_scene(given, reads)
+    assert feed is not None and len(feed.facts) == len(scene)
+    assert solver.fed_scene(solver.read_scene(scene.to_asp() + '\nhas_attr(1,name,"a.b").'), reads) is None
+    assert solver.fed_scene(solver.read_scene(scene.to_asp() + "\n% a comment."), reads) is None
+    from_text, from_objects = solve(program, scene.to_asp(), top_k=5), solve(program, scene, top_k=5)
+    assert from_text.status == from_objects.status
+    assert from_text.answers == from_objects.answers  # answers, costs and support
