@@ -187,8 +187,8 @@ class _Converter:
         handler = getattr(self, f"_op_{head}", None)
         if handler is None and head in NOT_IN_GQA:
             raise self.fail(
-                f"GQA has no counting operation ({operation!r}): write a counting program in flat, nested or "
-                "code-like syntax",
+                f"unknown GQA operation {operation!r}: GQA has no counting operation; write a counting program "
+                "in flat, nested or code-like syntax",
                 unsupported=True,
             )
         if handler is None:
