@@ -511,8 +511,8 @@ class Components:
             if table is not None and concepts is not None:
                 # The general words an asked word may be read through, and the specific relations
                 # that entail an asked one ("on top of" for "on").
-                concepts = concepts | {g for word in concepts for g in table.generalisations(word)}
-                concepts = concepts | {s for word in concepts for s in table.specialisations(word)}
+                widened = {g for word in concepts for g in table.generalisations(word)}
+                concepts = concepts | widened | {s for word in concepts for s in table.specialisations(word)}
             try:
                 text = json.dumps(graph, separators=(",", ":"))
             except (TypeError, ValueError):  # not JSON (a caller's own objects): encoded every time

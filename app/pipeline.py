@@ -29,7 +29,7 @@ from theory.entailment import bundled_entailments
 from theory.explain import Explanation, explain_no_answer
 from theory.program_words import program_words
 from theory.representations import TEXT_REPRESENTATIONS, format_program
-from theory.solver import Approximation, Support
+from theory.solver import Answer, Support
 from translators.options import TranslationOptions
 from translators.program_text import ReadProgram, read_program
 from trust.calibration import Abstention, Calibration, CalibrationError
@@ -41,27 +41,11 @@ __all__ = [
     "AnswerOutcome",
     "Pipeline",
     "PipelineError",
-    "ScoredAnswer",
     "TranslationOutcome",
     "VerifyOutcome",
     "concepts_by_role",
     "show_program",
 ]
-
-
-@dataclass(frozen=True)
-class ScoredAnswer:
-    """One ranked answer: its cost, its likelihood ratio to the top answer and its approximate readings."""
-
-    answer: str
-    cost: tuple[int, ...]
-    score: float
-    approximations: tuple[Approximation, ...] = ()
-
-    @property
-    def approximate(self) -> bool:
-        """Whether the answer reads a scene fact through a more general word."""
-        return bool(self.approximations)
 
 
 @dataclass
@@ -70,19 +54,32 @@ class AnswerOutcome:
 
     status: SolveStatus
     message: str | None
-    answers: list[ScoredAnswer]
+    answers: tuple[Answer, ...]
     program: Program
     program_text: str
     representation: str
     concepts: dict[str, list[str]]
     detections: list[dict[str, Any]]
-    support: Support | None  # the top answer's
     timings: dict[str, float]
     translation: TranslationOutcome | None = None
     explanation: Explanation | None = None
     confidence: float | None = None
     confidence_parts: ConfidenceParts | None = None
     abstention: Abstention | None = None  # None without a calibration
+
+    @property
+    def support(self) -> Support | None:
+        """The facts behind the top answer."""
+        return self.answers[0].support if self.answers else None
+
+    def score(self, answer: Answer) -> float:
+        """Relative confidence in (0, 1]: exp of the extra cost over the top answer, in weight units.
+
+        Every priority level's cost is -1000 ln p (the scene's likelihoods, and above them the cost
+        of approximate readings), so the difference of the sums maps back to a likelihood ratio.
+        """
+        extra = sum(answer.cost) - sum(self.answers[0].cost)
+        return round(math.exp(-extra / 1000.0), 6)
 
 
 @dataclass
@@ -96,6 +93,7 @@ class VerifyOutcome:
     detections: list[dict[str, Any]]
     timings: dict[str, float]
     translation: TranslationOutcome | None = None
+    representation: str = "flat"  # the syntax the program is shown in
 
 
 @dataclass(frozen=True)
@@ -122,9 +120,14 @@ class SceneSolver(Protocol):
     ) -> SceneAnswer: ...
 
 
+def show_representation(representation: str) -> str:
+    """The textual syntax a program is shown in: GQA programs are JSON, so those show as flat ASP."""
+    return representation if representation in TEXT_REPRESENTATIONS else "flat"
+
+
 def show_program(program: Program, representation: str) -> str:
     """The program in a textual representation; GQA programs are JSON, so those show as flat ASP."""
-    return format_program(program, representation if representation in TEXT_REPRESENTATIONS else "flat")
+    return format_program(program, show_representation(representation))
 
 
 def concepts_by_role(program: Program) -> dict[str, list[str]]:
@@ -245,11 +248,8 @@ class Pipeline:
             raise PipelineError("invalid_input", result.message or "invalid input")
         explanation = solved.explanation
 
-        answers = [
-            ScoredAnswer(a.answer, a.cost, _score(a.cost, result.answers[0].cost), a.approximations)
-            for a in result.answers
-        ]
-        parts = confidence_parts(translation.evidence if translation else None, [a.cost for a in result.answers])
+        answers = result.answers
+        parts = confidence_parts(translation.evidence if translation else None, [a.cost for a in answers])
         score = confidence(parts) if translation is not None else round(parts.answer_share, 6)
         return AnswerOutcome(
             confidence=score,
@@ -263,7 +263,6 @@ class Pipeline:
             representation=shown_repr,
             concepts=concepts_by_role(parsed),
             detections=detections,
-            support=result.answers[0].support if result.answers else None,
             timings={k: round(v, 6) for k, v in timings.items()},
             translation=translation,
             explanation=explanation,
@@ -476,6 +475,11 @@ class Pipeline:
             except VerificationError as exc:
                 raise PipelineError("invalid_input", str(exc)) from None
             timings["verify"] = time.perf_counter() - started
+        # A given program in its own syntax, a claim in the nested one it is translated in, a
+        # question in the service's.
+        shown = (representation or "flat") if program is not None else self.settings.representation
+        if claim is not None:
+            shown = "nested"
         return VerifyOutcome(
             verdict=result.verdict,
             holds=stated.holds,
@@ -484,6 +488,7 @@ class Pipeline:
             detections=detections,
             timings={k: round(v, 6) for k, v in timings.items()},
             translation=translation,
+            representation=show_representation(shown),
         )
 
     def _check_question(self, question: str, what: str = "question") -> None:
@@ -512,13 +517,3 @@ def _abstention(
         # This request chose other options (model, examples ...): no calibrated decision for it.
         return Abstention.undecided(str(exc), calibration.method)
     return calibration.decide(score, risk)
-
-
-def _score(cost: tuple[int, ...], best: tuple[int, ...]) -> float:
-    """Relative confidence in (0, 1]: exp of the extra cost over the best answer, in weight units.
-
-    Every priority level's cost is -1000 ln p (the scene's likelihoods, and above them the cost of
-    approximate readings), so the difference of the sums maps back to a likelihood ratio.
-    """
-    extra = sum(cost) - sum(best)
-    return round(math.exp(-extra / 1000.0), 6)

@@ -33,7 +33,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 from app.api.main import create_app  # noqa: E402
 from app.config import Settings  # noqa: E402
 from app.pipeline import Pipeline  # noqa: E402
-from translators.template_fill import FILLED_SOURCES  # noqa: E402
+from translators.evidence import FILLED_SOURCES  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 from _questions import val_questions, val_sample_path  # noqa: E402

@@ -27,6 +27,7 @@ from tqdm import tqdm
 
 from evaluation.job import Evaluator, Task
 from evaluation.workers import Footprint, apply_threads, plan_workers, this_machine
+from scene.wordnet import chosen_wordnet_dir, use_wordnet_dir
 from theory.cache import chosen_cache_dir, use_cache_dir
 
 _WORKER: Evaluator | None = None
@@ -57,10 +58,12 @@ def exit_with_parent(poll_s: float = 1.0) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def _init_worker(evaluator: Evaluator, threads: int | None, cache: Path | None) -> None:
+def _init_worker(evaluator: Evaluator, threads: int | None, cache: Path | None, wordnet: Path | None) -> None:
     global _WORKER
     exit_with_parent()
+    # The folders the parent's settings chose: a spawned process has not read the settings.
     use_cache_dir(cache)
+    use_wordnet_dir(wordnet)
     if threads is not None:
         apply_threads(threads)
     _WORKER = evaluator
@@ -112,7 +115,7 @@ class LocalExecutor:
                 max_workers=min(self.workers, total) if total else self.workers,
                 mp_context=context,
                 initializer=_init_worker,
-                initargs=(evaluator, self.threads, chosen_cache_dir()),
+                initargs=(evaluator, self.threads, chosen_cache_dir(), chosen_wordnet_dir()),
             ) as pool:
                 yield from _bounded(pool, tasks, 4 * self.workers, bar)
         finally:
@@ -192,8 +195,10 @@ class RayExecutor:
         workers = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)) // self.threads)
         actor_class = ray.remote(num_cpus=self.threads)(_RayWorker)
         shared = ray.put(evaluator)
-        cache = chosen_cache_dir()
-        actors = [actor_class.remote(shared, self.threads, cache) for _ in range(min(workers, total or workers))]
+        cache, wordnet = chosen_cache_dir(), chosen_wordnet_dir()
+        actors = [
+            actor_class.remote(shared, self.threads, cache, wordnet) for _ in range(min(workers, total or workers))
+        ]
         bar = progress(total or 0, f"evaluate (ray, {len(actors)} actors)", self.show_progress)
         try:
             pool = ActorPool(actors)
@@ -216,9 +221,10 @@ class RayExecutor:
 
 
 class _RayWorker:
-    def __init__(self, evaluator: Evaluator, threads: int, cache: Path | None) -> None:
+    def __init__(self, evaluator: Evaluator, threads: int, cache: Path | None, wordnet: Path | None) -> None:
         apply_threads(threads)
         use_cache_dir(cache)
+        use_wordnet_dir(wordnet)
         self.evaluator = evaluator
 
     def evaluate(self, task: Task) -> list[dict[str, Any]]:

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from theory.attributes import attribute_table
+from theory.attributes import category_values
 from theory.entailment import Entailments, build_entailments
 from theory.scene_facts import asp_constant
 
@@ -116,8 +116,7 @@ def entailments_from_ontology(data: Mapping[str, Any], wordnet: Any | None = Non
     """The table for an ontology file's content (``classes``, ``attributes``, ``relations``)."""
     relations = [r["relation"] if isinstance(r, dict) else r for r in data.get("relations", [])]
     attributes = {
-        # The bundled ontology names its categories; their values are the one table (theory.attributes).
-        category: (spec.get("values", attribute_table().get(category, ())) if isinstance(spec, dict) else spec)
+        category: category_values(category, spec) if isinstance(spec, dict) else spec
         for category, spec in data.get("attributes", {}).items()
     }
     return derive_entailments(relations, data.get("classes", {}), attributes, wordnet)

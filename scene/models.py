@@ -99,16 +99,6 @@ def offline_switch(offline: bool) -> str | None:
     return None
 
 
-def detector_name(name: str | None = None) -> str:
-    """The detector model to use: `name` (the setting `detector_model`), else the OWL-ViT base model."""
-    return DETECTOR.name(name)
-
-
-def classifier_name(name: str | None = None) -> str:
-    """The classifier model to use: `name` (the setting `classifier_model`), else the CLIP base model."""
-    return CLASSIFIER.name(name)
-
-
 def is_hub_id(name: str | Path) -> bool:
     """Whether `name` is read as a model-hub id ("owner/name" or "name") rather than a local folder."""
     text = str(name)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from scene.wordnet import READER_LOCK, lemma_key, load_wordnet
-from theory.attributes import attribute_table
+from theory.attributes import attribute_index, attribute_table
 from theory.operations import OTHER_CATEGORY
 
 CLASS_FILE = "gqa_all_class.json"
@@ -384,7 +384,7 @@ class HeuristicAttributes(AttributeCategories):
     def __init__(self, wordnet_dir: str | Path | None = None, use_wordnet: bool = True) -> None:
         self._wordnet_dir = wordnet_dir
         self._use_wordnet = use_wordnet
-        self._index = _invert({k: frozenset(v) for k, v in attribute_table().items()})
+        self._index = attribute_index()
         self._lookup = lru_cache(maxsize=65536)(self._categories)
 
     def categories_of(self, value: str) -> set[str]:

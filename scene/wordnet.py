@@ -73,7 +73,7 @@ _LEXNAMES = (
 
 _FIX = (
     "install it with `make wordnet` (Debian packages wordnet-base and wordnet-sense-index), "
-    "or run `python -m nltk.downloader wordnet`, or set ASPVQA_WORDNET_DIR to a WordNet 3.0 dict folder"
+    f"or run `python -m nltk.downloader wordnet`, or set {ENV_DIR} to a WordNet 3.0 dict folder"
 )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -50,6 +51,7 @@ def imports(path: Path, known: set[str]) -> set[str]:
     return found
 
 
+@cache  # the files do not change during a test run; four tests read the graph
 def graph() -> dict[str, set[str]]:
     files = {module_name(p): p for package in PACKAGES for p in (ROOT / package).rglob("*.py")}
     return {name: imports(path, set(files)) - {name} for name, path in files.items()}

@@ -12,8 +12,10 @@ Example:
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 ATTRIBUTES_PATH = Path(__file__).resolve().parent / "data" / "attributes.json"
 
@@ -26,7 +28,8 @@ def attribute_table() -> dict[str, tuple[str, ...]]:
 
 
 @cache
-def _categories_by_value() -> dict[str, frozenset[str]]:
+def attribute_index() -> dict[str, frozenset[str]]:
+    """Value (a word, as written) -> the categories the table files it under."""
     found: dict[str, set[str]] = {}
     for category, values in attribute_table().items():
         for value in values:
@@ -34,6 +37,11 @@ def _categories_by_value() -> dict[str, frozenset[str]]:
     return {value: frozenset(categories) for value, categories in found.items()}
 
 
+def category_values(category: str, spec: Mapping[str, Any]) -> Sequence[str]:
+    """An ontology file's attribute category: the values it lists, else the one table's."""
+    return spec["values"] if "values" in spec else attribute_table()[category]
+
+
 def attribute_categories_of(value: str) -> frozenset[str]:
     """The categories the table files `value` (a word, as written) under; empty when it has none."""
-    return _categories_by_value().get(" ".join(value.lower().replace("_", " ").split()), frozenset())
+    return attribute_index().get(" ".join(value.lower().replace("_", " ").split()), frozenset())

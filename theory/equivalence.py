@@ -41,6 +41,7 @@ def random_scene(concepts: ProgramWords, rng: random.Random, max_objects: int = 
     categories = {c: sorted(v) + [f"{_DISTRACTOR}_{c}"] for c, v in sorted(by_category.items())}
     for category, positions in POSITION_VALUES.items():
         categories[category] = sorted(set(positions) | by_category.get(category, set()))
+    loose = sorted(concepts.loose_values)
     count = rng.randint(1, max_objects)
     for obj in range(1, count + 1):
         scene.add_fact("object", obj)
@@ -58,7 +59,7 @@ def random_scene(concepts: ProgramWords, rng: random.Random, max_objects: int = 
                     chosen.add(rng.choice(values))
                 for value in sorted(chosen):
                     scene.add_fact("has_attr", obj, category, value)
-        for value in sorted(concepts.loose_values):
+        for value in loose:
             if rng.random() < 0.5:
                 scene.add_fact("has_attr", obj, _LOOSE_CATEGORY, value)
     for subject in range(1, count + 1):

@@ -48,17 +48,6 @@ class StepWords:
         """Whether the step compares every attribute category (``common``), named or not."""
         return self.step.operation == "common"
 
-    def arguments(self) -> tuple[str, ...]:
-        return (
-            self.classes
-            + self.categories
-            + self.values
-            + self.relations
-            + self.positions
-            + self.polarities
-            + self.comparisons
-        )
-
 
 def step_words(step: Step) -> StepWords:
     """The step's arguments grouped by their name in the operation's signature."""
@@ -93,9 +82,7 @@ class ProgramWords:
         found: dict[str, set[str]] = {}
         for s in self.steps:
             if s.categories:
-                found.setdefault(s.categories[0], set()).update(s.values)
-                for category in s.categories[1:]:
-                    found.setdefault(category, set())
+                found.setdefault(s.categories[0], set()).update(s.values)  # no operation names two
         return found
 
     @property
@@ -118,7 +105,7 @@ class ProgramWords:
             return None
         words = set()
         for s in self.steps:
-            for argument in s.arguments():
+            for argument in s.step.arguments:
                 try:
                     words.add(asp_constant(argument))
                 except ValueError:

@@ -39,21 +39,21 @@ from theory.canonical import canonical
 from theory.operations import POSITION_VALUES
 from theory.program import Program, ProgramError, Step
 from translators.grounded_words import FUNCTION_WORDS, SPELLINGS, singular, stem
-from translators.template_fill import GROUP_ROLE, FilledProgram, Slots, TemplateFiller
+from translators.template_fill import ARTICLES, GROUP_ROLE, FilledProgram, Slots, TemplateFiller
 
-_ARTICLES = frozenset({"a", "an", "the"})
 _RELATIVE = frozenset({"that", "which", "who"})
 _BE = frozenset({"is", "are"})
-_LOOK = frozenset({"is", "are", "looks", "look"})
+_LOOK = _BE | {"looks", "look"}
 _NOUN_ROLES = frozenset({"thing", GROUP_ROLE})
-# Words that never start a noun after an article (they are the question's frame or a relation).
+# Words that never start a noun after an article besides the function words (they are the
+# question's frame or a relation).
 _NOT_NOUNS = frozenset(
-    """left right top bottom middle center front back side picture image photo is are that which who
-    what color colors there this it same different other one many more fewer less number""".split()
+    """left right top bottom middle center front back side picture image photo color colors same
+    different other one many more fewer less number""".split()
 )
 # Pronouns name an object as GQA's programs do ("her" -> she); possessives are not references.
 _PRONOUNS = {"he": "he", "him": "he", "she": "she", "her": "she", "they": "they", "them": "they"}
-_NEVER_NOUNS = _NOT_NOUNS | FUNCTION_WORDS | _RELATIVE
+_NEVER_NOUNS = _NOT_NOUNS | FUNCTION_WORDS  # the relative pronouns are function words
 _POSITIONS = {value: category for category, values in POSITION_VALUES.items() for value in values}
 _MAX_RELATION_WORDS = 5
 # Changes whenever what is composed changes (part of the translation cache key via the fill rules).
@@ -90,7 +90,7 @@ class CompositionalFiller:
         """A relation's words as questions say them (articles dropped, by stem) -> the relation."""
         found: dict[tuple[str, ...], str] = {}
         for relation in self.ontology.relations:
-            words = tuple(stem(w) for w in relation.split("_") if w not in _ARTICLES)
+            words = tuple(stem(w) for w in relation.split("_") if w not in ARTICLES)
             if words:
                 found.setdefault(words, relation)
         return found
@@ -196,7 +196,7 @@ class CompositionalFiller:
         return (
             word is not None
             and word.endswith("ing")
-            and following not in _ARTICLES
+            and following not in ARTICLES
             and (following is None or following not in _NOUN_ROLES)
         )
 
@@ -218,7 +218,7 @@ class CompositionalFiller:
             if value is not None:
                 break
             position += 1
-            if role in _ARTICLES:
+            if role in ARTICLES:
                 continue
             words.append(stem(role))
             relation = self._relations.get(tuple(words))
@@ -231,7 +231,7 @@ class CompositionalFiller:
         relation, which always has an object: "wearing trousers" names trousers without an article)."""
         if depth > 3:
             return None
-        article = index < len(raw) and raw[index][0] in _ARTICLES and raw[index][1] is None
+        article = index < len(raw) and raw[index][0] in ARTICLES and raw[index][1] is None
         at = index + article
         attributes = []
         while (attribute := self._attribute_at(raw, at)) is not None:
@@ -276,7 +276,7 @@ class CompositionalFiller:
         if relative and start > at and self._doing(raw, start):  # "that is surfing": an activity, no object
             return start + 1, None, [("", str(_word(raw, start)))]
         if _word(raw, start) in ("on", "in", "at"):  # "(that is) on the right", "in the top"
-            position = start + 1 + (_word(raw, start + 1) in _ARTICLES)
+            position = start + 1 + (_word(raw, start + 1) in ARTICLES)
             value = _word(raw, position)
             if value in _POSITIONS:
                 return position + 1, None, [(_POSITIONS[value], value)]

@@ -13,6 +13,10 @@ from typing import Any
 
 from theory.program import Program
 
+# A translation's `source` when its program was filled without the model: from examples of its
+# form, or composed from its references and a form (`translators.compositional_fill`).
+FILLED_SOURCES = frozenset({"template", "composed"})
+
 
 @dataclass(frozen=True)
 class ShownExample:

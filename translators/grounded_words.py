@@ -130,7 +130,7 @@ class QuestionWords:
 
     def supports(self, word: str) -> bool:
         """Whether a class or value name is said by the question (or implied by its frame)."""
-        return word in self.implied or word in self._names or _key(word) in self.runs
+        return word in self._names or _key(word) in self.runs  # the names start with the implied words
 
     def supports_relation(self, relation: str) -> bool:
         """Whether every word of a relation, glue words aside, is in the question."""

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
 
-from theory.attributes import attribute_table
+from theory.attributes import category_values
 from theory.operations import OTHER_CATEGORY as OTHER_CATEGORY  # re-exported: the translators read it here
 from theory.operations import POSITION_VALUES, STRUCTURAL_CATEGORIES
 from theory.scene_facts import asp_constant
@@ -112,11 +112,10 @@ def ontology_from_json(data: dict, source: str = "file") -> Ontology:
     """An ontology from the bundled file's layout (see `translators/data/ontology.json`)."""
     groups = {asp_constant(g): _constants(members) for g, members in data["classes"].items()}
     categories, applies = {}, {}
-    table = attribute_table()
     for category, spec in data["attributes"].items():
         name = asp_constant(category)
         # The bundled file names its categories; their values are the one table scenes read too.
-        categories[name] = _constants(list(spec["values"] if "values" in spec else table[category]))
+        categories[name] = _constants(list(category_values(category, spec)))
         applies[name] = tuple(
             ANY_GROUP if g == ANY_GROUP else asp_constant(g) for g in spec.get("applies_to", [ANY_GROUP])
         )

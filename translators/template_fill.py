@@ -50,7 +50,7 @@ from translators.question_text import read_as_scene
 from translators.templating import role_spans, template_tokens
 
 # Words that never change a GQA program; dropping them lets "a chair" match "the chair".
-_ARTICLES = frozenset({"a", "an", "the"})
+ARTICLES = frozenset({"a", "an", "the"})
 GROUP_ROLE = "group"
 _PLURAL_ROLE = {"things": "thing"}
 # Examples of one form tried per question: enough for a vote, bounded for common forms.
@@ -60,9 +60,6 @@ _SAME_WORD = {"which": "what", "type": "kind"}
 _DEMONSTRATIVES = frozenset({"this", "that"})
 # Changes whenever the rules above change what is filled, so stored translations are not reused.
 FILL_RULES_VERSION = 9
-# A translation's `source` when its program was filled without the model: from examples of its
-# form, or composed from its references and a form (`translators.compositional_fill`).
-FILLED_SOURCES = frozenset({"template", "composed"})
 
 
 Slots = tuple[tuple[str, str | None], ...]  # (role, the words it stands for; None for a plain word)
@@ -136,7 +133,7 @@ class TemplateFiller:
 
     def plain(self, raw: list[tuple[str, str | None]]) -> Slots:
         """Raw slots as forms compare them: articles dropped, interchangeable wordings read as one."""
-        return _plain_words([(role, words) for role, words in raw if words is not None or role not in _ARTICLES])
+        return _plain_words([(role, words) for role, words in raw if words is not None or role not in ARTICLES])
 
     def slots(self, question: str) -> Slots:
         """The question's roles in order, each with the words it stands for."""
@@ -252,7 +249,7 @@ def _number_of(raw: list[tuple[str, str | None]]) -> list[tuple[str, str | None]
 
 def _ends_clause(after: tuple[str, str | None] | None) -> bool:
     """Whether what follows a verb leaves it without an object (the end, or a plain word that is no article)."""
-    return after is None or (after[1] is None and after[0] not in _ARTICLES and after[0] not in _DEMONSTRATIVES)
+    return after is None or (after[1] is None and after[0] not in ARTICLES and after[0] not in _DEMONSTRATIVES)
 
 
 def _plain_words(slots: list[tuple[str, str | None]]) -> Slots:

@@ -56,8 +56,7 @@ from theory.canonical import canonical
 from theory.flat import parse_flat
 from theory.operations import OPERATIONS
 from theory.program import Program, ProgramError
-from translators.evidence import ShownExample, TranslationEvidence
-from translators.template_fill import FILLED_SOURCES
+from translators.evidence import FILLED_SOURCES, ShownExample, TranslationEvidence
 
 __all__ = [
     "ConfidenceParts",

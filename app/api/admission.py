@@ -84,13 +84,13 @@ class AccessControl:
             await self.app(scope, receive, send)
             return
         if self.api_key is not None and not self._authorised(scope):
-            await _refuse(send, 401, "a valid API key is needed (header X-API-Key or Authorization: Bearer)")
+            await _refuse(send, "unauthorized", "a valid API key is needed (header X-API-Key or Authorization: Bearer)")
             return
         if self.buckets is not None:
             client = (scope.get("client") or ("unknown", 0))[0]
             wait = self.buckets.take(client)
             if wait:
-                await _refuse(send, 429, "too many requests from this client", retry_after=wait)
+                await _refuse(send, "rate_limited", "too many requests from this client", retry_after=wait)
                 return
         await self.app(scope, receive, send)
 
@@ -104,8 +104,9 @@ class AccessControl:
         return given is not None and self.api_key is not None and hmac.compare_digest(given, self.api_key)
 
 
-async def _refuse(send: Send, status: int, detail: str, retry_after: float | None = None) -> None:
-    body = json.dumps({"detail": detail, "status": "unauthorized" if status == 401 else "rate_limited"}).encode()
+async def _refuse(send: Send, kind: str, detail: str, retry_after: float | None = None) -> None:
+    status = PipelineError.STATUS[kind]
+    body = json.dumps({"detail": detail, "status": kind}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if status == 401:
         headers.append((b"www-authenticate", b"Bearer"))

@@ -16,7 +16,6 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from app.api.admission import AccessControl, Queue
 from app.api.limits import BodySizeLimit
 from app.api.routes import demo, health, qa
-from app.api.schemas import AnswerRequest, VerifyRequest
 from app.config import Settings, first_error, load_settings
 from app.pipeline import Pipeline, PipelineError
 
@@ -79,7 +78,7 @@ def create_app(
         if app.openapi_schema is None:
             schema = get_openapi(title=app.title, version=app.version, summary=app.summary, routes=app.routes)
             schemas = schema.setdefault("components", {}).setdefault("schemas", {})
-            for model in (AnswerRequest, VerifyRequest):
+            for model in qa.FORM_MODELS:
                 body = model.model_json_schema(ref_template="#/components/schemas/{model}")
                 schemas.update(body.pop("$defs", {}))
                 schemas[model.__name__] = body

@@ -22,7 +22,6 @@ from app.api.schemas import (
 from app.components import TranslationOutcome
 from app.pipeline import AnswerOutcome, VerifyOutcome, show_program
 from theory import format_flat
-from theory.operations import TEXT_REPRESENTATIONS
 from trust.verify import SubClaimVerdict
 
 
@@ -44,14 +43,6 @@ def translation_response(
 
 def answer_response(outcome: AnswerOutcome, question: str | None) -> AnswerResponse:
     """The body of an answer: ranked answers, program, support, explanation, confidence and abstention."""
-    translation = None
-    if outcome.translation is not None:
-        translation = translation_response(
-            question or "",
-            outcome.representation,
-            outcome.translation,
-            {"translate": outcome.timings.get("translate", 0.0)},
-        )
     explanation, abstention = outcome.explanation, outcome.abstention
     return AnswerResponse(
         status=outcome.status.value,
@@ -60,9 +51,9 @@ def answer_response(outcome: AnswerOutcome, question: str | None) -> AnswerRespo
             RankedAnswer(
                 answer=a.answer,
                 cost=list(a.cost),
-                score=a.score,
+                score=outcome.score(a),
                 approximate=a.approximate,
-                approximations=[ApproximationShown(asked=x.asked, scene=x.scene) for x in a.approximations],
+                approximations=[ApproximationShown(**x.to_json()) for x in a.approximations],
             )
             for a in outcome.answers
         ],
@@ -73,16 +64,8 @@ def answer_response(outcome: AnswerOutcome, question: str | None) -> AnswerRespo
         detections=outcome.detections,
         support=outcome.support.to_json() if outcome.support is not None else {},
         timings=outcome.timings,
-        translation=translation,
-        explanation=ExplanationShown(
-            step=explanation.step,
-            operation=explanation.operation,
-            message=explanation.message,
-            nearest=list(explanation.nearest),
-            objects=list(explanation.objects),
-        )
-        if explanation is not None
-        else None,
+        translation=_translation(outcome, question or "", outcome.representation),
+        explanation=ExplanationShown.model_validate(explanation.to_json()) if explanation is not None else None,
         confidence=outcome.confidence,
         confidence_parts=ConfidencePartsShown(**outcome.confidence_parts.to_json())
         if outcome.confidence_parts is not None
@@ -92,25 +75,9 @@ def answer_response(outcome: AnswerOutcome, question: str | None) -> AnswerRespo
     )
 
 
-def shown_representation(
-    service_representation: str, *, program_representation: str | None, given_program: bool, claim: bool
-) -> str:
-    """The syntax a verified program is shown in: a given program's own, the nested syntax claims
-    are translated in, else the service's (GQA programs are JSON: flat ASP instead)."""
-    if given_program:
-        shown = program_representation or "flat"
-    else:
-        shown = "nested" if claim else service_representation
-    return shown if shown in TEXT_REPRESENTATIONS else "flat"
-
-
-def verify_response(outcome: VerifyOutcome, text: str, representation: str) -> VerifyResponse:
+def verify_response(outcome: VerifyOutcome, text: str) -> VerifyResponse:
     """The body of a verification: the verdict, each sub-claim's with its facts, and the program."""
-    translation = None
-    if outcome.translation is not None:
-        translation = translation_response(
-            text, representation, outcome.translation, {"translate": outcome.timings.get("translate", 0.0)}
-        )
+    representation = outcome.representation
     return VerifyResponse(
         verdict=outcome.verdict,
         holds=outcome.holds,
@@ -122,7 +89,16 @@ def verify_response(outcome: VerifyOutcome, text: str, representation: str) -> V
         subclaims=[_subclaim(s) for s in outcome.subclaims],
         detections=outcome.detections,
         timings=outcome.timings,
-        translation=translation,
+        translation=_translation(outcome, text, representation),
+    )
+
+
+def _translation(outcome: AnswerOutcome | VerifyOutcome, text: str, representation: str) -> TranslateResponse | None:
+    """The translation part of a body (None for a given program), timed as the outcome timed it."""
+    if outcome.translation is None:
+        return None
+    return translation_response(
+        text, representation, outcome.translation, {"translate": outcome.timings.get("translate", 0.0)}
     )
 
 

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from app.config import TopK
+from app.errors import PipelineError
 from translators.options import Examples, ProgramRepresentation, TranslationOptions
 from translators.retrieval import Sampling
 
@@ -213,9 +214,8 @@ class ErrorBody(BaseModel):
     detail: str
     status: str | None = Field(
         None,
-        description="the kind of error: invalid_input, unsupported (a question no program can express: why, "
-        "what if, an opinion, text in the picture), too_large, unsupported_media, model_unavailable, busy, "
-        "worker_lost, timeout",
+        description=f"the kind of error: {', '.join(PipelineError.STATUS)} or error (an unexpected one); "
+        "unsupported: a question no program can express (why, what if, an opinion, text in the picture)",
     )
 
 

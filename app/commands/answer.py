@@ -11,7 +11,9 @@ import typer
 from app.api.responses import answer_response
 from app.commands.io import fail, read_input
 from app.config import MAX_TOP_K, ConfigError, load_settings
-from app.pipeline import Pipeline, PipelineError, ScoredAnswer
+from app.pipeline import Pipeline, PipelineError
+from theory.solver import Answer
+from trust.confidence import ConfidenceParts
 
 
 def load_scene_graph(path: str, image_id: str | None) -> dict:
@@ -83,15 +85,15 @@ def answer_command(
     else:
         typer.echo(f"program ({outcome.representation}): {outcome.program_text}")
         for rank, item in enumerate(outcome.answers, 1):
-            typer.echo(f"{rank}. {item.answer}  (score {item.score}, cost {list(item.cost)}){approximate_note(item)}")
+            score = outcome.score(item)
+            typer.echo(f"{rank}. {item.answer}  (score {score}, cost {list(item.cost)}){approximate_note(item)}")
         if not outcome.answers:
             typer.echo(f"{outcome.status.value}: {outcome.message}")
             if outcome.explanation:
                 typer.echo(f"why: {outcome.explanation.message}")
         elif outcome.support is not None:
             typer.echo("because: " + " ".join(outcome.support.facts))
-        parts = outcome.confidence_parts
-        typer.echo(confidence_line(outcome.confidence, parts.to_json() if parts is not None else None))
+        typer.echo(confidence_line(outcome.confidence, outcome.confidence_parts))
         if outcome.abstention:
             verdict = {True: "abstained", False: "answered", None: "no calibrated decision"}[
                 outcome.abstention.abstained
@@ -100,13 +102,13 @@ def answer_command(
     raise typer.Exit(0 if outcome.answers else 1)
 
 
-def confidence_line(score: float | None, parts: dict | None) -> str:
+def confidence_line(score: float | None, parts: ConfidenceParts | None) -> str:
     """``confidence 0.83 (agreement -, retrieval 0.97, ...)`` for the text output."""
-    shown = ", ".join(f"{k} {'-' if v is None else v}" for k, v in (parts or {}).items())
+    shown = ", ".join(f"{k} {'-' if v is None else v}" for k, v in (parts.to_json() if parts else {}).items())
     return f"confidence {score if score is not None else '-'}" + (f" ({shown})" if shown else "")
 
 
-def approximate_note(answer: ScoredAnswer) -> str:
+def approximate_note(answer: Answer) -> str:
     """`` (approximate: asked fact read as scene fact, ...)`` for an approximate answer, else ''."""
     readings = ", ".join(f"{a.asked} read as {a.scene}" for a in answer.approximations)
     return f"  (approximate: {readings})" if readings else ""

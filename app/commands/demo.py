@@ -58,7 +58,7 @@ def demo_command(
         seconds = outcome.timings
         typer.echo(f"   program: {outcome.program_text}")
         answers = ", ".join(
-            f"{a.answer} (score {a.score}{', approximate' if a.approximate else ''})" for a in outcome.answers
+            f"{a.answer} (score {outcome.score(a)}{', approximate' if a.approximate else ''})" for a in outcome.answers
         )
         typer.echo(f"   answers: {answers or outcome.status.value}")
         if outcome.answers and outcome.answers[0].approximate:

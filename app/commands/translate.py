@@ -16,6 +16,7 @@ from app.errors import PipelineError
 from translators.backends.base import BackendError
 from translators.bank import read_json_records
 from translators.cache import TranslationCache
+from translators.embeddings import Embedder
 from translators.options import REPRESENTATIONS
 from translators.prompts import DEFAULT_PROMPT
 from translators.retrieval import Sampling
@@ -39,9 +40,8 @@ def wordnet_related_terms(word: str) -> list[str]:
     return found
 
 
-def _grounder(folder: Path):  # noqa: ANN202 - translators.vocabulary.Grounder
+def _grounder(folder: Path, embedder: Embedder):  # noqa: ANN202 - translators.vocabulary.Grounder
     from scene.wordnet import wordnet_available
-    from translators.embeddings import load_embedder
     from translators.vocabulary import Grounder, Vocabulary
 
     try:
@@ -49,7 +49,7 @@ def _grounder(folder: Path):  # noqa: ANN202 - translators.vocabulary.Grounder
     except (OSError, ValueError) as exc:
         fail(f"cannot read vocabulary from {folder}: {exc}")
     related = wordnet_related_terms if wordnet_available() else None
-    return Grounder(vocabulary, embedder=load_embedder(runtime=load_settings().embedder), related_terms=related)
+    return Grounder(vocabulary, embedder=embedder, related_terms=related)
 
 
 def translate_command(
@@ -166,7 +166,7 @@ def translate_command(
         components = Components(load_settings(llm=llm, **paths))
         # The service's settings, with what this command was given on top.
         settings = components.translation_settings({k: v for k, v in given.items() if v is not None})
-        grounder = _grounder(vocabulary) if vocabulary is not None else None
+        grounder = _grounder(vocabulary, components.embedder()) if vocabulary is not None else None
         translator = components.translator(
             settings, cache=TranslationCache(cache) if cache else None, grounder=grounder
         )

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from app.api.responses import shown_representation, verify_response
+from app.api.responses import verify_response
 from app.commands.answer import load_scene_graph, read_image
 from app.commands.io import fail, read_input
 from app.config import ConfigError, load_settings
@@ -54,13 +54,7 @@ def verify_command(
     except (PipelineError, ConfigError) as exc:
         fail(str(exc))
     if as_json:
-        shown = shown_representation(
-            pipeline.settings.representation,
-            program_representation=representation,
-            given_program=program is not None,
-            claim=claim is not None,
-        )
-        typer.echo(verify_response(outcome, claim or question or "", shown).model_dump_json())
+        typer.echo(verify_response(outcome, claim or question or "").model_dump_json())
     else:
         typer.echo(f"{outcome.verdict}: {format_flat(outcome.program)}" + ("" if outcome.holds else " answers no"))
         for judged in outcome.subclaims:

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from app.api.responses import answer_response, shown_representation, translation_response, verify_response
+from app.api.responses import answer_response, translation_response, verify_response
 from app.api.schemas import (
     AnswerRequest,
     AnswerResponse,
@@ -85,6 +85,10 @@ def form_body(request_model: type[BaseModel]) -> dict[str, Any]:
             "required": True,
         }
     }
+
+
+# The request models whose routes read JSON or a form by hand: app.api.main lists them in the schema.
+FORM_MODELS: tuple[type[BaseModel], ...] = (AnswerRequest, VerifyRequest)
 
 
 async def _fields_and_image(request: Request, settings: Settings) -> tuple[Any, bytes | None]:
@@ -183,13 +187,7 @@ async def verify(request: Request) -> VerifyResponse:
             scene_facts=body.scene_facts,
             llm=body.llm,
         )
-    shown = shown_representation(
-        settings.representation,
-        program_representation=body.representation,
-        given_program=body.program is not None,
-        claim=body.claim is not None,
-    )
-    return verify_response(outcome, body.claim or body.question or "", shown)
+    return verify_response(outcome, body.claim or body.question or "")
 
 
 async def _read_image(upload: UploadFile, max_bytes: int, max_pixels: int, types: tuple[str, ...]) -> bytes:
