@@ -6,7 +6,7 @@ question "What is the man wearing?", which the bank has. An object reference is
 
     [article] ATTRIBUTE* NOUN POST?
     POST := [that|which|who] [is|are] RELATION REFERENCE      the man (that is) on the bed
-          | [that|which] REFERENCE [is|are] RELATION          the shirt (that) the man is wearing
+          | [that|which] REFERENCE [is|are] RELATION          the shirt (that) the man is wearing / wears
           | that|which is|are|looks ATTRIBUTE [and ATTRIBUTE]  the plate that looks pink and red
           | on|in the left|right|top|bottom|middle            the box on the right
 
@@ -57,7 +57,7 @@ _NEVER_NOUNS = _NOT_NOUNS | FUNCTION_WORDS  # the relative pronouns are function
 _POSITIONS = {value: category for category, values in POSITION_VALUES.items() for value in values}
 _MAX_RELATION_WORDS = 5
 # Changes whenever what is composed changes (part of the translation cache key via the fill rules).
-COMPOSITION_VERSION = 6
+COMPOSITION_VERSION = 7
 
 Raw = list[tuple[str, str | None]]
 _Post = tuple[int, "tuple[str, str, Reference] | None", list[tuple[str, str]]]
@@ -184,10 +184,17 @@ class CompositionalFiller:
     def _made_of(self, raw: Raw, index: int) -> _Post | None:
         """ "made (out) of wood" after a noun: the material as an attribute."""
         at = _made_of_words(raw, index)
-        attribute = self._attribute_at(raw, at) if at is not None else None
-        if at is None or attribute is None:
+        if at is None:
             return None
-        return at + 1, None, [attribute]
+        attribute = self._attribute_at(raw, at)
+        if attribute is None and at < len(raw):
+            # "made of wire", "made of paper": what a thing is made of is its material, whether the
+            # ontology knows the word as a class or not at all.
+            role, value = raw[at]
+            word = value if role in _NOUN_ROLES else _word(raw, at)
+            if word is not None and word.replace("_", "").isalpha() and word not in _NEVER_NOUNS:
+                attribute = ("material", word)
+        return None if attribute is None else (at + 1, None, [attribute])
 
     def _doing(self, raw: Raw, index: int) -> bool:
         """Whether the slot is an -ing word the ontology lacks that ends the clause ("that is surfing")."""
@@ -285,6 +292,10 @@ class CompositionalFiller:
             if other is not None and _word(raw, other[1]) in _BE:
                 relation = self._relation_at(raw, other[1] + 1)
                 if relation is not None:
+                    return relation[1], (relation[0], "object", other[0]), []
+            if other is not None and (relation := self._relation_at(raw, other[1])) is not None:
+                # "(that) the man wears": a verb's present tense, read by its stem ("wears" as wearing)
+                if relation[0].split("_")[0].endswith("ing"):
                     return relation[1], (relation[0], "object", other[0]), []
         return None
 

@@ -13,6 +13,8 @@ Example:
     'What color is the chair on the right?'
     >>> read_as_scene("What animal is in this image?")
     'What animal is this?'
+    >>> read_as_scene("Is this a photo of a park or maybe a farm?")
+    'Is this a park or a farm?'
     >>> read_as_scene("Do you see any cats?")
     'Are there any cats?'
 """
@@ -44,6 +46,8 @@ _PHRASES = (
     ),
     # "the animal that is shown?" -> "the animal?"
     (re.compile(r"\s+(?:that|which)\s+(?:is|are)\s+(?:shown|pictured|presented|visible)\b", re.I), ""),
+    # "Is this a photo of a park or a farm?" -> "Is this a park or a farm?"
+    (re.compile(rf"\b(is|are)\s+(this|it|that)\s+(?:an?\s+)?{_IMAGE}\s+of\s+", re.I), r"\1 \2 "),
     # "What place is shown?" -> "What place is this?"
     (re.compile(r"\b(is|are)\s+(?:shown|pictured|presented)\s*(?=\?|$)", re.I), lambda m: _this(m.group(1))),
 )
@@ -51,6 +55,8 @@ _PHRASES = (
 # them; "in front or behind" is GQA's "in front of or behind"; a choice of sides is read in the bank's order.
 _GROUP_PHRASES = (
     (re.compile(r"\bin front or behind\b", re.I), "in front of or behind"),
+    # "a restaurant or maybe a church": the hedge changes nothing that is asked.
+    (re.compile(r"\bor\s+(?:maybe|perhaps|possibly)\s+", re.I), "or "),
     # A choice means the same in either order; the bank says "left or right" and "top or bottom".
     (re.compile(r"\b(the |on the )?right or (the |on the )?left\b", re.I), r"\1left or \2right"),
     (re.compile(r"\b(the |at the |in the )?bottom or (the |at the |in the )?top\b", re.I), r"\1top or \2bottom"),

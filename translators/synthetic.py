@@ -164,6 +164,8 @@ _CATEGORY_QUESTIONS = {
         "The {a} is what color?",
         "What color does the {a} have?",
         "Of what color is the {a}?",
+        "The {a} has what color?",
+        "The {a} is of which color?",
     ],
     "material": [
         "What is the {a} made of?",
@@ -753,6 +755,10 @@ TEMPLATES: tuple[Template, ...] = (
         "What is the image showing?",
         "What place could this be?",
         "Which place could this be?",
+        "What is the picture showing?",
+        "What does this picture show?",
+        "What place was this picture taken at?",
+        "What place does this show?",
     ),
     _t(
         "query_weather",
@@ -843,6 +849,17 @@ TEMPLATES: tuple[Template, ...] = (
         "compare_count(count(filter({S}, {cat}, {v})), count(filter({SB}, {cat}, {v})), fewer)",
         "Are there fewer {v} {as} than {v} {bs}?",
     ),
+    # --- the scene's place chosen between two (after counting, so earlier families draw as before) ---
+    _t(
+        "choose_place",
+        "choose_attr(unique(select(scene(), scene)), place, {a}, {b})",
+        "Is this a {a} or a {b}?",
+        "Is it a {a} or a {b}?",
+        "Is this place a {a} or a {b}?",
+        "Which place is this, a {a} or a {b}?",
+        "What kind of place is this, a {a} or a {b}?",
+        "Is this a {a} or {b}?",
+    ),
 )
 
 
@@ -927,6 +944,8 @@ class _Filler:
             members = self.o.groups[slots["g"]]
             if len(members) >= 2:
                 slots["a"], slots["b"] = rng.sample(members, 2)
+        if template.family == "choose_place" and len(self.o.categories.get("place", ())) >= 3:
+            slots["a"], slots["b"] = rng.sample(self.o.categories["place"][1:], 2)  # not "place" itself
         if template.family in ("query_group_rel_s",):
             slots["g"] = rng.choice([g for g in relation.subject if g in self.o.groups] or self.groups)
         if template.family in ("query_group_rel_o",):
@@ -977,6 +996,7 @@ def _plural_phrasing(question: str) -> str:
         ("is the {a}", "are the {as}"),
         ("does the {a}", "do the {as}"),
         ("The {a} is", "The {as} are"),
+        ("The {a} has", "The {as} have"),
         ("{a}", "{as}"),
     ):
         question = question.replace(singular, plural)
@@ -1084,6 +1104,26 @@ def _iter_examples(
             yield template.family, question, program
 
 
+_PLACE_NAMED = re.compile(r"^(query|choose_attr)\(unique\(select\(scene\(\), place\)\), name(, [a-z_]+, [a-z_]+)?\)$")
+
+
+def _place_as_scene(program: str) -> str | None:
+    """A program drawn with `place` as a group, as GQA asks about the place: the scene's `place`
+    ("What kind of place is it?"); None for other programs that select places as objects.
+
+    >>> _place_as_scene("query(unique(select(scene(), place)), name)")
+    'query(unique(select(scene(), scene)), place)'
+    >>> _place_as_scene("query(unique(filter(select(scene(), place), material, wood)), name)") is None
+    True
+    """
+    if "select(scene(), place)" not in program:
+        return program
+    named = _PLACE_NAMED.match(program)
+    if named is None:
+        return None
+    return f"{named.group(1)}(unique(select(scene(), scene)), place{named.group(2) or ''})"
+
+
 def generate_examples(
     ontology: Ontology,
     per_template: int = 400,
@@ -1095,9 +1135,10 @@ def generate_examples(
     `templates` other than the question templates (claims, `trust.claim_bank`) use the same slots."""
     examples: list[Example] = []
     seen: set[str] = set()
-    for family, question, text in _iter_examples(ontology, per_template, seed, templates):
+    for family, question, drawn in _iter_examples(ontology, per_template, seed, templates):
         key = normalise_question(question)
-        if key in seen:
+        text = _place_as_scene(drawn)
+        if key in seen or text is None:
             continue
         try:
             program = parse_nested(text)

@@ -58,8 +58,9 @@ MAX_VOTERS = 25
 # Words GQA uses interchangeably in a question of one program ("Which color is..." = "What color is...").
 _SAME_WORD = {"which": "what", "type": "kind"}
 _DEMONSTRATIVES = frozenset({"this", "that"})
+_POSITION_WORDS = frozenset({"part", "side"})  # after which/what: where in the image
 # Changes whenever the rules above change what is filled, so stored translations are not reused.
-FILL_RULES_VERSION = 9
+FILL_RULES_VERSION = 10
 
 
 Slots = tuple[tuple[str, str | None], ...]  # (role, the words it stands for; None for a plain word)
@@ -240,9 +241,13 @@ def filler_for(bank: ExampleBank, ontology: Ontology) -> TemplateFiller:
 
 
 def _number_of(raw: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
-    """ "the number of dogs" asks for a count, not about an object called a number: a plain word there."""
+    """ "the number of dogs" asks for a count, not about an object called a number, and "which part
+    (side) is the dog in" asks for a position, not about a part: plain words there."""
     return [
-        ("number", None) if slot == ("thing", "number") and raw[index + 1 : index + 2] == [("of", None)] else slot
+        (str(slot[1]), None)
+        if (slot[1] == "number" and raw[index + 1 : index + 2] == [("of", None)])
+        or (slot[1] in _POSITION_WORDS and index and raw[index - 1] in (("which", None), ("what", None)))
+        else slot
         for index, slot in enumerate(raw)
     ]
 

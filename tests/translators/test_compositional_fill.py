@@ -41,6 +41,18 @@ def test_an_object_relative_clause_makes_the_noun_the_relation_object(composer):
     assert program == "exist(relate(select(scene(), man), shirt, wearing, object))"
 
 
+def test_a_verb_in_the_present_tense_names_the_relation_as_its_ing_form(composer):
+    expected = "exist(relate(select(scene(), man), shirt, wearing, object))"
+    assert nested(composer, "Is there a shirt that the man wears?") == expected
+    assert nested(composer, "Is there a shirt the man wears?") == expected
+    # A relation that is no verb needs its "is": "the cup the table on" is no reference.
+    assert nested(composer, "Is there a cup the table on?") != "exist(relate(select(scene(), table), cup, on, object))"
+
+
+def test_what_a_thing_is_made_of_is_its_material_even_for_words_the_ontology_lacks(composer):
+    assert nested(composer, "Is there a fence made of wire?") == "exist(filter(select(scene(), fence), material, wire))"
+
+
 def test_a_question_of_bare_nouns_is_left_to_the_plain_fill(composer):
     assert composer.fill("Is there a cat?") is None
     assert composer.fill("Why is the sky blue?") is None

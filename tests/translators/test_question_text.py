@@ -4,6 +4,12 @@ from hypothesis import strategies as st
 from translators.question_text import read_as_scene
 
 
+def test_a_photo_of_a_place_is_the_place_and_hedges_change_nothing():
+    assert read_as_scene("Is this an image of a park or a farm?") == "Is this a park or a farm?"
+    assert read_as_scene("Is it a photo of a beach or perhaps a lake?") == "Is it a beach or a lake?"
+    assert read_as_scene("Is the photo of a dog on the wall?") == "Is the photo of a dog on the wall?"
+
+
 def test_image_phrases_are_read_as_the_whole_scene():
     assert read_as_scene("Are there both cheese and meat in this picture?") == "Are there both cheese and meat?"
     assert read_as_scene("Who in the image is standing?") == "Who is standing?"

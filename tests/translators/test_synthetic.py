@@ -69,3 +69,15 @@ def test_schema_grammar_rejects_unknown_categories_and_relations(accepts):  # no
     assert not accepts("query(unique(relate_any(select(scene(), man), called, object)), name)", grammar)
     assert not accepts("exist(filter(select(scene(), car), color, wooden))", grammar)
     assert accepts("exist(filter(select(scene(), car), other, wooden))", grammar)
+
+
+def test_places_are_asked_as_the_scene_s_place_never_selected_as_objects(generated):
+    for example in generated:
+        assert not any(s.operation == "select" and s.arguments == ("place",) for s in example.program.steps)
+    choices = [e for e in generated if e.id.split("-")[1] == "choose_place"]
+    places = set(bundled_ontology().categories["place"])
+    assert choices
+    for example in choices:
+        step = example.program.step(example.program.answer)
+        assert step.operation == "choose_attr" and step.arguments[0] == "place"
+        assert set(step.arguments[1:]) <= places - {"place"}

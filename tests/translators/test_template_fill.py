@@ -61,6 +61,20 @@ def test_a_group_word_is_its_own_role():
     assert filler.fill("What kind of chair is this?") is None  # a class is not a group
 
 
+def test_which_part_or_side_asks_where_the_object_is_not_about_a_part():
+    top = _example(
+        "p1",
+        "In which part is the ladder, the top or the bottom?",
+        "scene(0). select(1, 0, ladder). unique(2, 1). choose_attr(3, 2, vposition, top, bottom). end(3).",
+    )
+    filler = _filler(top)
+    assert filler.form("In which part is the fruit, the top or the bottom?") == "in what part is group top or bottom"
+    filled = filler.fill("In what part is the cat, the top or the bottom?")
+    assert filled is not None and "select(1, 0, cat)" in format_flat(filled.program)
+    assert filler.form("What part of the plant is green?").startswith("what part")
+    assert "group" in filler.form("Is the part red?") or "thing" in filler.form("Is the part red?")  # a part still
+
+
 def test_wordings_that_never_change_a_program_share_a_form():
     filler = _filler(RED_CUP)
     assert filler.form("Which kind of furniture is it?") == filler.form("What type of furniture is this?")
