@@ -23,7 +23,7 @@ needs_model = pytest.mark.skipif(
 def test_drafts_continue_an_earlier_occurrence_of_the_text_s_last_tokens(history, count):
     from translators.backends.llama_decoding import LONGEST_NGRAM, draft
 
-    drafted = draft(history, count)
+    drafted = draft(history, count, shortest=1)
     assert len(drafted) <= count
     if drafted:
         # Some n-gram that ends the history occurs earlier, and the drafts are what followed it there.
@@ -35,6 +35,8 @@ def test_drafts_continue_an_earlier_occurrence_of_the_text_s_last_tokens(history
         )
     elif len(history) >= 2:
         assert history[-1] not in history[:-1]  # no earlier occurrence of even the last token
+    if draft(history, count, shortest=2):
+        assert any(history[s : s + 2] == history[-2:] for s in range(len(history) - 2))
 
 
 @needs_model
