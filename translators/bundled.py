@@ -22,7 +22,7 @@ from translators.bank import ExampleBank, legacy_bank, normalise_question, save_
 from translators.ontology import Ontology, bundled_ontology
 from translators.synthetic import TEMPLATES, generate_examples
 
-# Examples drawn per template phrasing family; with the bundled ontology this gives ~25,000 after
+# Examples drawn per template phrasing family; with the bundled ontology this gives ~44,000 after
 # deduplication.
 PER_TEMPLATE = 450
 # Bumped when the way the bank is assembled or drawn changes (names a new cached bank): the

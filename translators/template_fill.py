@@ -112,7 +112,7 @@ class TemplateFiller:
                 out.append((role, None))
             else:
                 out.append((_PLURAL_ROLE.get(role, role), "_".join(words)))
-        return self._values_out_of_relations(_number_of(out))
+        return self._values_out_of_relations(_not_objects(out))
 
     def _values_out_of_relations(self, raw: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
         """A value that is also a relation's first word ("standing", "sitting") is a value where the
@@ -240,7 +240,7 @@ def filler_for(bank: ExampleBank, ontology: Ontology) -> TemplateFiller:
         return found
 
 
-def _number_of(raw: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
+def _not_objects(raw: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
     """ "the number of dogs" asks for a count, not about an object called a number, and "which part
     (side) is the dog in" asks for a position, not about a part: plain words there."""
     return [
