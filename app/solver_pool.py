@@ -7,7 +7,8 @@ its own (spawned, so that none inherits the language model or the server's threa
 `Pipeline`; clingo is only ever called from that process's one thread. A job that outlives its
 deadline is stopped by ending its worker, so no work goes on after the request was answered 504;
 pebble starts a fresh worker in its place, as it does for a worker that crashed or was killed,
-whose request is answered 503.
+whose request is answered 503. A pool that stops taking jobs (a worker killed while it held the
+lock of pebble's shared channel) is replaced as soon as a waiting request sees it (`STALL_S`).
 
 Built on pebble's `ProcessPool` because it ends the one worker of a late task and replaces a dead
 worker without breaking the pool, which `concurrent.futures.ProcessPoolExecutor` does not.
@@ -23,6 +24,7 @@ import signal
 import threading
 import time
 from collections.abc import Mapping
+from concurrent.futures import CancelledError
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -39,6 +41,16 @@ log = logging.getLogger("aspvqa.workers")
 
 # Time a worker has beyond the solve limit to hand back what it found before it is ended.
 GRACE_S = 0.3
+# pebble's workers hold a lock of the shared channel while they take a job and while they send a
+# result back; a worker killed (SIGKILL, the OOM killer) inside one leaves it locked for good, and
+# no worker takes a job again. A pool in which no job has ended for the longest job (the solve
+# limit and the grace) and this much more, while a request waits, is taken for such a one and
+# replaced; the margin covers new workers starting (each loads WordNet in a few seconds).
+STALL_S = 5.0
+# Until a new pool's first job has ended its workers are starting (spawned, WordNet loaded): slower
+# on a loaded machine, so a pool is only taken for stalled that long after it was started.
+STARTUP_S = 60.0
+_POLL_S = 0.25
 
 _pipeline: Pipeline | None = None
 
@@ -101,27 +113,66 @@ def _solve_job(job: SolveJob) -> SceneAnswer | WorkerError:
 class SolverPool:
     """`workers` solver processes behind a `SceneSolver` interface; `close` ends them."""
 
-    def __init__(self, settings: Settings, workers: int) -> None:
+    def __init__(self, settings: Settings, workers: int, stall_s: float = STALL_S) -> None:
         self.settings = settings
         self.workers = workers
+        self.stall_s = stall_s
         self._lock = threading.Lock()
-        self._pool = self._new_pool()
+        self._start_pool()
 
-    def _new_pool(self) -> ProcessPool:
-        return ProcessPool(
+    def _start_pool(self) -> None:
+        """A new pool in `_pool`; `_ready` once its first job has ended."""
+        pool = ProcessPool(
             max_workers=self.workers,
             initializer=_start_worker,
             initargs=(self.settings,),
             context=multiprocessing.get_context("spawn"),
         )
+        self._pool = pool
+        self._ready = False
+        self._progress = time.monotonic()  # when a job of the current pool last ended (or it started)
+        pool.schedule(time.sleep, args=(0,)).add_done_callback(lambda _done: self._mark_ready(pool))
 
-    def _renew(self, broken: ProcessPool) -> None:
-        """A fresh pool in place of one that pebble gave up on (every worker died at once)."""
+    def _mark_ready(self, pool: ProcessPool) -> None:
+        if pool is self._pool:
+            self._ready = True
+            self._progress = time.monotonic()
+
+    def _renew(self, broken: ProcessPool, why: str = "every solver worker ended") -> None:
+        """A fresh pool in place of one that pebble gave up on (every worker died at once) or that
+        stopped taking jobs."""
         with self._lock:
             if self._pool is broken:
-                log.error("every solver worker ended; starting new ones")
+                log.error("%s; starting new solver workers", why)
                 broken.stop()
-                self._pool = self._new_pool()
+                self._start_pool()
+
+    def _wait(self, future: Any, pool: ProcessPool, limit: float) -> Any:
+        """The job's outcome; raises `PipelineError` (worker_lost) when the pool stopped taking jobs."""
+        waiting_since = time.monotonic()
+        while True:
+            try:
+                outcome = future.result(timeout=_POLL_S)
+            except FutureTimeout:
+                if future.done():  # the job's own deadline (pebble's TimeoutError)
+                    self._progress = time.monotonic()
+                    raise
+                if pool is not self._pool:
+                    raise PipelineError("worker_lost", "the solver processes were restarted; try again") from None
+                # Nothing ended since this job was scheduled or since the last one ended, whichever is later.
+                stalled_after = limit + GRACE_S + self.stall_s if self._ready else STARTUP_S
+                if time.monotonic() - max(self._progress, waiting_since) > stalled_after:
+                    future.cancel()
+                    self._renew(pool, f"no solver job ended for {stalled_after:g} s while one waited")
+                    raise PipelineError(
+                        "worker_lost", "the solver processes stopped taking work and were restarted; try again"
+                    ) from None
+                continue
+            except BaseException:
+                self._progress = time.monotonic()
+                raise
+            self._progress = time.monotonic()
+            return outcome
 
     def __call__(
         self,
@@ -140,8 +191,8 @@ class SolverPool:
             future = pool.schedule(
                 _solve_job, args=(SolveJob(program, scene_graph, scene_facts, top_k, exact),), timeout=limit + GRACE_S
             )
-            outcome = future.result()
-        except (BrokenProcessPool, RuntimeError) as exc:  # RuntimeError: pebble's "pool not running"
+            outcome = self._wait(future, pool, limit)
+        except (BrokenProcessPool, RuntimeError, CancelledError) as exc:  # RuntimeError: pebble's "pool not running"
             self._renew(pool)
             raise PipelineError("worker_lost", f"the solver processes were restarted ({exc}); try again") from None
         except FutureTimeout:

@@ -1,5 +1,5 @@
 """The solver worker processes: the same answers as in-process, a late job's worker ended at the
-deadline, a killed worker costing only its own request."""
+deadline, a killed worker costing only its own request, a pool that stops taking jobs replaced."""
 
 from __future__ import annotations
 
@@ -138,5 +138,29 @@ def test_request_over_the_memory_limit_is_too_large():
         assert "1000 MiB" in caught.value.message
         again = solver(MUG_COLOR, scene_graph=KITCHEN, scene_facts=None, top_k=5, exact=False)
         assert again.result.answers
+    finally:
+        solver.close()
+
+
+def test_a_pool_whose_channel_stays_locked_is_replaced_and_the_next_request_answered():
+    """A worker killed while it holds the lock of pebble's shared channel (it takes it to read a
+    job and to send a result) leaves it locked: no worker takes a job again. Held here from this
+    process, as such a dead worker would hold it (pebble's own lock, reached through its internals)."""
+    solver = SolverPool(Settings(solve_timeout_s=0.5), workers=1, stall_s=1.0)
+    try:
+        solver.warm_up()
+        assert solver._ready  # a pool whose first job ended: stall_s counts from here on
+        poisoned = solver._pool
+        channel = poisoned._pool_manager.worker_manager.workers_channel
+        assert channel.mutex.reader_mutex.acquire(timeout=5)
+        started = time.perf_counter()
+        with pytest.raises(PipelineError) as caught:
+            solver(MUG_COLOR, scene_graph=KITCHEN, scene_facts=None, top_k=5, exact=False)
+        assert caught.value.kind == "worker_lost"
+        assert 1.8 <= time.perf_counter() - started < 10  # the solve limit, the grace and stall_s, not forever
+        assert solver._pool is not poisoned
+        # The new pool's workers start (seconds, WordNet): the next request waits for them, not refused.
+        there = solver(MUG_COLOR, scene_graph=KITCHEN, scene_facts=None, top_k=5, exact=False)
+        assert [a.answer for a in there.result.answers][:1] == ["white"]
     finally:
         solver.close()
