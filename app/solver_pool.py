@@ -122,18 +122,24 @@ class SolverPool:
 
     def _start_pool(self) -> None:
         """A new pool in `_pool`; `_ready` once its first job has ended."""
-        pool = ProcessPool(
+        self._pool = ProcessPool(
             max_workers=self.workers,
             initializer=_start_worker,
             initargs=(self.settings,),
             context=multiprocessing.get_context("spawn"),
         )
-        self._pool = pool
         self._ready = False
         self._progress = time.monotonic()  # when a job of the current pool last ended (or it started)
-        pool.schedule(time.sleep, args=(0,)).add_done_callback(lambda _done: self._mark_ready(pool))
+        self._schedule(time.sleep, 0)  # its end says the workers have started
 
-    def _mark_ready(self, pool: ProcessPool) -> None:
+    def _schedule(self, function: Any, *args: Any, timeout: float | None = None) -> Any:
+        """`function(*args)` in the current pool; its end, however it ends, counts as the pool's progress."""
+        pool = self._pool
+        future = pool.schedule(function, args=args, timeout=timeout)
+        future.add_done_callback(lambda _done: self._job_ended(pool))
+        return future
+
+    def _job_ended(self, pool: ProcessPool) -> None:
         if pool is self._pool:
             self._ready = True
             self._progress = time.monotonic()
@@ -152,10 +158,9 @@ class SolverPool:
         waiting_since = time.monotonic()
         while True:
             try:
-                outcome = future.result(timeout=_POLL_S)
+                return future.result(timeout=_POLL_S)
             except FutureTimeout:
                 if future.done():  # the job's own deadline (pebble's TimeoutError)
-                    self._progress = time.monotonic()
                     raise
                 if pool is not self._pool:
                     raise PipelineError("worker_lost", "the solver processes were restarted; try again") from None
@@ -167,12 +172,6 @@ class SolverPool:
                     raise PipelineError(
                         "worker_lost", "the solver processes stopped taking work and were restarted; try again"
                     ) from None
-                continue
-            except BaseException:
-                self._progress = time.monotonic()
-                raise
-            self._progress = time.monotonic()
-            return outcome
 
     def __call__(
         self,
@@ -188,10 +187,8 @@ class SolverPool:
         started = time.perf_counter()
         pool = self._pool
         try:
-            future = pool.schedule(
-                _solve_job, args=(SolveJob(program, scene_graph, scene_facts, top_k, exact),), timeout=limit + GRACE_S
-            )
-            outcome = self._wait(future, pool, limit)
+            job = SolveJob(program, scene_graph, scene_facts, top_k, exact)
+            outcome = self._wait(self._schedule(_solve_job, job, timeout=limit + GRACE_S), pool, limit)
         except (BrokenProcessPool, RuntimeError, CancelledError) as exc:  # RuntimeError: pebble's "pool not running"
             self._renew(pool)
             raise PipelineError("worker_lost", f"the solver processes were restarted ({exc}); try again") from None
@@ -209,7 +206,7 @@ class SolverPool:
 
     def warm_up(self, timeout_s: float = 120.0) -> None:
         """Wait until every worker has started (each loads WordNet: a few seconds)."""
-        futures = [self._pool.schedule(time.sleep, args=(0.2,)) for _ in range(self.workers)]
+        futures = [self._schedule(time.sleep, 0.2) for _ in range(self.workers)]
         for future in futures:
             future.result(timeout=timeout_s)
 

@@ -204,12 +204,7 @@ class SpeculativeLlama(Llama):
     def _evaluate_prompt(self, tokens: list[int]) -> tuple[np.ndarray, int]:
         """Evaluate what of `tokens` the cache lacks (at least the last token): the last logits and
         the number of tokens evaluated."""
-        cached = self.input_ids[: self.n_tokens]
-        prefix = 0
-        for held, wanted in zip(cached.tolist(), tokens):
-            if held != wanted:
-                break
-            prefix += 1
+        prefix = Llama.longest_token_prefix(self.input_ids[: self.n_tokens].tolist(), tokens)
         prefix = min(prefix, len(tokens) - 1)  # the last prompt token gives the first logits
         if prefix > 0 and self._ctx.kv_cache_seq_rm(-1, prefix, -1):
             self.n_tokens = prefix
