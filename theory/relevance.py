@@ -8,13 +8,20 @@ leaving them out changes no answer and no cost. Everything else (directives, ``#
 ``#show``, constraints without a positive body, conditions and aggregates) is kept, except
 comments and the ``#defined`` of predicates no kept statement mentions (both only tell clingo
 what not to warn about).
+
+A theory made with `unfold` hands its rules that read one operation atom over as instances for
+the program's steps (`theory.unfolding`) instead of as rules: `relevant` leaves them out and
+`unfolded` writes their instances.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from clingo import ast
+
+from theory.program import Program
+from theory.unfolding import Unfolding
 
 Signature = tuple[str, int]
 _COMMENT = getattr(ast.ASTType, "Comment", None)  # clingo >= 5.8 reports comments as statements
@@ -72,24 +79,40 @@ def _mentions(statement: ast.AST) -> frozenset[Signature]:
     return frozenset(atoms.found)
 
 
+# (statements to ground as written, predicates they mention, indices of the unfolded ones kept)
+_Selection = tuple[tuple[ast.AST, ...], frozenset[Signature], frozenset[int]]
+
+
 class Theory:
     """Parsed theory statements, and the subset each set of given predicates can use (cached)."""
 
-    def __init__(self, statements: Sequence[ast.AST]) -> None:
+    def __init__(self, statements: Sequence[ast.AST], unfold: Mapping[str, int] | None = None) -> None:
         self.statements = tuple(s for s in statements if s.ast_type != _COMMENT)
         self._rules = [_needs_and_gives(s) for s in self.statements]
         self._mentions = [_mentions(s) for s in self.statements]
-        self._cache: dict[frozenset[Signature], tuple[tuple[ast.AST, ...], frozenset[Signature]]] = {}
+        self._unfolding = Unfolding(self.statements, unfold or {})
+        operations = set((unfold or {}).items())
+        # Whether a statement left as written reads the program's facts (else they need not be given).
+        self.reads_program = not operations or any(
+            needs & operations for i, (needs, _) in enumerate(self._rules) if i not in self._unfolding.unfolded
+        )
+        self._cache: dict[frozenset[Signature], _Selection] = {}
 
     def relevant(self, given: Iterable[Signature]) -> tuple[ast.AST, ...]:
-        """The statements that can derive something when facts may exist for `given` predicates."""
+        """The statements that can derive something when facts may exist for `given` predicates
+        (without the unfolded ones: see `unfolded`)."""
         return self._selected(frozenset(given))[0]
+
+    def unfolded(self, given: Iterable[Signature], program: Program) -> str:
+        """The instances, for the program's steps, of the unfolded rules that `given` can use."""
+        kept = self._selected(frozenset(given))[2]
+        return self._unfolding.text(program.steps, kept, program.answer) if kept else ""
 
     def reads(self, given: Iterable[Signature]) -> frozenset[Signature]:
         """The predicates the statements `relevant` keeps mention (read, derive or show)."""
         return self._selected(frozenset(given))[1]
 
-    def _selected(self, key: frozenset[Signature]) -> tuple[tuple[ast.AST, ...], frozenset[Signature]]:
+    def _selected(self, key: frozenset[Signature]) -> _Selection:
         found = self._cache.get(key)
         if found is None:
             if len(self._cache) >= _CACHE_LIMIT:
@@ -97,7 +120,7 @@ class Theory:
             found = self._cache[key] = self._select(key)
         return found
 
-    def _select(self, given: frozenset[Signature]) -> tuple[tuple[ast.AST, ...], frozenset[Signature]]:
+    def _select(self, given: frozenset[Signature]) -> _Selection:
         available = set(given)
         keep = [False] * len(self._rules)
         changed = True
@@ -111,9 +134,10 @@ class Theory:
         for statement, kept, mentions in zip(self.statements, keep, self._mentions):
             if kept and statement.ast_type != ast.ASTType.Defined:
                 mentioned |= mentions
+        unfolded = self._unfolding.unfolded
         statements = tuple(
             s
-            for s, k in zip(self.statements, keep)
-            if k and (s.ast_type != ast.ASTType.Defined or (s.name, s.arity) in mentioned)
+            for i, (s, k) in enumerate(zip(self.statements, keep))
+            if k and i not in unfolded and (s.ast_type != ast.ASTType.Defined or (s.name, s.arity) in mentioned)
         )
-        return statements, frozenset(mentioned)
+        return statements, frozenset(mentioned), frozenset(i for i in unfolded if keep[i])

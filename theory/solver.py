@@ -127,8 +127,10 @@ def theory_statements(*files: str) -> list[ast.AST]:
     return statements
 
 
-_THEORY = Theory(theory_statements("operations.lp", "ranking.lp"))
-_THEORY_WITH_ENTAILMENT = Theory(theory_statements("operations.lp", "ranking.lp", "entailment.lp"))
+_THEORY = Theory(theory_statements("operations.lp", "ranking.lp"), unfold=FLAT_PREDICATES)
+_THEORY_WITH_ENTAILMENT = Theory(
+    theory_statements("operations.lp", "ranking.lp", "entailment.lp"), unfold=FLAT_PREDICATES
+)
 _SCENE_SIGNATURES = frozenset(SCENE_PREDICATES.items())
 ENTAILMENT_SIGNATURES = frozenset({("rel_entails", 3), ("attr_entails", 3)})
 
@@ -227,22 +229,23 @@ def fed_scene(scene: SceneText, reads: frozenset[tuple[str, int]]) -> _FactFeed 
     return _FactFeed(facts, scene.signatures & reads)
 
 
-def add_scene(ctl: clingo.Control, scene: SceneFacts | SceneText, program: Program) -> None:
-    """Hand the scene and the program's facts to clingo: plain text (validated by `plain_scene`)
-    together with the printed program in one `Control.add`, objects through the backend."""
+def add_scene(ctl: clingo.Control, scene: SceneFacts | SceneText, program: Program | None, rules: str = "") -> None:
+    """Hand the scene, the program's facts and the given rule text to clingo: plain text (validated
+    by `plain_scene`) together with the rest in one `Control.add`, objects through the backend.
+    Without `program`, its facts are left out (the rules in hand read none of them)."""
     if isinstance(scene, SceneText):
-        # One parse in C for both: cheaper than the term parser plus a backend call per fact,
+        # One parse in C for all: cheaper than the term parser plus a backend call per fact,
         # whose Python overhead is most of the cost (measured 0.1 ms less per GQA question).
-        ctl.add("base", [], f"{weighted_text(scene)}\n{format_flat(program)}")
+        ctl.add("base", [], f"{weighted_text(scene)}\n{format_flat(program) if program else ''}\n{rules}")
         return
     with ctl.backend() as backend:
-        for fact in [*scene.facts, *program_facts(program)]:
+        for fact in [*scene.facts, *(program_facts(program) if program else ())]:
             backend.add_rule([backend.add_atom(fact)])
-    if scene.weighted:
+    if scene.weighted or rules:
         # Uncertain atoms as program text, not through the backend: the grounder may leave out
         # rule instances over non-fact atoms the backend added before grounding (it did for
         # all_different on a weighted scene once the theory had no choice over state/2).
-        ctl.add("base", [], weighted_text(scene))
+        ctl.add("base", [], f"{weighted_text(scene) if scene.weighted else ''}\n{rules}")
 
 
 def _approximations_of(symbols: Sequence[clingo.Symbol]) -> tuple[Approximation, ...]:
@@ -377,10 +380,13 @@ def ground_question(
         if feed is not None:
             for statement in fed_rules(feed.signatures):
                 builder.add(statement)
+    # The theory's rules that read one step each come as instances for this program's steps.
+    rules = theory.unfolded(given, program)
+    facts_read = program if theory.reads_program else None
     if feed is None:
-        add_scene(ctl, scene, program)
+        add_scene(ctl, scene, facts_read, rules)
     else:
-        ctl.add("base", [], format_flat(program))
+        ctl.add("base", [], f"{format_flat(facts_read) if facts_read else ''}\n{rules}")
     if rows:
         with ctl.backend() as backend:
             for row in rows:

@@ -9,6 +9,7 @@ from tests.theory.test_data_text import weighted_scene
 from theory import SceneFacts, parse_flat, solve, solver
 from theory.data_text import plain_scene
 from theory.operations import SCENE_PREDICATES
+from theory.relevance import Theory
 
 PROGRAMS = [
     "scene(0). select(1, 0, man). unique(2, 1). query(3, 2, pose). end(3).",
@@ -52,11 +53,15 @@ def test_program_subset_answers_as_the_whole_theory(monkeypatch, program, scene)
 
 def test_subset_keeps_only_what_the_operations_use():
     given = solver._SCENE_SIGNATURES | {("scene", 1), ("select", 3), ("exist", 2), ("end", 1)}
-    kept = [str(s) for s in solver._THEORY.relevant(given)]
+    theory = Theory(solver._THEORY.statements)  # as written, without unfolding the steps
+    kept = [str(s) for s in theory.relevant(given)]
     assert "value(S,yes) :- exist(S,D); state(D,_)." in kept
     assert not any("relate" in s or s.startswith("%") for s in kept)
     assert "#defined select/3." in kept and "#defined relate/5." not in kept
-    assert solver._THEORY.relevant(given) is solver._THEORY.relevant(set(given))  # cached
+    assert theory.relevant(given) is theory.relevant(set(given))  # cached
+    # Unfolded, the rule comes as its instance for the program's exist step.
+    program = parse_flat("scene(0). select(1, 0, dog). exist(2, 1). end(2).")
+    assert "value(2,yes) :- state(1,_)." in solver._THEORY.unfolded(given, program).splitlines()
 
 
 def _with_taxonomy(scene: SceneFacts) -> SceneFacts:
