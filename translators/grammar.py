@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from theory.operations import ARGUMENT_CHOICES, OPERATIONS, POSITION_VALUES, Kind
 from translators.grounded_words import QuestionWords
 from translators.ontology import OTHER_CATEGORY, Ontology
-from translators.question_frame import Frame
+from translators.question_frame import CHOICE_OPERATIONS, EITHER_OPERATIONS, Frame
 from translators.vocabulary import Vocabulary
 
 _WORD = "[a-z] [a-z0-9_]{0,40}"
@@ -179,19 +179,29 @@ def _expression_rules(with_variables: bool, schema: bool, arguments: list[str]) 
         by_kind[spec.output].append(f'"{name}(" {body} ")"')
     if with_variables:
         by_kind[Kind.STATE].append("var")
-    return [f"{_KIND_RULES[kind]} ::= {' | '.join(options)}" for kind, options in by_kind.items()]
+    rules = [f"{_KIND_RULES[kind]} ::= {' | '.join(options)}" for kind, options in by_kind.items()]
+    # The outermost calls of a choice, as a rule of their own (see `_answer_rule`).
+    for rule, names in (("chooseexpr", CHOICE_OPERATIONS), ("eitherexpr", EITHER_OPERATIONS)):
+        options = [o for o in by_kind[Kind.VALUE] + by_kind[Kind.BOOL] if o.split("(")[0].strip('"') in names]
+        if options:
+            rules.append(f"{rule} ::= {' | '.join(options)}")
+    return rules
 
 
-def _answer_rule(frame: Frame | None) -> str:
-    """The outermost call a frame allows: yes/no, a value, a number, or (a choice) a value or an `or`."""
+def _answer_rule(frame: Frame | None, rules: list[str]) -> str:
+    """The outermost call a frame allows: yes/no, a value, a number, one of two words (a `choose`) or
+    whether either thing is there (an `or`)."""
+    defined = {rule.split(" ::= ")[0] for rule in rules}
     if frame is Frame.YES_NO:
         return "boolexpr"
-    if frame in (Frame.OPEN, Frame.CHOICE):
+    if frame is Frame.CHOICE:
+        return "chooseexpr" if "chooseexpr" in defined else "valexpr"
+    if frame is Frame.OPEN:
         return "valexpr"
     if frame is Frame.COUNT:
         return "numexpr"
     if frame is Frame.EITHER:
-        return 'valexpr | "or(" boolexpr ", " boolexpr ")"'
+        return "eitherexpr" if "eitherexpr" in defined else "boolexpr"
     return "valexpr | boolexpr | numexpr"
 
 
@@ -199,18 +209,20 @@ def _nested_grammar(limits: Limits) -> str:
     """One typed nested expression whose outermost call gives a value or yes/no (as the frame asks)."""
     arguments = limits.argument_rules()
     schema = limits.ontology is not None
-    rules = [f"root ::= {_answer_rule(limits.frame)}", *_expression_rules(False, schema, arguments)]
+    expressions = _expression_rules(False, schema, arguments)
+    rules = [f"root ::= {_answer_rule(limits.frame, expressions)}", *expressions]
     return "\n".join(rules + arguments) + "\n"
 
 
 def _code_grammar(limits: Limits) -> str:
     """Assignments ``varN = <objects expression>`` then the answer expression (as the frame asks)."""
     arguments = limits.argument_rules()
+    expressions = _expression_rules(True, limits.ontology is not None, arguments)
     rules = [
-        f'root ::= (assign "\\n"){{0,8}} ({_answer_rule(limits.frame)})',
+        f'root ::= (assign "\\n"){{0,8}} ({_answer_rule(limits.frame, expressions)})',
         'assign ::= var " = " state',
         'var ::= "var" [1-9]',
-        *_expression_rules(True, limits.ontology is not None, arguments),
+        *expressions,
     ]
     return "\n".join(rules + arguments) + "\n"
 

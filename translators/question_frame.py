@@ -2,12 +2,13 @@
 
 The frame is read from the wording alone: a question that opens with a verb ("Is", "Are",
 "Does", "Can") asks yes or no, unless it offers a choice ("Is the sky gray or blue?", answered
-by a `choose`; with "there" or "either", "Is there a cat or a dog?", by an `or` of two
+by a `choose`; with "there", "either" or "see", "Is there a cat or a dog?", by an `or` of two
 existences); a question with a wh-word ("what", "which", "who", "where", "how") asks for a name
 or value, and "how many" (or "what is the number of") for a number, a `count`. A yes/no
 question never gets a program that answers a name, and a wh-question never gets a yes/no
 program; "Are there more dogs than cats?" asks yes or no (`compare_count`). On GQA's tuning
-part every question's program fits its frame.
+part every question's program fits its frame (the 84 choices end in `choose_attr` or
+`choose_rel`, the 9 "either" questions in `or`).
 
 Example:
     >>> frame_of("Is the chair brown or white?"), frame_of("Are the doors open?")
@@ -30,9 +31,11 @@ _TOKEN = re.compile(r"[a-z]+")
 _VERBS = frozenset("is are was were does do did can could has have had will would should may might must".split())
 _WH = frozenset("what which who whom whose where how when".split())
 # Words by which a choice asks whether either thing is there, GQA's `or` of two `exist`s.
-_EXISTENCE = frozenset({"there", "either"})
-# The final operations a choice may end in besides those that answer a value ("Is there a cat or a dog?").
-_CHOICE_BOOL = frozenset({"or"})
+_EXISTENCE = frozenset({"there", "either", "see"})
+# The final operations of a choice between two words ("Is the sky gray or blue?", "Is the cup to
+# the left or to the right of the plate?") and of whether either thing is there.
+CHOICE_OPERATIONS = frozenset(name for name in OPERATIONS if name.startswith("choose_"))
+EITHER_OPERATIONS = frozenset({"or"})
 
 
 class Frame(str, Enum):
@@ -40,7 +43,7 @@ class Frame(str, Enum):
 
     YES_NO = "yes/no"
     CHOICE = "choice"  # "Is it A or B?": one of two words
-    EITHER = "either"  # "Is there a cat or a dog?": whether either is there (or one of two words)
+    EITHER = "either"  # "Is there a cat or a dog?": whether either is there
     OPEN = "open"  # a wh-question: a name or value
     COUNT = "count"  # "How many dogs are there?": a number
     UNKNOWN = "unknown"  # no verb first and no wh-word: any program
@@ -70,7 +73,7 @@ def _asks_number(words: list[str]) -> bool:
 
 def final_kinds(frame: Frame) -> frozenset[Kind]:
     """What the final operation of a program in this frame may produce."""
-    if frame is Frame.YES_NO:
+    if frame in (Frame.YES_NO, Frame.EITHER):
         return frozenset({Kind.BOOL})
     if frame in (Frame.OPEN, Frame.CHOICE):
         return frozenset({Kind.VALUE})
@@ -86,10 +89,13 @@ def misfit(program: Program, frame: Frame) -> str | None:
     if kind not in final_kinds(frame):
         wanted = {
             Frame.YES_NO: "yes or no",
+            Frame.EITHER: "yes or no (whether either thing is there)",
             Frame.CHOICE: "one of the words it offers",
             Frame.COUNT: "a number",
         }.get(frame, "a name or value")
         return f"the question asks for {wanted}, but the program ends in {operation}"
-    if frame is Frame.EITHER and kind is Kind.BOOL and operation not in _CHOICE_BOOL:
-        return f"the question offers a choice, but the program ends in {operation}"
+    if frame is Frame.CHOICE and operation not in CHOICE_OPERATIONS:
+        return f"the question offers a choice of two words, but the program ends in {operation}"
+    if frame is Frame.EITHER and operation not in EITHER_OPERATIONS:
+        return f"the question asks whether either thing is there, but the program ends in {operation}"
     return None

@@ -19,6 +19,7 @@ from .conftest import gqa_dir
         ("Is the chair brown or white?", Frame.CHOICE),
         ("Are there either cats or dogs?", Frame.EITHER),
         ("Is there a cat or a dog?", Frame.EITHER),
+        ("Do you see any cats or dogs?", Frame.EITHER),
         ("What color is the cup?", Frame.OPEN),
         ("The box on the right has what color?", Frame.OPEN),
         ("How many dogs are there?", Frame.COUNT),
@@ -39,10 +40,14 @@ def test_a_yes_no_question_never_takes_a_program_that_answers_a_name():
     assert misfit(yes_no, Frame.YES_NO) is None
     assert misfit(yes_no, Frame.OPEN) is not None
     either = parse_nested("or(exist(select(scene(), cat)), exist(select(scene(), dog)))")
-    assert "choice" in misfit(parse_nested("exist(select(scene(), door))"), Frame.EITHER)
+    assert "either" in misfit(parse_nested("exist(select(scene(), door))"), Frame.EITHER)
     assert misfit(either, Frame.EITHER) is None
-    # "Is the sky gray or blue?" chooses a word; it is not an `or` of two checks.
+    # "Is the sky gray or blue?" chooses a word; it is not an `or` of two checks, nor a query.
     assert "one of the words" in misfit(either, Frame.CHOICE)
+    color = parse_nested("query(unique(select(scene(), sky)), color)")
+    assert "choice of two words" in misfit(color, Frame.CHOICE)
+    assert misfit(parse_nested("choose_attr(unique(select(scene(), sky)), color, gray, blue)"), Frame.CHOICE) is None
+    assert "either" in misfit(parse_nested("choose_attr(unique(scene()), name, cat, dog)"), Frame.EITHER)
 
 
 def test_a_how_many_question_takes_a_count_and_nothing_else():
