@@ -61,16 +61,23 @@ def _schema_rules(ontology: Ontology, words: QuestionWords | None = None) -> lis
     typed = {c: v for c, v in ontology.categories.items() if v and c not in open_categories}
     typed |= {c: list(v) for c, v in POSITION_VALUES.items()}
     relations: list[str] = list(ontology.relations)
+    classes = "word"
     if words is not None:
         # A word the ontology files under no category may be any category's value ("made of mesh").
         known = set(ontology.classes) | set(ontology.uncategorised)
         unfiled = [n for n in words.names() if n not in known and not ontology.categories_of(n)]
         typed = {c: kept for c, v in typed.items() if (kept := [x for x in v if words.supports(x)] + unfiled)}
+        # A class is a word the ontology knows as a class, one the frame implies ("who": person),
+        # or one it does not know at all; never a word it knows only as a value or a relation
+        # ("tall", "plastic", "in"), which a small model otherwise writes in a class's place.
+        nouns = [n for n in words.names() if n in ontology.classes or n in words.implied]
+        nouns += [n for n in unfiled if n not in ontology.relations]
+        classes = _alternatives(nouns) if nouns else classes
         relations = words.relations(relations)
     rules = [
         f"cat ::= {_alternatives([*ontology.query_categories, OTHER_CATEGORY])}",
         *([f"rel ::= {_alternatives(relations)}"] if relations else []),
-        "cls ::= word",
+        f"cls ::= {classes}",
         "val ::= word",
     ]
     one, two = [], []

@@ -55,8 +55,8 @@ from translators.template_fill import FILL_RULES_VERSION, FilledProgram, filler_
 from translators.templating import Templater
 from translators.vocabulary import Grounder
 
-# Changes whenever what a question's words allow changes, so stored translations are not reused.
-GROUNDING_VERSION = 2
+# Changes whenever what a question's words or frame allow changes, so stored translations are not reused.
+GROUNDING_VERSION = 3
 
 
 class TranslationSettings(TranslationOptions):
