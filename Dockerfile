@@ -1,5 +1,6 @@
 # aspvqa service image. Stage 1 builds the virtual environment (llama.cpp is compiled there);
-# stage 2 carries only that environment and WordNet, so no compiler ships in the image.
+# stage 2 carries only that environment and WordNet, so no compiler ships in the image. llama.cpp is
+# built for AVX2 (ASPVQA_LLAMA_CPU=avx2): an image runs on other machines than the one that built it.
 # torch: set PIP_EXTRA_INDEX_URL (build arg) to a CPU-only index to keep the image small.
 FROM python:3.11-slim-bookworm AS build
 ARG PIP_EXTRA_INDEX_URL=""
@@ -17,7 +18,7 @@ COPY evaluation ./evaluation
 COPY app ./app
 RUN python -m venv /opt/venv \
     && /opt/venv/bin/pip install --no-cache-dir ".[service,llm,vision]" \
-    && VENV=/opt/venv sh scripts/install_llm.sh \
+    && VENV=/opt/venv ASPVQA_LLAMA_CPU=avx2 sh scripts/install_llm.sh \
     && rm -rf /root/.cache
 
 FROM python:3.11-slim-bookworm
