@@ -176,7 +176,9 @@ class LlamaCppBackend(Backend):
         model = model_path(self.model)
         stat = model.stat()
         prompt = request.messages() if self.chat else request.completion()
-        runtime = [self.n_ctx, self.gpu_layers, llama_cpp.__version__]
+        # The build's CPU kernels too: a state evaluated by other ones holds other rounding.
+        system = llama_cpp.llama_print_system_info().decode("utf-8", "replace")
+        runtime = [self.n_ctx, self.gpu_layers, llama_cpp.__version__, system]
         identity = json.dumps([str(model.resolve()), stat.st_size, stat.st_mtime_ns, *runtime, prompt], sort_keys=True)
         digest = hashlib.sha256(identity.encode()).hexdigest()[:16]
         return cache_dir() / "models" / f"{self.name}-prompt-{digest}.state"
