@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from theory.flat import parse_flat
+from theory.flat import format_flat, parse_flat
 from theory.program import Program
 
 DEFAULT_BANK_NAME = "bank.jsonl"
@@ -101,6 +101,18 @@ class ExampleBank:
     def fingerprint(self) -> str:
         """A digest of the questions, to tell whether a stored embedding index is stale."""
         return self._fingerprint
+
+    def content_digest(self) -> str:
+        """A digest of the questions and their programs, to tell whether what was built from both
+        is stale (an example's program may change while its question stays)."""
+        return self._content_digest
+
+    @cached_property
+    def _content_digest(self) -> str:
+        digest = hashlib.sha256()
+        for example in self.examples:
+            digest.update(f"{example.id}\t{example.question}\t{format_flat(example.program)}\n".encode())
+        return digest.hexdigest()[:16]
 
     @cached_property
     def with_semantic(self) -> ExampleBank:

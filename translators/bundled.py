@@ -33,7 +33,7 @@ ASSEMBLY_VERSION = 5
 def bundled_digest(ontology: Ontology, per_template: int = PER_TEMPLATE) -> str:
     """Names one generated bank: the templates, the ontology, the count and the hand-written examples."""
     digest = hashlib.sha256(repr(TEMPLATES).encode())
-    digest.update(f"{ontology.digest()}|{per_template}|{legacy_bank().fingerprint()}|{ASSEMBLY_VERSION}".encode())
+    digest.update(f"{ontology.digest()}|{per_template}|{legacy_bank().content_digest()}|{ASSEMBLY_VERSION}".encode())
     return digest.hexdigest()[:12]
 
 

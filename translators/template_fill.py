@@ -151,14 +151,14 @@ class TemplateFiller:
         with self._lock:
             if self._index is None:
                 stored = self._stored_path()
-                rows = _read_rows(stored, self.bank.fingerprint()) if stored else None
+                rows = _read_rows(stored, self.bank.content_digest()) if stored else None
                 if rows is None:
                     rows = defaultdict(list)
                     for row, example in enumerate(self.bank):
                         slots = self.slots(example.question)
                         rows[" ".join(role for role, _ in slots)].append((row, slots))
                     if stored:
-                        _write_rows(stored, self.bank.fingerprint(), dict(rows))
+                        _write_rows(stored, self.bank.content_digest(), dict(rows))
                 self._index = {form: [(self.bank[row], slots) for row, slots in found] for form, found in rows.items()}
             return self._index
 

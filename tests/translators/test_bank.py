@@ -1,9 +1,11 @@
 import json
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from theory.flat import parse_flat
 from theory.operations import OPERATIONS
 from theory.representations import TEXT_REPRESENTATIONS, format_program, parse_program
 from translators.bank import (
@@ -95,3 +97,12 @@ def test_bundled_bank_adds_over_20000_generated_examples_to_the_hand_written_one
     assert len({e.id for e in bundled}) == len(bundled)
     assert len({normalise_question(e.question) for e in bundled}) == len(bundled)
     assert set().union(*(e.operations for e in bundled)) == set(OPERATIONS)
+
+
+def test_content_digest_changes_with_a_program_the_question_fingerprint_does_not(bank):
+    first = bank.examples[0]
+    changed = replace(first, program=parse_flat("scene(0). select(1, 0, dog). exist(2, 1). end(2)."))
+    before, after = ExampleBank(bank.examples[:3]), ExampleBank([changed, *bank.examples[1:3]])
+    assert before.fingerprint() == after.fingerprint()  # the embedding index stays valid
+    assert before.content_digest() != after.content_digest()  # what was built from programs does not
+    assert before.content_digest() == ExampleBank(bank.examples[:3]).content_digest()
