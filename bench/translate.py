@@ -1,5 +1,6 @@
-"""Translation latency on the path a user takes (targets: p50 <= 2 s on 2 cores; the first question
-under 10 s once the model is ready).
+"""Translation latency on the path a user takes (targets: p50 <= 2 s on 2 cores, the questions the
+bundled model translates p50 <= 2.5 s (issue 28); the first question under 10 s once the model is
+ready). Exits non-zero when a target is missed.
 
 The REST service's `POST /translate`, question text in (the service runs in this process and is
 called through an HTTP client; default settings: template fill, else the bundled model with
@@ -39,6 +40,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from _questions import val_questions, val_sample_path  # noqa: E402
 
 TARGET_P50_S = 2.0
+TARGET_MODEL_P50_S = 2.5
 TARGET_FIRST_S = 10.0
 
 
@@ -121,20 +123,26 @@ def main() -> int:
             if any(k in r for r in model_rows)
         },
         "target_p50_s": TARGET_P50_S,
+        "target_model_p50_s": TARGET_MODEL_P50_S,
         "target_first_s": TARGET_FIRST_S,
         "questions": rows,
     }
     print(
         f"ready (model loaded, prompt prefix evaluated): {ready_s:.1f} s; after a restart (saved state read back): {restart_s:.1f} s"
     )
-    verdict = "met" if first["seconds"] <= TARGET_FIRST_S else "MISSED"
-    print(f"first question after that: {first['seconds']:.2f} s (target < {TARGET_FIRST_S:g} s: {verdict})")
+    missed = first["seconds"] > TARGET_FIRST_S
+    print(
+        f"first question after that: {first['seconds']:.2f} s (target < {TARGET_FIRST_S:g} s: {_verdict(not missed)})"
+    )
+    targets = {"all": TARGET_P50_S, "model": TARGET_MODEL_P50_S}
     for name in ("all", "filled", "model"):
         if result[name]:
             part = result[name]
             line = f"{name:<7} n={part['n']:<3} p50 {part['p50_s']:.3f} s  p90 {part['p90_s']:.3f} s"
-            if name == "all":
-                line += f"  (target p50 <= {TARGET_P50_S:g} s: {'met' if part['p50_s'] <= TARGET_P50_S else 'MISSED'})"
+            if name in targets:
+                met = part["p50_s"] <= targets[name]
+                missed |= not met
+                line += f"  (target p50 <= {targets[name]:g} s: {_verdict(met)})"
             print(line)
     if result["model_tokens_p50"]:
         t = result["model_tokens_p50"]
@@ -146,7 +154,11 @@ def main() -> int:
     out = ROOT / "bench" / "results" / "translate.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1) + "\n")
-    return 0
+    return 1 if missed else 0
+
+
+def _verdict(met: bool) -> str:
+    return "met" if met else "MISSED"
 
 
 if __name__ == "__main__":
