@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from theory.operations import ARGUMENT_CHOICES, OPERATIONS, POSITION_VALUES, Kind
-from translators.grounded_words import QuestionWords
+from translators.grounded_words import QuestionWords, stem
 from translators.ontology import OTHER_CATEGORY, Ontology
 from translators.question_frame import CHOICE_OPERATIONS, EITHER_OPERATIONS, Frame
 from translators.vocabulary import Vocabulary
@@ -55,6 +55,18 @@ def _alternatives(words: Iterable[str]) -> str:
     return " | ".join(_literal(w) for w in unique) if unique else _WORD
 
 
+_ROLE_STEMS: dict[str, frozenset[str]] = {}  # by ontology digest
+
+
+def _role_stems(ontology: Ontology) -> frozenset[str]:
+    """Stems of the words of relations and of category names that are no class: no part of a class."""
+    key = ontology.digest()
+    if key not in _ROLE_STEMS:
+        words = {part for name in [*ontology.relations, *ontology.categories] for part in name.split("_")}
+        _ROLE_STEMS[key] = frozenset(stem(w) for w in words if w not in ontology.classes)
+    return _ROLE_STEMS[key]
+
+
 def _schema_rules(ontology: Ontology, words: QuestionWords | None = None) -> list[str]:
     """Closed categories and relations; category-value pairs whose value fits the category."""
     open_categories = ("name", "class", OTHER_CATEGORY)
@@ -69,9 +81,20 @@ def _schema_rules(ontology: Ontology, words: QuestionWords | None = None) -> lis
         typed = {c: kept for c, v in typed.items() if (kept := [x for x in v if words.supports(x)] + unfiled)}
         # A class is a word the ontology knows as a class, one the frame implies ("who": person),
         # or one it does not know at all; never a word it knows only as a value or a relation
-        # ("tall", "plastic", "in"), which a small model otherwise writes in a class's place.
+        # ("tall", "plastic", "in"), which a small model otherwise writes in a class's place, nor
+        # another form of such a word ("ons", "standings") or a run with a relation in it.
         nouns = [n for n in words.names() if n in ontology.classes or n in words.implied]
-        nouns += [n for n in unfiled if n not in ontology.relations]
+        # (Other forms of a class stay: GQA's scenes name some objects in the plural, "shoes".)
+        known_stems = {
+            stem(n)
+            for n in words.names()
+            if n not in ontology.classes and (n not in unfiled or n in ontology.relations)
+        }
+        nouns += [
+            n
+            for n in unfiled
+            if stem(n) not in known_stems and not any(stem(part) in _role_stems(ontology) for part in n.split("_"))
+        ]
         classes = _alternatives(nouns) if nouns else classes
         relations = words.relations(relations)
     rules = [
