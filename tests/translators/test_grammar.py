@@ -148,3 +148,60 @@ def test_a_question_grammar_refuses_invented_words_and_the_wrong_kind_of_answer(
     # A question that supports no relation gets a grammar without the operations that need one.
     plain = program_grammar("nested", None, bundled_ontology(), question_words("Is it red?"), frame_of("Is it red?"))
     assert "relate(" not in plain and "rel ::=" not in plain
+
+
+@needs_tokenizer
+def test_a_question_grammar_with_the_ontology_admits_the_gqa_programs_in_the_question_words(accepts):
+    # The schema grammar only lets a word be a class where the ontology does not know it as a value or
+    # relation alone: GQA's own programs for the tuning part's questions must still pass.
+    import json
+
+    from evaluation.splits import split_questions
+    from translators.gqa_program import GQAProgramError, gqa_to_program
+    from translators.grounded_words import invented, question_words
+    from translators.ontology import bundled_ontology
+    from translators.prompts import render
+    from translators.question_frame import frame_of, misfit
+    from translators.question_text import read_as_scene
+
+    from .conftest import gqa_dir
+
+    path = gqa_dir() / "questions" / "val_balanced_sample.json"
+    if not path.exists():
+        pytest.skip(f"GQA data not found at {path}")
+    data = json.loads(path.read_text())
+    ontology = bundled_ontology()
+    admitted, checked = 0, 0
+    for qid in sorted(split_questions(data).tuning):
+        try:
+            program = gqa_to_program(data[qid]["semantic"])
+        except (GQAProgramError, ValueError):
+            continue
+        asked = read_as_scene(data[qid]["question"])
+        words, frame = question_words(asked), frame_of(asked)
+        if invented(program, words) or misfit(program, frame):
+            continue
+        checked += 1
+        admitted += accepts(render(program, "nested"), program_grammar("nested", None, ontology, words, frame))
+    assert checked > 800 and admitted >= 0.99 * checked, (admitted, checked)
+
+
+@needs_tokenizer
+def test_a_class_is_no_word_known_only_as_a_value_or_relation(accepts):
+    from translators.grounded_words import question_words
+    from translators.ontology import bundled_ontology
+    from translators.question_frame import frame_of
+
+    def grammar(question: str) -> str:
+        return program_grammar("nested", None, bundled_ontology(), question_words(question), frame_of(question))
+
+    who = grammar("Who is the man in?")
+    assert accepts("query(unique(relate(select(scene(), man), person, in, object)), name)", who)
+    assert not accepts("query(unique(relate(select(scene(), man), in, in, subject)), name)", who)
+    assert not accepts("query(unique(relate(select(scene(), man), ins, in, subject)), name)", who)
+    standing = grammar("What animals are standing?")
+    assert not accepts("query(unique(relate_attr(select(scene(), animal), standings, name)), name)", standing)
+    # Plurals of classes (GQA's scenes name some objects so) and words the ontology lacks stay.
+    gloves = grammar("What animal is wearing gloves?")
+    assert accepts("query(unique(relate(select(scene(), gloves), animal, wearing, subject)), name)", gloves)
+    assert accepts("exist(select(scene(), zorbs))", grammar("Are there zorbs?"))
