@@ -48,6 +48,7 @@ from translators.prompts import DEFAULT_PROMPT, PROMPTS, build_prompt, covering_
 from translators.question_frame import Frame, frame_of, misfit
 from translators.question_scope import out_of_scope
 from translators.question_text import read_as_scene
+from translators.relation_direction import direct_relations
 from translators.repair import MAX_REPAIRS, interpret_output
 from translators.retrieval import Retriever, Sampling
 from translators.schema import repair_program
@@ -56,7 +57,7 @@ from translators.templating import Templater
 from translators.vocabulary import Grounder
 
 # Changes whenever what a question's words or frame allow changes, so stored translations are not reused.
-GROUNDING_VERSION = 4
+GROUNDING_VERSION = 5
 
 
 class TranslationSettings(TranslationOptions):
@@ -418,6 +419,10 @@ class Translator:
                 # A repair that would name a word the question lacks is not made.
                 if _problems(repaired, words, frame) is None:
                     program, made = repaired, [f.__dict__ for f in repairs]
+            if program is not None:
+                # The way a relation runs, where the question's word order says it plainly.
+                program, turned = direct_relations(program, asked)
+                made += [f.__dict__ for f in turned]
             programs.append(program)
             fixes.append(made)
         generation_s = time.perf_counter() - start - retrieval_s

@@ -1,0 +1,93 @@
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.theory.test_representations import programs
+from theory.nested import format_nested, parse_nested
+from translators.relation_direction import direct_relations, word_order_direction
+
+from .conftest import gqa_dir
+
+
+@pytest.mark.parametrize(
+    ("question", "written", "meant"),
+    [
+        (
+            "What animals are on the street?",
+            "query(unique(relate(select(scene(), street), animal, on, object)), name)",
+            "query(unique(relate(select(scene(), street), animal, on, subject)), name)",
+        ),
+        (
+            "The snow is on what animal?",
+            "query(unique(relate(select(scene(), snow), animal, on, subject)), name)",
+            "query(unique(relate(select(scene(), snow), animal, on, object)), name)",
+        ),
+        (
+            "What kind of food does the man hold?",
+            "query(unique(relate(select(scene(), man), food, holding, subject)), name)",
+            "query(unique(relate(select(scene(), man), food, holding, object)), name)",
+        ),
+        (
+            "What is on the table?",
+            "query(unique(relate_any(select(scene(), table), on, object)), name)",
+            "query(unique(relate_any(select(scene(), table), on, subject)), name)",
+        ),
+        (
+            "Is the cup to the left or to the right of the plate?",
+            "choose_rel(unique(select(scene(), cup)), plate, to_the_left_of, to_the_right_of, subject)",
+            "choose_rel(unique(select(scene(), cup)), plate, to_the_left_of, to_the_right_of, object)",
+        ),
+    ],
+)
+def test_the_word_order_turns_a_relation_the_wrong_way_round(question, written, meant):
+    fixed, fixes = direct_relations(parse_nested(written), question)
+    assert format_nested(fixed) == meant
+    assert [f.rule for f in fixes] == ["relation direction"]
+    assert direct_relations(fixed, question) == (fixed, [])
+
+
+def test_a_word_order_that_says_nothing_plain_leaves_the_program_as_written():
+    # The class is not said and no wh-word asks for it; the relation word is missing.
+    assert word_order_direction("Is there a dog near the car?", "cat", "near", "car") is None
+    assert word_order_direction("What is the dog doing?", "ball", "near", "dog") is None
+    program = parse_nested("verify_rel(unique(select(scene(), dog)), ball, playing_with, object)")
+    assert direct_relations(program, "Does the dog have a toy?") == (program, [])
+
+
+@settings(max_examples=150, deadline=None)
+@given(programs(), st.lists(st.sampled_from(["what", "is", "the", "ball", "red", "on", "of", "x1"]), max_size=8))
+def test_only_directions_change_and_once_is_enough(program, words):
+    question = " ".join(words) + "?"
+    fixed, fixes = direct_relations(program, question)
+    assert len(fixed.steps) == len(program.steps) and fixed.answer == program.answer
+    changed = [(a, b) for a, b in zip(program.steps, fixed.steps) if a != b]
+    assert len(changed) == len(fixes)
+    for before, after in changed:
+        assert before.operation == after.operation and before.dependencies == after.dependencies
+        assert {before.arguments[-1], after.arguments[-1]} == {"subject", "object"}
+    assert direct_relations(fixed, question) == (fixed, [])
+
+
+def test_gqa_programs_of_the_tuning_part_keep_their_directions():
+    from evaluation.splits import split_questions
+    from translators.gqa_program import GQAProgramError, gqa_to_program
+    from translators.question_text import read_as_scene
+
+    path = gqa_dir() / "questions" / "val_balanced_sample.json"
+    if not path.exists():
+        pytest.skip(f"GQA data not found at {path}")
+    data = json.loads(path.read_text())
+    checked, turned = 0, []
+    for qid in sorted(split_questions(data).tuning):
+        try:
+            program = gqa_to_program(data[qid]["semantic"])
+        except (GQAProgramError, ValueError):
+            continue
+        question = read_as_scene(data[qid]["question"])
+        fixed, fixes = direct_relations(program, question)
+        checked += any(s.operation in ("relate", "relate_any", "verify_rel", "choose_rel") for s in program.steps)
+        if fixes:
+            turned.append(data[qid]["question"])
+    assert checked > 400 and turned == []
