@@ -32,6 +32,7 @@ from pydantic import ConfigDict, Field, field_validator
 from theory.canonical import canonical
 from theory.flat import format_flat
 from theory.program import Program
+from translators.asked_class import with_asked_class
 from translators.backends.base import Backend, BackendError, GenerationRequest, RetryableBackendError
 from translators.backends.models import DEFAULT_LOCAL_MODEL, ModelFileError
 from translators.bank import Example, ExampleBank
@@ -57,7 +58,7 @@ from translators.templating import Templater
 from translators.vocabulary import Grounder
 
 # Changes whenever what a question's words or frame allow changes, so stored translations are not reused.
-GROUNDING_VERSION = 5
+GROUNDING_VERSION = 6
 
 
 class TranslationSettings(TranslationOptions):
@@ -420,7 +421,11 @@ class Translator:
                 if _problems(repaired, words, frame) is None:
                     program, made = repaired, [f.__dict__ for f in repairs]
             if program is not None:
-                # The way a relation runs, where the question's word order says it plainly.
+                # The class a wh-question names for its answer, and the way a relation runs, where
+                # the question's words say them plainly.
+                if self.ontology is not None:
+                    program, named = with_asked_class(program, asked, self.ontology)
+                    made += [f.__dict__ for f in named]
                 program, turned = direct_relations(program, asked)
                 made += [f.__dict__ for f in turned]
             programs.append(program)

@@ -1,0 +1,60 @@
+import json
+
+import pytest
+
+from theory.nested import format_nested, parse_nested
+from translators.asked_class import asked_class, with_asked_class
+from translators.ontology import bundled_ontology
+
+from .conftest import gqa_dir
+
+
+@pytest.mark.parametrize(
+    ("question", "cls"),
+    [
+        ("What animals are on the plate?", "animal"),
+        ("On what item of furniture is the laptop?", "furniture"),
+        ("What kind of food does the man hold?", "food"),
+        ("Which traffic light is red?", "traffic_light"),
+        ("What color is the car?", None),  # a category, not a class
+        ("What is on the table?", None),
+        ("Is the man holding food?", None),
+    ],
+)
+def test_the_class_after_the_wh_word(question, cls):
+    assert asked_class(question, bundled_ontology()) == cls
+
+
+def test_the_last_relation_to_any_object_names_the_asked_class():
+    ontology = bundled_ontology()
+    program = parse_nested("query(unique(relate_any(select(scene(), plate), on, subject)), name)")
+    fixed, fixes = with_asked_class(program, "What animals are on the plate?", ontology)
+    assert format_nested(fixed) == "query(unique(relate(select(scene(), plate), animal, on, subject)), name)"
+    assert [f.rule for f in fixes] == ["asked class"]
+    # A relation that names a class already, or a question that names none, is left as written.
+    named = parse_nested("query(unique(relate(select(scene(), plate), food, on, subject)), name)")
+    assert with_asked_class(named, "What animals are on the plate?", ontology) == (named, [])
+    assert with_asked_class(program, "What is on the plate?", ontology) == (program, [])
+
+
+def test_gqa_programs_of_the_tuning_part_stay_as_they_are():
+    from evaluation.splits import split_questions
+    from translators.gqa_program import GQAProgramError, gqa_to_program
+    from translators.question_text import read_as_scene
+
+    path = gqa_dir() / "questions" / "val_balanced_sample.json"
+    if not path.exists():
+        pytest.skip(f"GQA data not found at {path}")
+    data = json.loads(path.read_text())
+    ontology = bundled_ontology()
+    asked, changed = 0, []
+    for qid in sorted(split_questions(data).tuning):
+        try:
+            program = gqa_to_program(data[qid]["semantic"])
+        except (GQAProgramError, ValueError):
+            continue
+        question = read_as_scene(data[qid]["question"])
+        asked += asked_class(question, ontology) is not None
+        if with_asked_class(program, question, ontology)[1]:
+            changed.append(data[qid]["question"])
+    assert asked > 200 and changed == []

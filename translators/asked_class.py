@@ -1,0 +1,56 @@
+"""The class a wh-question names for what it asks: "What weapon is the man holding?" asks a weapon.
+
+A small model often writes such a question's last relation step as ``relate_any`` (any object
+the man holds); GQA's programs name the class: on the tuning part's questions that open with
+"what/which [kind/type/item/piece/sort of] CLASS" (a preposition may come first: "On what item
+of furniture ...") and relate objects, the last relation step is ``relate`` with that class in
+all 48. `with_asked_class` makes that step so when the model wrote ``relate_any``.
+
+Example:
+    >>> from theory.nested import format_nested, parse_nested
+    >>> from translators.ontology import bundled_ontology
+    >>> program = parse_nested("query(unique(relate_any(select(scene(), man), holding, object)), name)")
+    >>> fixed, _ = with_asked_class(program, "What kind of food does the man hold?", bundled_ontology())
+    >>> format_nested(fixed)
+    'query(unique(relate(select(scene(), man), food, holding, object)), name)'
+"""
+
+from __future__ import annotations
+
+import re
+
+from theory.program import Program, Step
+from translators.grounded_words import singular
+from translators.ontology import Ontology
+from translators.schema import SchemaFix
+
+_ASKED = re.compile(
+    r"(?:(?:on|in|at|of|by|with|from|under|behind|inside|near)\s+)?(?:what|which)\s+"
+    r"(?:(?:kind|type|item|piece|sort)\s+of\s+)?([a-z]+)(?:\s+([a-z]+))?"
+)
+_RELATIONS = ("relate", "relate_any")
+
+
+def asked_class(question: str, ontology: Ontology) -> str | None:
+    """The class named right after the question's opening wh-word, or None."""
+    match = _ASKED.match(question.strip().lower())
+    if match is None:
+        return None
+    first, second = match[1], match[2]
+    candidates = ([f"{first}_{second}", f"{first}_{singular(second)}"] if second else []) + [first, singular(first)]
+    return next((c for c in candidates if c in ontology.classes), None)
+
+
+def with_asked_class(program: Program, question: str, ontology: Ontology) -> tuple[Program, list[SchemaFix]]:
+    """The program with its last relation step naming the asked class, where it named none."""
+    relations = [s for s in program.steps if s.operation in _RELATIONS]
+    if not relations or relations[-1].operation != "relate_any":
+        return program, []
+    cls = asked_class(question, ontology)
+    if cls is None:
+        return program, []
+    last = relations[-1]
+    relation, direction = last.arguments
+    step = Step(last.id, "relate", last.dependencies, (cls, relation, direction))
+    fixed = Program(tuple(step if s.id == last.id else s for s in program.steps), program.answer)
+    return fixed, [SchemaFix("asked class", last.id, "relate_any", f"relate {cls}")]
