@@ -173,7 +173,7 @@ def _flat_grammar(limits: Limits) -> str:
     step_names = []
     rules = []
     for name, spec in OPERATIONS.items():
-        if name == "scene" or not _usable(spec.arguments, arguments):
+        if name == "scene" or not _usable(spec.arguments, arguments) or not _asked_for(name, limits.words):
             continue
         parts = [_literal(f"{name}("), "id"]
         for _ in spec.inputs:
@@ -193,13 +193,29 @@ def _flat_grammar(limits: Limits) -> str:
     return "\n".join(head + rules + arguments) + "\n"
 
 
-def _expression_rules(with_variables: bool, schema: bool, arguments: list[str]) -> list[str]:
+# Operations only a question with one of these words asks for: GQA's "relate: same color" ("What
+# else has the same color as the cup?"). A small model otherwise reaches for `relate_attr` on
+# "What color is the coat?" or "an umbrella that is black".
+_OPERATION_WORDS = {"relate_attr": frozenset({"same"})}
+
+
+def _asked_for(operation: str, words: QuestionWords | None) -> bool:
+    """Whether a question with these words may ask for the operation (any, without words)."""
+    needed = _OPERATION_WORDS.get(operation)
+    return words is None or needed is None or bool(needed & set(words.surface))
+
+
+def _expression_rules(
+    with_variables: bool, schema: bool, arguments: list[str], words: QuestionWords | None = None
+) -> list[str]:
     by_kind: dict[Kind, list[str]] = {kind: [] for kind in Kind}
     for name, spec in OPERATIONS.items():
         if name == "scene":
             by_kind[Kind.STATE].append('"scene()"')
             continue
         if not _usable(spec.arguments, arguments):
+            continue
+        if not _asked_for(name, words):
             continue
         parts = []
         for kind in spec.inputs:
@@ -239,7 +255,7 @@ def _nested_grammar(limits: Limits) -> str:
     """One typed nested expression whose outermost call gives a value or yes/no (as the frame asks)."""
     arguments = limits.argument_rules()
     schema = limits.ontology is not None
-    expressions = _expression_rules(False, schema, arguments)
+    expressions = _expression_rules(False, schema, arguments, limits.words)
     rules = [f"root ::= {_answer_rule(limits.frame, expressions)}", *expressions]
     return "\n".join(rules + arguments) + "\n"
 
@@ -247,7 +263,7 @@ def _nested_grammar(limits: Limits) -> str:
 def _code_grammar(limits: Limits) -> str:
     """Assignments ``varN = <objects expression>`` then the answer expression (as the frame asks)."""
     arguments = limits.argument_rules()
-    expressions = _expression_rules(True, limits.ontology is not None, arguments)
+    expressions = _expression_rules(True, limits.ontology is not None, arguments, limits.words)
     rules = [
         f'root ::= (assign "\\n"){{0,8}} ({_answer_rule(limits.frame, expressions)})',
         'assign ::= var " = " state',

@@ -205,3 +205,17 @@ def test_a_class_is_no_word_known_only_as_a_value_or_relation(accepts):
     gloves = grammar("What animal is wearing gloves?")
     assert accepts("query(unique(relate(select(scene(), gloves), animal, wearing, subject)), name)", gloves)
     assert accepts("exist(select(scene(), zorbs))", grammar("Are there zorbs?"))
+
+
+@needs_tokenizer
+def test_relate_attr_only_where_the_question_says_same(accepts):
+    from translators.grounded_words import question_words
+    from translators.ontology import bundled_ontology
+    from translators.question_frame import frame_of
+
+    def grammar(question: str) -> str:
+        return program_grammar("nested", None, bundled_ontology(), question_words(question), frame_of(question))
+
+    assert "relate_attr(" not in grammar("What color is the coat?")
+    same = "Which animal has the same color as the dog?"
+    assert accepts("query(unique(relate_attr(select(scene(), dog), animal, color)), name)", grammar(same))
