@@ -1,12 +1,8 @@
-import json
-
 import pytest
 
 from theory.nested import format_nested, parse_nested
 from translators.asked_class import asked_class, with_asked_class
 from translators.ontology import bundled_ontology
-
-from .conftest import gqa_dir
 
 
 @pytest.mark.parametrize(
@@ -37,24 +33,8 @@ def test_the_last_relation_to_any_object_names_the_asked_class():
     assert with_asked_class(program, "What is on the plate?", ontology) == (program, [])
 
 
-def test_gqa_programs_of_the_tuning_part_stay_as_they_are():
-    from evaluation.splits import split_questions
-    from translators.gqa_program import GQAProgramError, gqa_to_program
-    from translators.question_text import read_as_scene
-
-    path = gqa_dir() / "questions" / "val_balanced_sample.json"
-    if not path.exists():
-        pytest.skip(f"GQA data not found at {path}")
-    data = json.loads(path.read_text())
+def test_gqa_programs_of_the_tuning_part_stay_as_they_are(tuning_programs):
     ontology = bundled_ontology()
-    asked, changed = 0, []
-    for qid in sorted(split_questions(data).tuning):
-        try:
-            program = gqa_to_program(data[qid]["semantic"])
-        except (GQAProgramError, ValueError):
-            continue
-        question = read_as_scene(data[qid]["question"])
-        asked += asked_class(question, ontology) is not None
-        if with_asked_class(program, question, ontology)[1]:
-            changed.append(data[qid]["question"])
+    asked = sum(asked_class(question, ontology) is not None for question, _ in tuning_programs)
+    changed = [q for q, program in tuning_programs if with_asked_class(program, q, ontology)[1]]
     assert asked > 200 and changed == []

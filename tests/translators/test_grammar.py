@@ -151,33 +151,17 @@ def test_a_question_grammar_refuses_invented_words_and_the_wrong_kind_of_answer(
 
 
 @needs_tokenizer
-def test_a_question_grammar_with_the_ontology_admits_the_gqa_programs_in_the_question_words(accepts):
+def test_a_question_grammar_with_the_ontology_admits_the_gqa_programs_in_the_question_words(accepts, tuning_programs):
     # The schema grammar only lets a word be a class where the ontology does not know it as a value or
     # relation alone: GQA's own programs for the tuning part's questions must still pass.
-    import json
-
-    from evaluation.splits import split_questions
-    from translators.gqa_program import GQAProgramError, gqa_to_program
     from translators.grounded_words import invented, question_words
     from translators.ontology import bundled_ontology
     from translators.prompts import render
     from translators.question_frame import frame_of, misfit
-    from translators.question_text import read_as_scene
 
-    from .conftest import gqa_dir
-
-    path = gqa_dir() / "questions" / "val_balanced_sample.json"
-    if not path.exists():
-        pytest.skip(f"GQA data not found at {path}")
-    data = json.loads(path.read_text())
     ontology = bundled_ontology()
     admitted, checked = 0, 0
-    for qid in sorted(split_questions(data).tuning):
-        try:
-            program = gqa_to_program(data[qid]["semantic"])
-        except (GQAProgramError, ValueError):
-            continue
-        asked = read_as_scene(data[qid]["question"])
+    for asked, program in tuning_programs:
         words, frame = question_words(asked), frame_of(asked)
         if invented(program, words) or misfit(program, frame):
             continue

@@ -1,5 +1,3 @@
-import json
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -7,8 +5,6 @@ from hypothesis import strategies as st
 from tests.theory.test_representations import programs
 from theory.nested import format_nested, parse_nested
 from translators.relation_direction import direct_relations, word_order_direction
-
-from .conftest import gqa_dir
 
 
 @pytest.mark.parametrize(
@@ -70,24 +66,8 @@ def test_only_directions_change_and_once_is_enough(program, words):
     assert direct_relations(fixed, question) == (fixed, [])
 
 
-def test_gqa_programs_of_the_tuning_part_keep_their_directions():
-    from evaluation.splits import split_questions
-    from translators.gqa_program import GQAProgramError, gqa_to_program
-    from translators.question_text import read_as_scene
-
-    path = gqa_dir() / "questions" / "val_balanced_sample.json"
-    if not path.exists():
-        pytest.skip(f"GQA data not found at {path}")
-    data = json.loads(path.read_text())
-    checked, turned = 0, []
-    for qid in sorted(split_questions(data).tuning):
-        try:
-            program = gqa_to_program(data[qid]["semantic"])
-        except (GQAProgramError, ValueError):
-            continue
-        question = read_as_scene(data[qid]["question"])
-        fixed, fixes = direct_relations(program, question)
-        checked += any(s.operation in ("relate", "relate_any", "verify_rel", "choose_rel") for s in program.steps)
-        if fixes:
-            turned.append(data[qid]["question"])
+def test_gqa_programs_of_the_tuning_part_keep_their_directions(tuning_programs):
+    relations = ("relate", "relate_any", "verify_rel", "choose_rel")
+    checked = sum(any(s.operation in relations for s in program.steps) for _, program in tuning_programs)
+    turned = [q for q, program in tuning_programs if direct_relations(program, q)[1]]
     assert checked > 400 and turned == []
