@@ -58,7 +58,7 @@ from translators.templating import Templater
 from translators.vocabulary import Grounder
 
 # Changes whenever what a question's words or frame allow changes, so stored translations are not reused.
-GROUNDING_VERSION = 7
+GROUNDING_VERSION = 8
 
 
 class TranslationSettings(TranslationOptions):
@@ -379,7 +379,7 @@ class Translator:
             # Only programs in the question's words that answer as it asks take part in the vote.
             filled = filler.fill(asked, exclude, fits) if filler is not None else None
             if filled is not None:
-                result = self._filled(question, question_id, filled, time.perf_counter() - start, source)
+                result = self._filled(question, asked, question_id, filled, time.perf_counter() - start, source)
                 return self._finish(result, start, key)
         retrieved = self.retriever.retrieve(
             asked,
@@ -421,13 +421,8 @@ class Translator:
                 if _problems(repaired, words, frame) is None:
                     program, made = repaired, [f.__dict__ for f in repairs]
             if program is not None:
-                # The class a wh-question names for its answer, and the way a relation runs, where
-                # the question's words say them plainly.
-                if self.ontology is not None:
-                    program, named = with_asked_class(program, asked, self.ontology)
-                    made += [f.__dict__ for f in named]
-                program, turned = direct_relations(program, asked)
-                made += [f.__dict__ for f in turned]
+                program, said = self._as_said(program, asked)
+                made += said
             programs.append(program)
             fixes.append(made)
         generation_s = time.perf_counter() - start - retrieval_s
@@ -461,14 +456,32 @@ class Translator:
         result.schema_fixes = fixes[chosen] if fixes else []
         return self._finish(result, start, key)
 
+    def _as_said(self, program: Program, asked: str) -> tuple[Program, list[dict[str, Any]]]:
+        """The program with the class a wh-question names for its answer and the way each relation
+        runs, where the question's words say them plainly (`asked_class`, `relation_direction`)."""
+        fixes = []
+        if self.ontology is not None:
+            program, named = with_asked_class(program, asked, self.ontology)
+            fixes += named
+        program, turned = direct_relations(program, asked)
+        return program, [f.__dict__ for f in [*fixes, *turned]]
+
     def _filled(
-        self, question: str, question_id: str | None, filled: FilledProgram, fill_s: float, source: str
+        self,
+        question: str,
+        asked: str,
+        question_id: str | None,
+        filled: FilledProgram,
+        fill_s: float,
+        source: str,
     ) -> Translation:
         """The translation of a question whose program was filled from examples of its form."""
         program, fixes = filled.program, []
         if self.ontology is not None:
             program, repairs = repair_program(program, self.ontology)
             fixes = [f.__dict__ for f in repairs]
+        program, said = self._as_said(program, asked)
+        fixes += said
         shown = filled.examples[: max(self.settings.examples, 1)]
         return Translation(
             question=question,
