@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from theory.operations import ARGUMENT_CHOICES, OPERATIONS, POSITION_VALUES, Kind
-from translators.grounded_words import QuestionWords, stem
+from translators.grounded_words import QuestionWords, question_words, stem
 from translators.ontology import OTHER_CATEGORY, Ontology
 from translators.question_frame import CHOICE_OPERATIONS, EITHER_OPERATIONS, Frame
 from translators.vocabulary import Vocabulary
@@ -103,16 +103,35 @@ def _schema_rules(ontology: Ontology, words: QuestionWords | None = None) -> lis
         f"cls ::= {classes}",
         "val ::= word",
     ]
+    # A choice between two words ("Is the sky white or dark blue?") chooses between the words
+    # around its "or", as GQA's programs do on every choice of the tuning part.
+    offered = _offered(words)
     one, two = [], []
     for index, (category, values) in enumerate(sorted(typed.items())):
         rules.append(f"v{index} ::= {_alternatives(values)}")
         one.append(f'"{category}, " v{index}')
-        two.append(f'"{category}, " v{index} ", " v{index}')
+        choices = [v for v in values if offered.supports(v)] if offered is not None else values
+        if choices:
+            rules.append(f"w{index} ::= {_alternatives(choices)}")
+            two.append(f'"{category}, " w{index} ", " w{index}')
+    offered_names = offered.names() if offered is not None else []
+    if offered_names:
+        rules.append(f"offered ::= {_alternatives(offered_names)}")
     for category in open_categories:
         one.append(f'"{category}, " word')
-        two.append(f'"{category}, " word ", " word')
+        two.append(
+            f'"{category}, " {"offered" if offered_names else "word"} ", " {"offered" if offered_names else "word"}'
+        )
     rules += [f"catval ::= {' | '.join(one)}", f"catval2 ::= {' | '.join(two)}"]
     return rules
+
+
+def _offered(words: QuestionWords | None) -> QuestionWords | None:
+    """The words around a question's first "or" (three before it, five after), or None without one."""
+    if words is None or "or" not in words.surface:
+        return None
+    at = words.surface.index("or")
+    return question_words(" ".join(words.surface[max(0, at - 3) : at + 6]))
 
 
 def _argument_rules(

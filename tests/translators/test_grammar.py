@@ -203,3 +203,16 @@ def test_relate_attr_only_where_the_question_says_same(accepts):
     assert "relate_attr(" not in grammar("What color is the coat?")
     same = "Which animal has the same color as the dog?"
     assert accepts("query(unique(relate_attr(select(scene(), dog), animal, color)), name)", grammar(same))
+
+
+@needs_tokenizer
+def test_a_choice_chooses_between_the_words_around_its_or(accepts):
+    from translators.grounded_words import question_words
+    from translators.ontology import bundled_ontology
+    from translators.question_frame import frame_of
+
+    question = "Is the red shirt on the man white or blue?"
+    grammar = program_grammar("nested", None, bundled_ontology(), question_words(question), frame_of(question))
+    shirt = "unique(filter(relate(select(scene(), man), shirt, on, subject), color, red))"
+    assert accepts(f"choose_attr({shirt}, color, white, blue)", grammar)
+    assert not accepts(f"choose_attr({shirt}, color, red, white)", grammar)
