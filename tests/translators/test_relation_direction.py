@@ -71,3 +71,9 @@ def test_gqa_programs_of_the_tuning_part_keep_their_directions(tuning_programs):
     checked = sum(any(s.operation in relations for s in program.steps) for _, program in tuning_programs)
     turned = [q for q, program in tuning_programs if direct_relations(program, q)[1]]
     assert checked > 400 and turned == []
+
+
+def test_a_part_or_possession_is_the_subject_of_of():
+    program = parse_nested("query(unique(relate(select(scene(), baby), hair, of, object)), color)")
+    fixed, _ = direct_relations(program, "What color is the baby's hair?")
+    assert format_nested(fixed) == "query(unique(relate(select(scene(), baby), hair, of, subject)), color)"
