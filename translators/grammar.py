@@ -213,9 +213,14 @@ def _flat_grammar(limits: Limits) -> str:
 
 
 # Operations only a question with one of these words asks for: GQA's "relate: same color" ("What
-# else has the same color as the cup?"). A small model otherwise reaches for `relate_attr` on
-# "What color is the coat?" or "an umbrella that is black".
-_OPERATION_WORDS = {"relate_attr": frozenset({"same"})}
+# else has the same color as the cup?"), and a choice between two words or relations, which always
+# offers them with "or" (all 95 choices of the tuning part). A small model otherwise reaches for
+# `relate_attr` on "What color is the coat?" and for `choose_attr` on "What color is the towel?".
+_OPERATION_WORDS = {
+    "relate_attr": frozenset({"same"}),
+    "choose_attr": frozenset({"or"}),
+    "choose_rel": frozenset({"or"}),
+}
 
 
 def _asked_for(operation: str, words: QuestionWords | None) -> bool:

@@ -216,3 +216,16 @@ def test_a_choice_chooses_between_the_words_around_its_or(accepts):
     shirt = "unique(filter(relate(select(scene(), man), shirt, on, subject), color, red))"
     assert accepts(f"choose_attr({shirt}, color, white, blue)", grammar)
     assert not accepts(f"choose_attr({shirt}, color, red, white)", grammar)
+
+
+@needs_tokenizer
+def test_a_choice_only_where_the_question_offers_one_with_or():
+    from translators.grounded_words import question_words
+    from translators.ontology import bundled_ontology
+    from translators.question_frame import frame_of
+
+    def grammar(question: str) -> str:
+        return program_grammar("nested", None, bundled_ontology(), question_words(question), frame_of(question))
+
+    assert "choose_attr(" not in grammar("What color is the towel to the right of the garbage can?")
+    assert "choose_attr(" in grammar("What color is the shirt, purple or yellow?")
