@@ -50,6 +50,8 @@ _PHRASES = (
     (re.compile(rf"\b(is|are)\s+(this|it|that)\s+(?:an?\s+)?{_IMAGE}\s+of\s+", re.I), r"\1 \2 "),
     # "What place is shown?" -> "What place is this?"
     (re.compile(r"\b(is|are)\s+(?:shown|pictured|presented)\s*(?=\?|$)", re.I), lambda m: _this(m.group(1))),
+    # "What place is the photo in?", "What place is this image in?" -> "What place is this?"
+    (re.compile(rf"\b(is|are)\s+{_THE}\s+{_IMAGE}\s+(?:in|at|of)\s*(?=\?|$)", re.I), lambda m: _this(m.group(1))),
 )
 # "piece of furniture", "clothing item", "article of clothing" name the group itself, as GQA reads
 # them; "in front or behind" is GQA's "in front of or behind"; a choice of sides is read in the bank's order.

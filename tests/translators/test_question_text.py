@@ -14,6 +14,8 @@ def test_image_phrases_are_read_as_the_whole_scene():
     assert read_as_scene("Are there both cheese and meat in this picture?") == "Are there both cheese and meat?"
     assert read_as_scene("Who in the image is standing?") == "Who is standing?"
     assert read_as_scene("What place is shown?") == "What place is this?"
+    assert read_as_scene("What place is the photo in?") == "What place is this?"
+    assert read_as_scene("Which room is the picture of?") == "Which room is this?"
     assert read_as_scene("What animals are pictured?") == "What animals are these?"
     assert read_as_scene("What is the animal that is shown in the picture?") == "What is the animal?"
     assert read_as_scene("Which side of the photo is the notebook on?") == "Which side is the notebook on?"
