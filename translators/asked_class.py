@@ -4,7 +4,9 @@ A small model often writes such a question's last relation step as ``relate_any`
 the man holds); GQA's programs name the class: on the tuning part's questions that open with
 "what/which [kind/type/item/piece/sort of] CLASS" (a preposition may come first: "On what item
 of furniture ...") and relate objects, the last relation step is ``relate`` with that class in
-all 48. `with_asked_class` makes that step so when the model wrote ``relate_any``.
+all 48. A word the ontology lacks counts when a verb follows it ("What weapon is the man
+holding?", not "What wears trousers?"). `with_asked_class` makes that step so where a program
+has ``relate_any``.
 
 Example:
     >>> from theory.nested import format_nested, parse_nested
@@ -29,6 +31,9 @@ _ASKED = re.compile(
     r"(?:(?:kind|type|item|piece|sort)\s+of\s+)?([a-z]+)(?:\s+([a-z]+))?"
 )
 _RELATIONS = ("relate", "relate_any")
+_VERBS = frozenset("is are was were does do did can could has have had".split())
+# Words after "what" that are no object's name.
+_NOT_NOUNS = _VERBS | frozenset("kind type sort piece item part side color colour shape size material one ones".split())
 
 
 def asked_class(question: str, ontology: Ontology) -> str | None:
@@ -38,7 +43,14 @@ def asked_class(question: str, ontology: Ontology) -> str | None:
         return None
     first, second = match[1], match[2]
     candidates = ([f"{first}_{second}", f"{first}_{singular(second)}"] if second else []) + [first, singular(first)]
-    return next((c for c in candidates if c in ontology.classes), None)
+    known = next((c for c in candidates if c in ontology.classes), None)
+    if known is not None or first in _NOT_NOUNS:
+        return known
+    # A word the ontology does not know at all, followed by a verb ("What weapon is ...", not "What
+    # wears ..."), names a class it lacks.
+    unknown = not ontology.categories_of(first) and first not in ontology.relations and first not in ontology.categories
+    verb_next = second in _VERBS
+    return first if unknown and verb_next and first not in ontology.uncategorised else None
 
 
 def with_asked_class(program: Program, question: str, ontology: Ontology) -> tuple[Program, list[SchemaFix]]:

@@ -38,3 +38,9 @@ def test_gqa_programs_of_the_tuning_part_stay_as_they_are(tuning_programs):
     asked = sum(asked_class(question, ontology) is not None for question, _ in tuning_programs)
     changed = [q for q, program in tuning_programs if with_asked_class(program, q, ontology)[1]]
     assert asked > 200 and changed == []
+
+
+def test_a_word_the_ontology_lacks_is_the_asked_class_only_before_a_verb():
+    ontology = bundled_ontology()
+    assert asked_class("What weapon is the man holding?", ontology) == "weapon"
+    assert asked_class("What wears trousers?", ontology) is None
