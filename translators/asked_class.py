@@ -24,6 +24,7 @@ import re
 from theory.program import Program, Step
 from translators.grounded_words import singular
 from translators.ontology import Ontology
+from translators.question_frame import VERBS
 from translators.schema import SchemaFix
 
 _ASKED = re.compile(
@@ -31,9 +32,8 @@ _ASKED = re.compile(
     r"(?:(?:kind|type|item|piece|sort)\s+of\s+)?([a-z]+)(?:\s+([a-z]+))?"
 )
 _RELATIONS = ("relate", "relate_any")
-_VERBS = frozenset("is are was were does do did can could has have had".split())
 # Words after "what" that are no object's name.
-_NOT_NOUNS = _VERBS | frozenset("kind type sort piece item part side color colour shape size material one ones".split())
+_NOT_NOUNS = VERBS | frozenset("kind type sort piece item part side color colour shape size material one ones".split())
 
 
 def asked_class(question: str, ontology: Ontology) -> str | None:
@@ -49,7 +49,7 @@ def asked_class(question: str, ontology: Ontology) -> str | None:
     # A word the ontology does not know at all, followed by a verb ("What weapon is ...", not "What
     # wears ..."), names a class it lacks.
     unknown = not ontology.categories_of(first) and first not in ontology.relations and first not in ontology.categories
-    verb_next = second in _VERBS
+    verb_next = second in VERBS
     return first if unknown and verb_next and first not in ontology.uncategorised else None
 
 

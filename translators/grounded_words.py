@@ -98,7 +98,7 @@ FUNCTION_WORDS = frozenset(
     but not no any some either both neither""".split()
 )
 # Relation words a question need not repeat: "to the left of" is said "to the left of" or "left of".
-_RELATION_GLUE = frozenset({"the", "a", "an", "to", "of"})
+RELATION_GLUE = frozenset({"the", "a", "an", "to", "of"})
 _ROLES = ("class", "value", "relation")
 
 
@@ -137,7 +137,7 @@ class QuestionWords:
         if relation in self.implied_relations:
             return True
         words = [w for w in relation.split("_") if w]
-        content = [w for w in words if w not in _RELATION_GLUE] or words
+        content = [w for w in words if w not in RELATION_GLUE] or words
         return all(stem(w) in self.stems for w in content)
 
     def relations(self, relations: Iterable[str]) -> list[str]:

@@ -28,7 +28,7 @@ from theory.operations import OPERATIONS, Kind
 from theory.program import Program
 
 _TOKEN = re.compile(r"[a-z]+")
-_VERBS = frozenset("is are was were does do did can could has have had will would should may might must".split())
+VERBS = frozenset("is are was were does do did can could has have had will would should may might must".split())
 _WH = frozenset("what which who whom whose where how when".split())
 # Words by which a choice asks whether either thing is there, GQA's `or` of two `exist`s.
 _EXISTENCE = frozenset({"there", "either", "see"})
@@ -54,7 +54,7 @@ def frame_of(question: str) -> Frame:
     words = _TOKEN.findall(question.lower())
     if not words:
         return Frame.UNKNOWN
-    if words[0] in _VERBS:
+    if words[0] in VERBS:
         if "or" not in words:
             return Frame.YES_NO
         return Frame.EITHER if _EXISTENCE & set(words) else Frame.CHOICE

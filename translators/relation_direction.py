@@ -27,12 +27,11 @@ import re
 from dataclasses import replace
 
 from theory.program import Program, Step
-from translators.grounded_words import stem
+from translators.grounded_words import RELATION_GLUE, stem
 from translators.schema import SchemaFix
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 _WH = frozenset({"what", "which", "who", "whom"})
-_RELATION_GLUE = frozenset({"to", "the", "of"})
 # (position of the class, of the relation, of the direction) among each operation's arguments;
 # None: the operation names no class (its objects are asked by the wh-word).
 _ARGUMENTS: dict[str, tuple[int | None, int, int]] = {
@@ -55,7 +54,7 @@ def _positions(stems: list[str], word: str) -> list[int]:
 
 def _relation_positions(stems: list[str], relation: str) -> list[int]:
     words = [w for w in relation.split("_") if w]
-    content = [w for w in words if w not in _RELATION_GLUE] or words
+    content = [w for w in words if w not in RELATION_GLUE] or words
     return _positions(stems, "_".join(content)) or _positions(stems, content[0])
 
 
@@ -71,15 +70,15 @@ def _input_class(program: Program, step: Step) -> str | None:
 
 def word_order_direction(question: str, asked_class: str | None, relation: str, input_class: str) -> str | None:
     """``subject`` or ``object`` where the question's word order is one of the plain patterns, else None."""
+    if relation == "of":
+        # "The baby's hair", "her hair", "the hair of the baby": a part or possession is the
+        # subject of `of` in GQA's programs, however the question writes it.
+        return "subject"
     tokens = _TOKEN.findall(question.lower())
     stems = [stem(t) for t in tokens]
     asked = _positions(stems, asked_class) if asked_class else []
     asked = asked or [i for i, t in enumerate(tokens) if t in _WH]
     related, given = _relation_positions(stems, relation), _positions(stems, input_class)
-    if relation == "of":
-        # "The baby's hair", "her hair", "the hair of the baby": a part or possession is the
-        # subject of `of` in GQA's programs, however the question writes it.
-        return "subject"
     if not (asked and related and given):
         return None
     c, r, d = asked[0], related[0], given[0]
