@@ -6,7 +6,11 @@ the man holds); GQA's programs name the class: on the tuning part's questions th
 of furniture ...") and relate objects, the last relation step is ``relate`` with that class in
 all 48. A word the ontology lacks counts when a verb follows it ("What weapon is the man
 holding?", not "What wears trousers?"). `with_asked_class` makes that step so where a program
-has ``relate_any``.
+has ``relate_any``. The other way round, a question that goes on from "what" (or "what is/are")
+straight to the relation names no class for what it asks ("What is wearing a shirt?", "What
+wears trousers?", "What is on the table?"), and there the last relation step is ``relate_any``
+(as in every such tuning question; a small model often repeats the other object's class: shirts
+wearing shirts).
 
 Example:
     >>> from theory.nested import format_nested, parse_nested
@@ -22,7 +26,7 @@ from __future__ import annotations
 import re
 
 from theory.program import Program, Step
-from translators.grounded_words import singular
+from translators.grounded_words import singular, stem
 from translators.ontology import Ontology
 from translators.question_frame import VERBS
 from translators.schema import SchemaFix
@@ -53,9 +57,25 @@ def asked_class(question: str, ontology: Ontology) -> str | None:
     return first if unknown and verb_next and first not in ontology.uncategorised else None
 
 
+_NO_CLASS = re.compile(r"what\s+(?:(?:is|are)\s+)?([a-z]+)")
+
+
+def _names_no_class(question: str, relation: str) -> bool:
+    """Whether the relation's first word follows "what [is/are]" right away."""
+    match = _NO_CLASS.match(question.strip().lower())
+    return match is not None and stem(match[1]) == stem(relation.split("_")[0])
+
+
 def with_asked_class(program: Program, question: str, ontology: Ontology) -> tuple[Program, list[SchemaFix]]:
-    """The program with its last relation step naming the asked class, where it named none."""
+    """The program with its last relation step naming the asked class, where it named none (and
+    naming none where the question names none: "What is wearing a shirt?")."""
     relations = [s for s in program.steps if s.operation in _RELATIONS]
+    last = relations[-1] if relations else None
+    if last is not None and last.operation == "relate" and _names_no_class(question, last.arguments[1]):
+        cls, relation, direction = last.arguments
+        step = Step(last.id, "relate_any", last.dependencies, (relation, direction))
+        fixed = Program(tuple(step if s.id == last.id else s for s in program.steps), program.answer)
+        return fixed, [SchemaFix("no asked class", last.id, f"relate {cls}", "relate_any")]
     if not relations or relations[-1].operation != "relate_any":
         return program, []
     cls = asked_class(question, ontology)

@@ -8,7 +8,16 @@ cannot see, each reported as a `SchemaFix`:
   a category, GQA's rule for an uncategorised choice);
 - ``other`` names no category, so ``filter(other, v)`` is ``filter_any(v)`` and
   ``verify_attr(other, v)`` is ``exist(filter_any(v))`` (GQA's bare ``filter``/``verify``);
-- a query category the ontology does not know (``kind``, ``type``) asks for the object's ``name``;
+- a query category the ontology does not know (``kind``, ``type``) asks for the object's ``name``,
+  and so does ``class``: a scene gives an object every class above its own, and no GQA program
+  asks for them (none of the 1,358 sample questions; "What kind of furniture is it?" asks ``name``);
+- the place a picture shows is the scene's: ``select(place)`` is ``select(scene)`` (every one of
+  the sample's 147 programs that query ``place`` selects ``scene``, none selects ``place``), and
+  the scene has no name: what is asked of it is its ``place`` (171 programs select ``scene``;
+  each asks its ``place`` or its ``room``);
+- a ``filter`` by one of the two values a ``choose_attr`` offers, on the way to that choice, is
+  dropped: it would decide the choice before it is made ("Is the sky gray or yellow?" asks about
+  the sky, not about a gray sky);
 - a compound class whose first word is an attribute value (``young_man``) becomes the class
   filtered by that value (``man`` with ``age young``; ``filter_any`` for an uncategorised value),
   when the rest is a known class and the whole is not; in ``verify_rel``/``choose_rel``, whose
@@ -81,16 +90,51 @@ def _split_compound(ontology: Ontology, word: str) -> tuple[str | None, str, str
     return category, head, rest
 
 
+_PLACE, _SCENE = "place", "scene"
+
+
+def _of_scene(program: Program, step: Step) -> bool:
+    """Whether the step reads the scene (or the place) itself, through `unique` steps only."""
+    before = program.step(step.dependencies[0])
+    while before.operation == "unique":
+        before = program.step(before.dependencies[0])
+    return before.operation == "select" and before.arguments[0] in (_PLACE, _SCENE)
+
+
+def _offered_filters(program: Program) -> set[int]:
+    """Ids of the filter steps by a value a later `choose_attr` on the same chain offers."""
+    found: set[int] = set()
+    for step in program.steps:
+        if step.operation != "choose_attr":
+            continue
+        values = set(step.arguments[1:])
+        chain = list(step.dependencies)
+        while len(chain) == 1:
+            before = program.step(chain[0])
+            if before.operation == "filter" and before.arguments[1] in values:
+                found.add(before.id)
+            chain = list(before.dependencies)
+    return found
+
+
 def repair_program(program: Program, ontology: Ontology) -> tuple[Program, list[SchemaFix]]:
     """The program with the rules of the module docstring applied (in canonical form), and the fixes made."""
     fixes: list[SchemaFix] = []
     steps: list[Step] = []
     renumber: dict[int, int] = {}
-    query_categories = set(ontology.query_categories) | set(STRUCTURAL_CATEGORIES)
+    query_categories = (set(ontology.query_categories) | set(STRUCTURAL_CATEGORIES)) - {"class"}
+    offered = _offered_filters(program)
     for step in program.steps:
         deps = tuple(renumber[d] for d in step.dependencies)
         args = list(step.arguments)
         op = step.operation
+        if step.id in offered:
+            fixes.append(SchemaFix("offered value", step.id, f"filter({', '.join(args)})", "no filter"))
+            renumber[step.id] = deps[0]
+            continue
+        if op == "select" and args[0] == _PLACE:
+            fixes.append(SchemaFix("place", step.id, _PLACE, _SCENE))
+            args[0] = _SCENE
         if op in ("filter", "verify_attr"):
             found = _value_category(ontology, args[0], args[1])
             if found is not None:
@@ -104,6 +148,9 @@ def repair_program(program: Program, ontology: Ontology) -> tuple[Program, list[
         elif op == "query" and args[0] not in query_categories:
             fixes.append(SchemaFix("query category", step.id, args[0], "name"))
             args[0] = "name"
+        if op == "query" and args[0] == "name" and _of_scene(program, step):
+            fixes.append(SchemaFix("place", step.id, "name", _PLACE))
+            args[0] = _PLACE
         if op in ("filter", "verify_attr") and args[0] == OTHER_CATEGORY:
             fixes.append(
                 SchemaFix("uncategorised value", step.id, f"{op}({args[0]}, {args[1]})", f"filter_any({args[1]})")

@@ -44,3 +44,15 @@ def test_a_word_the_ontology_lacks_is_the_asked_class_only_before_a_verb():
     ontology = bundled_ontology()
     assert asked_class("What weapon is the man holding?", ontology) == "weapon"
     assert asked_class("What wears trousers?", ontology) is None
+
+
+def test_what_is_doing_something_names_no_class():
+    ontology = bundled_ontology()
+    program = parse_nested("query(unique(relate(select(scene(), shirt), shirt, wearing, subject)), name)")
+    fixed, fixes = with_asked_class(program, "What is wearing a shirt?", ontology)
+    assert format_nested(fixed) == "query(unique(relate_any(select(scene(), shirt), wearing, subject)), name)"
+    assert [f.rule for f in fixes] == ["no asked class"]
+    # "Who" asks for a person, and "what is the man ..." names what the relation starts from.
+    assert with_asked_class(program, "Who is wearing a shirt?", ontology) == (program, [])
+    assert with_asked_class(program, "What is the man wearing?", ontology) == (program, [])
+    assert format_nested(with_asked_class(program, "What wears a shirt?", ontology)[0]) == format_nested(fixed)

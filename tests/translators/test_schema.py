@@ -85,3 +85,37 @@ def test_compound_class_in_a_relation_check_keeps_the_class():
     assert text == "choose_rel(unique(select(scene(), car)), bus, to_the_left_of, near, subject)" and rules == [
         "compound class"
     ]
+
+
+def test_the_class_list_is_never_what_a_query_asks():
+    assert repaired("query(unique(select(scene(), vehicle)), class)") == (
+        "query(unique(select(scene(), vehicle)), name)",
+        ["query category"],
+    )
+
+
+def test_the_place_shown_is_the_scene_and_what_is_asked_of_it_its_place():
+    assert repaired("query(unique(select(scene(), place)), name)") == (
+        "query(unique(select(scene(), scene)), place)",
+        ["place", "place"],
+    )
+    from translators.ontology import bundled_ontology
+
+    room = parse_nested("query(unique(select(scene(), scene)), room)")
+    assert repair_program(room, bundled_ontology()) == (room, [])
+
+
+def test_a_filter_by_an_offered_value_is_dropped_before_the_choice():
+    text, rules = repaired("choose_attr(unique(filter(select(scene(), shirt), color, red)), color, white, red)")
+    assert text == "choose_attr(unique(select(scene(), shirt)), color, white, red)" and rules == ["offered value"]
+    # A filter by another value describes which object is asked about.
+    kept = "choose_attr(unique(filter(select(scene(), car), age, old)), color, white, red)"
+    assert repaired(kept) == (kept, [])
+
+
+def test_gqa_programs_of_the_tuning_part_need_none_of_the_frame_repairs(tuning_programs):
+    from translators.ontology import bundled_ontology
+
+    ontology = bundled_ontology()
+    rules = {f.rule for _, program in tuning_programs for f in repair_program(program, ontology)[1]}
+    assert not rules & {"place", "offered value"}
