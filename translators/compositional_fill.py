@@ -7,8 +7,13 @@ question "What is the man wearing?", which the bank has. An object reference is
     [article] ATTRIBUTE* NOUN POST?
     POST := [that|which|who] [is|are] RELATION REFERENCE      the man (that is) on the bed
           | [that|which] REFERENCE [is|are] RELATION          the shirt (that) the man is wearing / wears
+                                                              (also one level down: the fruit on the
+                                                              desk the grapefruit is to the left of)
           | that|which is|are|looks ATTRIBUTE [and ATTRIBUTE]  the plate that looks pink and red
           | on|in the left|right|top|bottom|middle            the box on the right
+
+and "his/her/their REFERENCE" is that reference ``of`` him, her or them (``relate(X, of, subject)``
+from ``select(he)``).
 
 where a noun is an ontology class, or any other word right after an article ("the racket"). Each
 reference is read into its chain (`select`, then `relate` for the relation, `filter` for each
@@ -51,13 +56,15 @@ _NOT_NOUNS = frozenset(
     """left right top bottom middle center front back side picture image photo color colors same
     different other one many more fewer less number""".split()
 )
-# Pronouns name an object as GQA's programs do ("her" -> she); possessives are not references.
+# Pronouns name an object as GQA's programs do ("her" -> she). A possessive before a noun is the
+# noun `of` that object ("his tail": the tail of him), as GQA's programs write it.
 _PRONOUNS = {"he": "he", "him": "he", "she": "she", "her": "she", "they": "they", "them": "they"}
+_POSSESSIVES = {"his": "he", "her": "she", "their": "they"}
 _NEVER_NOUNS = _NOT_NOUNS | FUNCTION_WORDS  # the relative pronouns are function words
 _POSITIONS = {value: category for category, values in POSITION_VALUES.items() for value in values}
 _MAX_RELATION_WORDS = 5
 # Changes whenever what is composed changes (part of the translation cache key via the fill rules).
-COMPOSITION_VERSION = 7
+COMPOSITION_VERSION = 8
 
 Raw = list[tuple[str, str | None]]
 _Post = tuple[int, "tuple[str, str, Reference] | None", list[tuple[str, str]]]
@@ -238,6 +245,13 @@ class CompositionalFiller:
         relation, which always has an object: "wearing trousers" names trousers without an article)."""
         if depth > 3:
             return None
+        owner = _POSSESSIVES.get(str(_word(raw, index)))
+        if owner is not None:
+            owned = self._reference(raw, index + 1, depth + 1, object_of=True)
+            if owned is not None and owned[0].relation is None:
+                owned[0].relation = ("of", "subject", Reference(owner, new_word=True))
+                return owned
+            # Otherwise "her" is the object itself ("to the left of her"), read below.
         article = index < len(raw) and raw[index][0] in ARTICLES and raw[index][1] is None
         at = index + article
         attributes = []
@@ -287,7 +301,7 @@ class CompositionalFiller:
             value = _word(raw, position)
             if value in _POSITIONS:
                 return position + 1, None, [(_POSITIONS[value], value)]
-        if depth == 0:  # "(that) the man is wearing": the noun is the relation's object
+        if depth <= 1:  # "(that) the man is wearing": the noun is the relation's object
             other = self._reference(raw, at, depth + 1)
             if other is not None and _word(raw, other[1]) in _BE:
                 relation = self._relation_at(raw, other[1] + 1)

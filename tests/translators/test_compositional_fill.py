@@ -70,3 +70,16 @@ def test_a_question_of_bare_nouns_is_left_to_the_plain_fill(composer):
 def test_any_word_sequence_is_read_without_error(composer, words):
     filled = composer.fill(" ".join(words) + "?")
     assert filled is None or filled.program.step(filled.program.answer) is not None
+
+
+def test_an_object_relative_clause_one_level_down(composer):
+    program = nested(composer, "Is there a cup on the table the man is sitting at?")
+    assert program == "exist(relate(relate(select(scene(), man), table, sitting_at, object), cup, on, subject))"
+
+
+def test_a_possessive_names_the_noun_of_that_person(composer):
+    program = nested(composer, "What color is his hat?")
+    assert program == "query(unique(relate(select(scene(), he), hat, of, subject)), color)"
+    # "her" with no noun after it is the person herself, not something of hers.
+    program = nested(composer, "Is there a cup to the left of her?")
+    assert program is not None and "cup, to_the_left_of, subject" in program and ", of, " not in program
