@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from theory.operations import ARGUMENT_CHOICES, OPERATIONS, POSITION_VALUES, Kind
-from translators.grounded_words import QuestionWords, question_words, stem
+from translators.grounded_words import QuestionWords, question_words, singular, stem
 from translators.ontology import OTHER_CATEGORY, Ontology
 from translators.question_frame import CHOICE_OPERATIONS, EITHER_OPERATIONS, Frame
 from translators.vocabulary import Vocabulary
@@ -79,7 +79,9 @@ def _schema_rules(ontology: Ontology, words: QuestionWords | None = None) -> lis
         # A word the ontology files under no category may be any category's value ("made of mesh").
         known = set(ontology.classes) | set(ontology.uncategorised)
         unfiled = [n for n in words.names() if n not in known and not ontology.categories_of(n)]
-        typed = {c: kept for c, v in typed.items() if (kept := [x for x in v if words.supports(x)] + unfiled)}
+        # Another form of a class ("umbrellas") names no value: "The umbrella is of which color?".
+        values = [n for n in unfiled if singular(n) not in ontology.classes]
+        typed = {c: kept for c, v in typed.items() if (kept := [x for x in v if words.supports(x)] + values)}
         # A class is a word the ontology knows as a class, one the frame implies ("who": person),
         # or one it does not know at all; never a word it knows only as a value or a relation
         # ("tall", "plastic", "in"), which a small model otherwise writes in a class's place, nor

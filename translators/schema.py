@@ -14,7 +14,8 @@ cannot see, each reported as a `SchemaFix`:
 - the place a picture shows is the scene's: ``select(place)`` is ``select(scene)`` (every one of
   the sample's 147 programs that query ``place`` selects ``scene``, none selects ``place``), and
   the scene has no name: what is asked of it is its ``place`` (171 programs select ``scene``;
-  each asks its ``place`` or its ``room``);
+  each asks its ``place`` or its ``room``); a ``relate`` from the scene to a place is the scene
+  again ("What kind of place is pictured?" read as the place of the scene);
 - a ``filter`` by one of the two values a ``choose_attr`` offers, on the way to that choice, is
   dropped: it would decide the choice before it is made ("Is the sky gray or yellow?" asks about
   the sky, not about a gray sky);
@@ -128,6 +129,10 @@ def repair_program(program: Program, ontology: Ontology) -> tuple[Program, list[
         deps = tuple(renumber[d] for d in step.dependencies)
         args = list(step.arguments)
         op = step.operation
+        if op == "relate" and args[0] in (_PLACE, _SCENE) and _of_scene(program, step):
+            fixes.append(SchemaFix("place", step.id, f"relate({', '.join(args)})", "the scene"))
+            renumber[step.id] = deps[0]
+            continue
         if step.id in offered:
             fixes.append(SchemaFix("offered value", step.id, f"filter({', '.join(args)})", "no filter"))
             renumber[step.id] = deps[0]

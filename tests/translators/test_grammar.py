@@ -189,6 +189,10 @@ def test_a_class_is_no_word_known_only_as_a_value_or_relation(accepts):
     gloves = grammar("What animal is wearing gloves?")
     assert accepts("query(unique(relate(select(scene(), gloves), animal, wearing, subject)), name)", gloves)
     assert accepts("exist(select(scene(), zorbs))", grammar("Are there zorbs?"))
+    # ... but such a plural is no attribute's value.
+    umbrella = grammar("What color are the umbrellas?")
+    assert accepts("query(unique(select(scene(), umbrella)), color)", umbrella)
+    assert not accepts("query(unique(filter(select(scene(), umbrella), color, umbrellas)), color)", umbrella)
 
 
 @needs_tokenizer

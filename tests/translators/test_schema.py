@@ -101,6 +101,10 @@ def test_the_place_shown_is_the_scene_and_what_is_asked_of_it_its_place():
     )
     from translators.ontology import bundled_ontology
 
+    pictured = parse_nested("query(unique(relate(select(scene(), scene), place, of, subject)), place)")
+    fixed, fixes = repair_program(pictured, bundled_ontology())
+    assert format_program(fixed, "nested") == "query(unique(select(scene(), scene)), place)"
+    assert [f.rule for f in fixes] == ["place"]
     room = parse_nested("query(unique(select(scene(), scene)), room)")
     assert repair_program(room, bundled_ontology()) == (room, [])
 
