@@ -117,6 +117,11 @@ def _schema_rules(ontology: Ontology, words: QuestionWords | None = None) -> lis
         if choices:
             rules.append(f"w{index} ::= {_alternatives(choices)}")
             two.append(f'"{category}, " w{index} ", " w{index}')
+    # The same for a choice between two relations ("to the left or to the right of"): every choice
+    # of the tuning part's GQA programs is between relations its words around "or" say.
+    offered_relations = offered.relations(relations) if offered is not None else relations
+    if offered_relations:
+        rules.append(f"rel2 ::= {_alternatives(offered_relations)}")
     offered_names = offered.names() if offered is not None else []
     if offered_names:
         rules.append(f"offered ::= {_alternatives(offered_names)}")
@@ -166,13 +171,15 @@ def _argument_parts(arguments: tuple[str, ...], schema: bool) -> list[str]:
         return ["catval2", *(_ARG_RULES[a] for a in arguments[3:])]
     if schema and arguments[:2] == ("category", "value"):
         return ["catval", *(_ARG_RULES[a] for a in arguments[2:])]
+    if schema and arguments[1:3] == ("relation", "relation"):
+        return [_ARG_RULES[arguments[0]], "rel2", "rel2", *(_ARG_RULES[a] for a in arguments[3:])]
     return [_ARG_RULES[a] for a in arguments]
 
 
-def _usable(arguments: tuple[str, ...], rules: list[str]) -> bool:
-    """Whether every argument of an operation has a rule (a question may support no relation)."""
+def _usable(parts: list[str], rules: list[str]) -> bool:
+    """Whether every argument symbol of an operation has a rule (a question may support no relation)."""
     defined = {rule.split(" ::= ", 1)[0] for rule in rules}
-    return all(_ARG_RULES[a] in defined for a in arguments)
+    return all(part in defined for part in parts)
 
 
 @dataclass(frozen=True)
@@ -195,12 +202,13 @@ def _flat_grammar(limits: Limits) -> str:
     step_names = []
     rules = []
     for name, spec in OPERATIONS.items():
-        if name == "scene" or not _usable(spec.arguments, arguments) or not _asked_for(name, limits.words):
+        symbols = _argument_parts(spec.arguments, limits.ontology is not None)
+        if name == "scene" or not _usable(symbols, arguments) or not _asked_for(name, limits.words):
             continue
         parts = [_literal(f"{name}("), "id"]
         for _ in spec.inputs:
             parts += ['", "', "id"]
-        for part in _argument_parts(spec.arguments, limits.ontology is not None):
+        for part in symbols:
             parts += ['", "', part]
         parts.append('")."')
         rule = f"op-{name.replace('_', '-')}"
@@ -240,14 +248,12 @@ def _expression_rules(
         if name == "scene":
             by_kind[Kind.STATE].append('"scene()"')
             continue
-        if not _usable(spec.arguments, arguments):
+        symbols = _argument_parts(spec.arguments, schema)
+        if not _usable(symbols, arguments):
             continue
         if not _asked_for(name, words):
             continue
-        parts = []
-        for kind in spec.inputs:
-            parts.append(_KIND_RULES[kind])
-        parts += _argument_parts(spec.arguments, schema)
+        parts = [_KIND_RULES[kind] for kind in spec.inputs] + symbols
         body = ' ", " '.join(parts)
         by_kind[spec.output].append(f'"{name}(" {body} ")"')
     if with_variables:

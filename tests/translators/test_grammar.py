@@ -220,6 +220,12 @@ def test_a_choice_chooses_between_the_words_around_its_or(accepts):
     shirt = "unique(filter(relate(select(scene(), man), shirt, on, subject), color, red))"
     assert accepts(f"choose_attr({shirt}, color, white, blue)", grammar)
     assert not accepts(f"choose_attr({shirt}, color, red, white)", grammar)
+    # Relations too: "behind" is said, but not as one of the two sides of the choice.
+    question = "Is the racket to the left or to the right of the person the fence is behind?"
+    grammar = program_grammar("nested", None, bundled_ontology(), question_words(question), frame_of(question))
+    person = "unique(relate(select(scene(), fence), person, behind, object))"
+    assert accepts(f"choose_rel({person}, racket, to_the_left_of, to_the_right_of, subject)", grammar)
+    assert not accepts(f"choose_rel({person}, racket, to_the_left_of, behind, subject)", grammar)
 
 
 @needs_tokenizer
