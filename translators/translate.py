@@ -49,6 +49,7 @@ from translators.prompts import DEFAULT_PROMPT, PROMPTS, build_prompt, covering_
 from translators.question_frame import Frame, frame_of, misfit
 from translators.question_scope import out_of_scope
 from translators.question_text import read_as_scene
+from translators.relation_check import as_relation_check
 from translators.relation_direction import direct_relations
 from translators.repair import MAX_REPAIRS, interpret_output
 from translators.retrieval import Retriever, Sampling
@@ -58,7 +59,7 @@ from translators.templating import Templater
 from translators.vocabulary import Grounder
 
 # Changes whenever what a question's words or frame allow changes, so stored translations are not reused.
-GROUNDING_VERSION = 16
+GROUNDING_VERSION = 17
 
 
 class TranslationSettings(TranslationOptions):
@@ -457,14 +458,16 @@ class Translator:
         return self._finish(result, start, key)
 
     def _as_said(self, program: Program, asked: str) -> tuple[Program, list[dict[str, Any]]]:
-        """The program with the class a wh-question names for its answer and the way each relation
-        runs, where the question's words say them plainly (`asked_class`, `relation_direction`)."""
+        """The program with the class a wh-question names for its answer, the way each relation runs
+        and a relation check of "the X", where the question's words say them plainly (`asked_class`,
+        `relation_direction`, `relation_check`)."""
         fixes = []
         if self.ontology is not None:
             program, named = with_asked_class(program, asked, self.ontology)
             fixes += named
         program, turned = direct_relations(program, asked)
-        return program, [f.__dict__ for f in [*fixes, *turned]]
+        program, checked = as_relation_check(program, asked)
+        return program, [f.__dict__ for f in [*fixes, *turned, *checked]]
 
     def _filled(
         self,
