@@ -10,7 +10,10 @@ has ``relate_any``. The other way round, a question that goes on from "what" (or
 straight to the relation names no class for what it asks ("What is wearing a shirt?", "What
 wears trousers?", "What is on the table?"), and there the last relation step is ``relate_any``
 (as in every such tuning question; a small model often repeats the other object's class: shirts
-wearing shirts).
+wearing shirts). And "what/which kind (type, sort) of CLASS ..." asks for a name: GQA's programs
+for such tuning questions query ``name`` (96) or, for a place, ``place`` (8); `with_asked_kind`
+makes a query of another category (``color`` for "Which kind of clothing is blue?") one of the
+name, the question's value of that category becoming a filter.
 
 Example:
     >>> from theory.nested import format_nested, parse_nested
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import re
 
+from theory.canonical import canonical
 from theory.program import Program, Step
 from translators.grounded_words import singular, stem
 from translators.ontology import Ontology
@@ -86,3 +90,32 @@ def with_asked_class(program: Program, question: str, ontology: Ontology) -> tup
     step = Step(last.id, "relate", last.dependencies, (cls, relation, direction))
     fixed = Program(tuple(step if s.id == last.id else s for s in program.steps), program.answer)
     return fixed, [SchemaFix("asked class", last.id, "relate_any", f"relate {cls}")]
+
+
+_KIND = re.compile(r"(?:what|which)\s+(?:kind|type|sort)\s+of\s+")
+_NAMED = frozenset({"name", "place"})
+
+
+def with_asked_kind(program: Program, question: str, ontology: Ontology) -> tuple[Program, list[SchemaFix]]:
+    """The program asking for the name where the question asks "what kind of CLASS", with the
+    question's value of the category it asked instead as a filter (see the module docstring)."""
+    text = question.strip().lower()
+    last = program.step(program.answer)
+    if not _KIND.match(text) or last.operation != "query" or last.arguments[0] in _NAMED:
+        return program, []
+    category = last.arguments[0]
+    used = {a for step in program.steps for a in step.arguments}
+    words = re.findall(r"[a-z]+", text)
+    said = [*words, *(f"{a}_{b}" for a, b in zip(words, words[1:], strict=False))]
+    values = [w for w in said if w in ontology.categories.get(category, ()) and w not in used]
+    fixes = [SchemaFix("asked kind", last.id, category, "name")]
+    steps = {s.id: s for s in program.steps}
+    steps[last.id] = Step(last.id, "query", last.dependencies, ("name",))
+    before = steps[last.dependencies[0]]
+    if len(values) == 1 and before.operation == "unique":
+        # The value describes the object asked about: filtered before it is taken as the one.
+        new_id = max(steps) + 1
+        steps[new_id] = Step(new_id, "filter", before.dependencies, (category, values[0]))
+        steps[before.id] = Step(before.id, "unique", (new_id,))
+        fixes.append(SchemaFix("asked kind", new_id, "", f"filter({category}, {values[0]})"))
+    return canonical(Program(tuple(steps.values()), program.answer)), fixes

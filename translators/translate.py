@@ -32,7 +32,7 @@ from pydantic import ConfigDict, Field, field_validator
 from theory.canonical import canonical
 from theory.flat import format_flat
 from theory.program import Program
-from translators.asked_class import with_asked_class
+from translators.asked_class import with_asked_class, with_asked_kind
 from translators.backends.base import Backend, BackendError, GenerationRequest, RetryableBackendError
 from translators.backends.models import DEFAULT_LOCAL_MODEL, ModelFileError
 from translators.bank import Example, ExampleBank
@@ -59,7 +59,7 @@ from translators.templating import Templater
 from translators.vocabulary import Grounder
 
 # Changes whenever what a question's words or frame allow changes, so stored translations are not reused.
-GROUNDING_VERSION = 17
+GROUNDING_VERSION = 18
 
 
 class TranslationSettings(TranslationOptions):
@@ -458,13 +458,14 @@ class Translator:
         return self._finish(result, start, key)
 
     def _as_said(self, program: Program, asked: str) -> tuple[Program, list[dict[str, Any]]]:
-        """The program with the class a wh-question names for its answer, the way each relation runs
+        """The program with the class (or kind) a wh-question names for its answer, the way each relation runs
         and a relation check of "the X", where the question's words say them plainly (`asked_class`,
         `relation_direction`, `relation_check`)."""
         fixes = []
         if self.ontology is not None:
             program, named = with_asked_class(program, asked, self.ontology)
-            fixes += named
+            program, kind = with_asked_kind(program, asked, self.ontology)
+            fixes += [*named, *kind]
         program, turned = direct_relations(program, asked)
         program, checked = as_relation_check(program, asked)
         return program, [f.__dict__ for f in [*fixes, *turned, *checked]]

@@ -56,3 +56,21 @@ def test_what_is_doing_something_names_no_class():
     assert with_asked_class(program, "Who is wearing a shirt?", ontology) == (program, [])
     assert with_asked_class(program, "What is the man wearing?", ontology) == (program, [])
     assert format_nested(with_asked_class(program, "What wears a shirt?", ontology)[0]) == format_nested(fixed)
+
+
+def test_what_kind_of_a_class_asks_its_name_and_the_value_said_filters():
+    from translators.asked_class import with_asked_kind
+
+    ontology = bundled_ontology()
+    program = parse_nested("query(unique(select(scene(), clothing)), color)")
+    fixed, fixes = with_asked_kind(program, "Which kind of clothing is blue?", ontology)
+    assert format_nested(fixed) == "query(unique(filter(select(scene(), clothing), color, blue)), name)"
+    assert [f.rule for f in fixes] == ["asked kind", "asked kind"]
+    assert with_asked_kind(program, "What color is the clothing?", ontology) == (program, [])
+
+
+def test_gqa_programs_of_the_tuning_part_ask_the_kind_as_they_are(tuning_programs):
+    from translators.asked_class import with_asked_kind
+
+    ontology = bundled_ontology()
+    assert [q for q, program in tuning_programs if with_asked_kind(program, q, ontology)[1]] == []
