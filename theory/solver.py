@@ -131,8 +131,6 @@ _THEORY = Theory(theory_statements("operations.lp", "ranking.lp"), unfold=FLAT_P
 _THEORY_WITH_ENTAILMENT = Theory(
     theory_statements("operations.lp", "ranking.lp", "entailment.lp"), unfold=FLAT_PREDICATES
 )
-# Grounded only before a second round (`solve`): most questions are answered in one.
-_NEXT_ANSWER = tuple(theory_statements("next_answer.lp"))
 _SCENE_SIGNATURES = frozenset(SCENE_PREDICATES.items())
 ENTAILMENT_SIGNATURES = frozenset({("rel_entails", 3), ("attr_entails", 3)})
 
@@ -456,7 +454,6 @@ def solve(
         return done(SolveStatus.TOO_LARGE, f"grounding has {atoms} atoms, limit {limits.max_ground_atoms}")
 
     found: set[clingo.Symbol] = set()
-    found_grounded = False
     deadline = started + limits.timeout_s
     while len(ranked) < top_k:
         best: dict[clingo.Symbol, Answer] = {}
@@ -516,12 +513,6 @@ def solve(
             break
         if len(ranked) < top_k:
             # Only for a next round: the first assignment prepares the solver (about 0.2 ms).
-            if not found_grounded:
-                with ast.ProgramBuilder(ctl) as builder:
-                    for statement in _NEXT_ANSWER:
-                        builder.add(statement)
-                ctl.ground([("next_answer", [])])
-                found_grounded = True
             for sym in best:
                 ctl.assign_external(clingo.Function("found", [sym.arguments[0]]), True)
     if not ranked:
