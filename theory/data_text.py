@@ -93,9 +93,7 @@ def _grammar(allowed: tuple[tuple[str, int], ...], choices: bool) -> _Grammar:
     )
 
 
-def _same_atom(atom: bytes) -> bytes:
-    """One text for one atom however it is spaced (text with a string stays as it is)."""
-    return atom if b'"' in atom else atom.translate(None, b" \t")
+_BLANKS = b" \t"  # taken out of an atom without strings: one text for one atom however it is spaced
 
 
 def _utf8(text: str) -> bytes | None:
@@ -188,6 +186,9 @@ class SceneText:
     # The predicates of choices, each with whether to pay weights when true and when false (for
     # the whole text: a rule with no weight to read grounds no weak constraint).
     weighted_predicates: tuple[tuple[str, bool, bool], ...] = ()
+    # With choices, the atoms of `clingo_text` by predicate: (name, arity, "(ATOM,...,)"), a tuple
+    # clingo's term parser reads in one call (`theory.solver.fed_scene`).
+    clingo_terms: tuple[tuple[str, int, str], ...] = ()
 
     def __len__(self) -> int:
         return self.fact_count + self.weighted_count
@@ -233,10 +234,11 @@ def plain_scene(text: str, allowed: Mapping[str, int]) -> SceneText | None:
     # The most frequent statements first: this loop is most of the reading time.
     for fact, choice, true, true_w, false, false_w, loose, loose_w, stray in _statements(key).findall(data):
         if choice:
-            choices[_same_atom(choice)] = None
+            # Inline rather than a helper: a call per atom is a fifth of reading a weighted scene.
+            choices[choice if b'"' in choice else choice.translate(None, _BLANKS)] = None
             continue
         if loose:
-            atom, sign, weight = _same_atom(loose), 0, loose_w
+            atom, sign, weight = (loose if b'"' in loose else loose.translate(None, _BLANKS)), 0, loose_w
         elif fact:
             certain.append(fact)
             continue
@@ -259,19 +261,29 @@ def plain_scene(text: str, allowed: Mapping[str, int]) -> SceneText | None:
         positive += weight != b"0" and not weight.startswith(b"-")
     if not choices.keys() >= weights.keys():
         return None
-    lines = [fact + b"." for fact in certain]
+    by_name: dict[bytes, list[bytes]] = {}
+    for fact in certain:
+        by_name.setdefault(fact[: fact.index(b"(")], []).append(fact)
     unweighted = (b"", b"")
     for atom in choices:
         true_w, false_w = weights.get(atom, unweighted)
         # The weights go before the atom's closing parenthesis.
-        lines.append(b"%s%s,%s,%s)." % (_PREFIX, atom[:-1], true_w or _NONE, false_w or _NONE))
-    names = sorted({atom.partition(b"(")[0].decode("utf-8") for atom in choices})
+        name = _PREFIX + atom[: atom.index(b"(")]
+        by_name.setdefault(name, []).append(b"%s%s,%s,%s)" % (_PREFIX, atom[:-1], true_w or _NONE, false_w or _NONE))
+    names = sorted(name[len(_PREFIX) :].decode("utf-8") for name in by_name if name.startswith(_PREFIX))
+    terms = []
+    for name, atoms in by_name.items():
+        predicate = name.decode("utf-8")
+        base = predicate[len(CHOICE_PREFIX) :] if predicate.startswith(CHOICE_PREFIX) else predicate
+        arity = allowed[base] + (2 if base != predicate else 0)
+        terms.append((predicate, arity, b"(%s,)" % b",".join(atoms)))
     return SceneText(
         text,
         len(certain),
         len(choices),
         positive,
         used,
-        b"\n".join(lines).decode("utf-8"),
+        b"\n".join(b"%s." % atom for atoms in by_name.values() for atom in atoms).decode("utf-8"),
         tuple((name, signs[0], signs[1]) for name in names),
+        tuple((name, arity, atoms.decode("utf-8")) for name, arity, atoms in terms),
     )

@@ -188,26 +188,33 @@ def weighted_text(scene: SceneFacts | SceneText) -> str:
 
 
 class _FactFeed:
-    """The grounding context that hands certain facts to the rules of `fed_rules`."""
+    """The grounding context that hands facts to the rules of `fed_rules`: all of them to each rule,
+    or, where they come by predicate, those of the rule's own."""
 
-    __slots__ = ("facts", "signatures")
+    __slots__ = ("by_name", "facts", "signatures")
 
-    def __init__(self, facts: list[clingo.Symbol], signatures: frozenset[tuple[str, int]]) -> None:
+    def __init__(
+        self,
+        facts: list[clingo.Symbol],
+        signatures: frozenset[tuple[str, int]],
+        by_name: dict[str, list[clingo.Symbol]] | None = None,
+    ) -> None:
         self.facts = facts
         self.signatures = signatures
+        self.by_name = by_name
 
-    def scene_fact(self) -> list[clingo.Symbol]:
-        return self.facts
+    def scene_fact(self, name: clingo.Symbol) -> list[clingo.Symbol]:
+        return self.facts if self.by_name is None else self.by_name[name.string]
 
 
 @lru_cache(maxsize=256)
 def fed_rules(signatures: frozenset[tuple[str, int]]) -> tuple[ast.AST, ...]:
-    """For each predicate, ``P(X0,...) :- P(X0,...) = @scene_fact().``: the facts `_FactFeed` holds
-    become facts of the program, each as a rule instance with no body left, as written facts are."""
+    """For each predicate, ``P(X0,...) :- P(X0,...) = @scene_fact("P").``: the facts `_FactFeed`
+    holds become facts of the program, each as a rule instance with no body left, as written facts are."""
     statements: list[ast.AST] = []
     for name, arity in sorted(signatures):
         atom = f"{name}({','.join(f'X{i}' for i in range(arity))})" if arity else name
-        ast.parse_string(f"{atom} :- {atom} = @scene_fact().", statements.append)
+        ast.parse_string(f'{atom} :- {atom} = @scene_fact("{name}").', statements.append)
     return tuple(s for s in statements if s.ast_type == ast.ASTType.Rule)
 
 
@@ -217,11 +224,19 @@ FED_FACTS_FROM = 32
 
 def fed_scene(scene: SceneText, reads: frozenset[tuple[str, int]]) -> _FactFeed | None:
     """A text of certain facts without strings or comments as symbols read by clingo's term parser in
-    one call, and the predicates among `reads` it has; None for other text or for few facts."""
+    one call, and the predicates among `reads` it has; with choices, its certain facts and its
+    ``scene_choice_P`` facts, by predicate; None for other text or for few facts."""
     # clingo parses a fact of program text in about 2 us and grounds it in less than 1 us more;
     # the term parser reads it in about 0.3 us, and one rule per predicate makes the facts of it.
+    if scene.weighted_count:
+        if len(scene) < FED_FACTS_FROM or not scene.clingo_terms:
+            return None
+        # With choices, every fact (as the text path grounds them: the same atoms) read by
+        # predicate: each rule is handed its own (hundreds of atoms, a few predicates).
+        by_name = {name: list(clingo.parse_term(atoms).arguments) for name, _, atoms in scene.clingo_terms}
+        return _FactFeed([], frozenset((name, arity) for name, arity, _ in scene.clingo_terms), by_name)
     text = scene.text
-    if scene.weighted_count or '"' in text or "%" in text or text.count(".") < FED_FACTS_FROM:
+    if '"' in text or "%" in text or text.count(".") < FED_FACTS_FROM:
         return None
     # Plain text without strings or comments: every period ends a fact, and a tuple of the facts
     # is a term clingo's term parser reads (a trailing comma is allowed).
@@ -386,6 +401,8 @@ def ground_question(
     if feed is None:
         add_scene(ctl, scene, facts_read, rules)
     else:
+        if isinstance(scene, SceneText) and scene.weighted_count:
+            rules += "".join(choice_rules(n, SCENE_PREDICATES[n], t, f) for n, t, f in scene.weighted_predicates)
         ctl.add("base", [], f"{format_flat(facts_read) if facts_read else ''}\n{rules}")
     if rows:
         with ctl.backend() as backend:
