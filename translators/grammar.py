@@ -24,7 +24,7 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from theory.operations import ARGUMENT_CHOICES, OPERATIONS, POSITION_VALUES, Kind
@@ -106,32 +106,85 @@ def _schema_rules(ontology: Ontology, words: QuestionWords | None = None) -> lis
         f"cls ::= {classes}",
         "val ::= word",
     ]
-    # A choice between two words ("Is the sky white or dark blue?") chooses between the words
-    # around its "or", as GQA's programs do on every choice of the tuning part.
-    offered = _offered(words)
+    # A choice between two words ("Is the sky white or dark blue?") chooses between the words said
+    # right before its "or" and right after it, in either order, as GQA's programs do on 35 of the
+    # tuning part's 36 value choices (the other: "a cow or a sheep?" chooses sheep or cows).
+    sides = _sides(words)
     one, two = [], []
     for index, (category, values) in enumerate(sorted(typed.items())):
         rules.append(f"v{index} ::= {_alternatives(values)}")
         one.append(f'"{category}, " v{index}')
-        choices = [v for v in values if offered.supports(v)] if offered is not None else values
-        if choices:
-            rules.append(f"w{index} ::= {_alternatives(choices)}")
+        if sides is None:
+            rules.append(f"w{index} ::= {_alternatives(values)}")
             two.append(f'"{category}, " w{index} ", " w{index}')
-    # The same for a choice between two relations ("to the left or to the right of"): every choice
-    # of the tuning part's GQA programs is between relations its words around "or" say.
+        elif pairs := _either_side(values, sides, ontology.classes):
+            rules.append(f"w{index} ::= {pairs}")
+            two.append(f'"{category}, " w{index}')
+    # Relations are chosen between the ones the words around "or" say ("to the left or to the
+    # right of"): so is every relation choice of the tuning part's GQA programs.
+    offered = _offered(words)
     offered_relations = offered.relations(relations) if offered is not None else relations
     if offered_relations:
         rules.append(f"rel2 ::= {_alternatives(offered_relations)}")
-    offered_names = offered.names() if offered is not None else []
-    if offered_names:
-        rules.append(f"offered ::= {_alternatives(offered_names)}")
+    # A choice of `name` (or `class`) is between objects' names, one of `other` between other words.
+    names = words.names() if words is not None else []
+    objects = [n for n in names if singular(n) in ontology.classes]
+    offered = {
+        "object": _either_side(objects, sides, ontology.classes) if sides else None,
+        "other": _either_side([n for n in names if n not in objects], sides, ontology.classes) if sides else None,
+    }
+    for kind, pairs in offered.items():
+        if pairs:
+            rules.append(f"offered-{kind} ::= {pairs}")
     for category in open_categories:
         one.append(f'"{category}, " word')
-        two.append(
-            f'"{category}, " {"offered" if offered_names else "word"} ", " {"offered" if offered_names else "word"}'
-        )
-    rules += [f"catval ::= {' | '.join(one)}", f"catval2 ::= {' | '.join(two)}"]
+        kind = "other" if category == OTHER_CATEGORY else "object"
+        if sides is None:
+            two.append(f'"{category}, " word ", " word')
+        elif offered[kind]:
+            two.append(f'"{category}, " offered-{kind}')
+    rules.append(f"catval ::= {' | '.join(one)}")
+    if two:  # else no choice can be written: `choose_attr` is left out
+        rules.append(f"catval2 ::= {' | '.join(two)}")
     return rules
+
+
+# Words that may come between "or" and the second word of a choice ("or a sheep", "or is it gray").
+_AFTER_OR = frozenset({"a", "an", "the", "is", "are", "it", "they", "this", "that"})
+
+
+def _sides(words: QuestionWords | None) -> tuple[set[str], set[str]] | None:
+    """The runs of up to four words that end right before a question's first "or" and those that
+    start right after it; None without an "or"."""
+    if words is None or "or" not in words.surface:
+        return None
+    surface = words.surface
+    at = surface.index("or")
+    start = at + 1
+    while start < len(surface) and surface[start] in _AFTER_OR:
+        start += 1
+    # A run before "or" starts after the noun an article names ("the shirt sleeveless or ...":
+    # `sleeveless`), unless that noun is the word before "or" ("a cow or a sheep").
+    articles = [i for i in range(at) if surface[i] in ("a", "an", "the")]
+    first = 0 if not articles else articles[-1] + (2 if articles[-1] + 2 < at else 1)
+    before = {"_".join(surface[i:at]) for i in range(max(first, at - 4), at)}
+    after = {"_".join(surface[start:end]) for end in range(start + 1, min(len(surface), start + 4) + 1)}
+    return before, after
+
+
+def _either_side(names: Iterable[str], sides: tuple[set[str], set[str]], classes: Collection[str]) -> str | None:
+    """A grammar alternative per ordered pair of two different names, one said on each side of
+    "or": as written or in the singular (never "sleevelesses"), a class in either number."""
+
+    def said(name: str, side: set[str]) -> bool:
+        if name in side or any(singular(run) == name for run in side):
+            return True
+        return singular(name) in classes and singular(name) in {singular(run) for run in side}
+
+    before = [n for n in names if said(n, sides[0])]
+    after = [n for n in names if said(n, sides[1])]
+    pairs = sorted({pair for a in before for b in after if a != b for pair in ((a, b), (b, a))})
+    return " | ".join(_literal(f"{a}, {b}") for a, b in pairs) or None
 
 
 def _offered(words: QuestionWords | None) -> QuestionWords | None:

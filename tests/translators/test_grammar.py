@@ -220,6 +220,15 @@ def test_a_choice_chooses_between_the_words_around_its_or(accepts):
     shirt = "unique(filter(relate(select(scene(), man), shirt, on, subject), color, red))"
     assert accepts(f"choose_attr({shirt}, color, white, blue)", grammar)
     assert not accepts(f"choose_attr({shirt}, color, red, white)", grammar)
+    # Two different words, one said right before "or" and one right after, as the question writes them.
+    assert not accepts(f"choose_attr({shirt}, color, blue, blue)", grammar)
+    question = "Is the shirt sleeveless or long sleeved?"
+    grammar = program_grammar("nested", None, bundled_ontology(), question_words(question), frame_of(question))
+    shirt = "unique(select(scene(), shirt))"
+    assert accepts(f"choose_attr({shirt}, other, sleeveless, long_sleeved)", grammar)
+    assert accepts(f"choose_attr({shirt}, other, long_sleeved, sleeveless)", grammar)
+    assert not accepts(f"choose_attr({shirt}, other, sleevelesses, long_sleeveds)", grammar)
+    assert not accepts(f"choose_attr({shirt}, other, long, sleeved)", grammar)
     # Relations too: "behind" is said, but not as one of the two sides of the choice.
     question = "Is the racket to the left or to the right of the person the fence is behind?"
     grammar = program_grammar("nested", None, bundled_ontology(), question_words(question), frame_of(question))
