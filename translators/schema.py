@@ -114,6 +114,8 @@ def _offered_filters(program: Program) -> set[int]:
             before = program.step(chain[0])
             if before.operation == "filter" and before.arguments[1] in values:
                 found.add(before.id)
+            if before.operation.startswith("relate"):
+                break  # what comes before describes another object ("the shirt on the red man")
             chain = list(before.dependencies)
     return found
 

@@ -115,6 +115,10 @@ def test_a_filter_by_an_offered_value_is_dropped_before_the_choice():
     # A filter by another value describes which object is asked about.
     kept = "choose_attr(unique(filter(select(scene(), car), age, old)), color, white, red)"
     assert repaired(kept) == (kept, [])
+    # So does one of another object: "Is the shirt on the red man white or red?"
+    man = "filter(select(scene(), man), color, red)"
+    other = f"choose_attr(unique(relate({man}, shirt, on, subject)), color, white, red)"
+    assert repaired(other) == (other, [])
 
 
 def test_gqa_programs_of_the_tuning_part_need_none_of_the_frame_repairs(tuning_programs):
