@@ -76,10 +76,10 @@ def with_asked_class(program: Program, question: str, ontology: Ontology) -> tup
     relations = [s for s in program.steps if s.operation in _RELATIONS]
     last = relations[-1] if relations else None
     if last is not None and last.operation == "relate" and _names_no_class(question, last.arguments[1]):
-        cls, relation, direction = last.arguments
+        named, relation, direction = last.arguments
         step = Step(last.id, "relate_any", last.dependencies, (relation, direction))
         fixed = Program(tuple(step if s.id == last.id else s for s in program.steps), program.answer)
-        return fixed, [SchemaFix("no asked class", last.id, f"relate {cls}", "relate_any")]
+        return fixed, [SchemaFix("no asked class", last.id, f"relate {named}", "relate_any")]
     if not relations or relations[-1].operation != "relate_any":
         return program, []
     cls = asked_class(question, ontology)

@@ -107,8 +107,8 @@ def _schema_rules(ontology: Ontology, words: QuestionWords | None = None) -> lis
         "val ::= word",
     ]
     # A choice between two words ("Is the sky white or dark blue?") chooses between the words said
-    # right before its "or" and right after it, in either order, as GQA's programs do on 35 of the
-    # tuning part's 36 value choices (the other: "a cow or a sheep?" chooses sheep or cows).
+    # right before its "or" and right after it, in either order, as GQA's programs do on each value
+    # choice of the tuning part ("a cow or a sheep?" may choose `cows`: a class in either number).
     sides = _sides(words)
     one, two = [], []
     for index, (category, values) in enumerate(sorted(typed.items())):
@@ -129,11 +129,11 @@ def _schema_rules(ontology: Ontology, words: QuestionWords | None = None) -> lis
     # A choice of `name` (or `class`) is between objects' names, one of `other` between other words.
     names = words.names() if words is not None else []
     objects = [n for n in names if singular(n) in ontology.classes]
-    offered = {
+    open_pairs = {
         "object": _either_side(objects, sides, ontology.classes) if sides else None,
         "other": _either_side([n for n in names if n not in objects], sides, ontology.classes) if sides else None,
     }
-    for kind, pairs in offered.items():
+    for kind, pairs in open_pairs.items():
         if pairs:
             rules.append(f"offered-{kind} ::= {pairs}")
     for category in open_categories:
@@ -141,7 +141,7 @@ def _schema_rules(ontology: Ontology, words: QuestionWords | None = None) -> lis
         kind = "other" if category == OTHER_CATEGORY else "object"
         if sides is None:
             two.append(f'"{category}, " word ", " word')
-        elif offered[kind]:
+        elif open_pairs[kind]:
             two.append(f'"{category}, " offered-{kind}')
     rules.append(f"catval ::= {' | '.join(one)}")
     if two:  # else no choice can be written: `choose_attr` is left out
