@@ -75,6 +75,8 @@ SPELLINGS: dict[str, str] = {
     "centre": "middle",
     "wooden": "wood",
     "palms": "palm_trees",
+    "tennis_racket": "racket",
+    "traffic_signal": "traffic_light",
 }
 # Plurals no suffix rule reaches.
 IRREGULAR_PLURALS: dict[str, str] = {
