@@ -172,8 +172,9 @@ _PREFIX, _NONE = CHOICE_PREFIX.encode(), NO_WEIGHT.encode()
 class SceneText:
     """A scene text the plain grammar admits, checked to mean the same to clingo as to `SceneFacts`.
 
-    The counts are those of `SceneFacts.from_asp(text)`. With choices, `clingo_text` is what clingo
-    reads instead of `text`: the certain facts as written and one ``scene_choice_P`` fact per choice.
+    The counts are those of `SceneFacts.from_asp(text)`. With choices, `clingo_atoms` is what clingo
+    reads instead of `text`, by predicate: the certain facts as written and one ``scene_choice_P``
+    fact per choice (as program text: `clingo_text`; as term tuples: `clingo_terms`).
     """
 
     text: str
@@ -182,16 +183,27 @@ class SceneText:
     weak_constraint_count: int
     # The predicates the text may use (a name followed by a parenthesis, quoted text included).
     signatures: frozenset[tuple[str, int]] = frozenset()
-    clingo_text: str = ""
     # The predicates of choices, each with whether to pay weights when true and when false (for
     # the whole text: a rule with no weight to read grounds no weak constraint).
     weighted_predicates: tuple[tuple[str, bool, bool], ...] = ()
-    # With choices, the atoms of `clingo_text` by predicate: (name, arity, "(ATOM,...,)"), a tuple
-    # clingo's term parser reads in one call (`theory.solver.fed_scene`).
-    clingo_terms: tuple[tuple[str, int, str], ...] = ()
+    # With choices, (predicate, arity, its atoms) for each predicate clingo reads.
+    clingo_atoms: tuple[tuple[str, int, tuple[bytes, ...]], ...] = ()
 
     def __len__(self) -> int:
         return self.fact_count + self.weighted_count
+
+    @property
+    def clingo_text(self) -> str:
+        """The atoms of `clingo_atoms` as program text, one fact a line."""
+        return b"\n".join(b"%s." % atom for _, _, atoms in self.clingo_atoms for atom in atoms).decode("utf-8")
+
+    @property
+    def clingo_terms(self) -> list[tuple[str, int, str]]:
+        """(predicate, arity, "(ATOM,...,)") for each predicate: a tuple clingo's term parser reads
+        in one call (`theory.solver.fed_scene`)."""
+        return [
+            (name, arity, (b"(%s,)" % b",".join(atoms)).decode("utf-8")) for name, arity, atoms in self.clingo_atoms
+        ]
 
 
 @lru_cache(maxsize=8)
@@ -271,19 +283,20 @@ def plain_scene(text: str, allowed: Mapping[str, int]) -> SceneText | None:
         name = _PREFIX + atom[: atom.index(b"(")]
         by_name.setdefault(name, []).append(b"%s%s,%s,%s)" % (_PREFIX, atom[:-1], true_w or _NONE, false_w or _NONE))
     names = sorted(name[len(_PREFIX) :].decode("utf-8") for name in by_name if name.startswith(_PREFIX))
-    terms = []
+    clingo_atoms = []
     for name, atoms in by_name.items():
         predicate = name.decode("utf-8")
-        base = predicate[len(CHOICE_PREFIX) :] if predicate.startswith(CHOICE_PREFIX) else predicate
-        arity = allowed[base] + (2 if base != predicate else 0)
-        terms.append((predicate, arity, b"(%s,)" % b",".join(atoms)))
+        if predicate.startswith(CHOICE_PREFIX):
+            arity = allowed[predicate[len(CHOICE_PREFIX) :]] + 2  # the two weights
+        else:
+            arity = allowed[predicate]
+        clingo_atoms.append((predicate, arity, tuple(atoms)))
     return SceneText(
         text,
         len(certain),
         len(choices),
         positive,
         used,
-        b"\n".join(b"%s." % atom for atoms in by_name.values() for atom in atoms).decode("utf-8"),
         tuple((name, signs[0], signs[1]) for name in names),
-        tuple((name, arity, atoms.decode("utf-8")) for name, arity, atoms in terms),
+        tuple(clingo_atoms),
     )

@@ -183,8 +183,12 @@ def weighted_text(scene: SceneFacts | SceneText) -> str:
         false_any = any(w.cost_false for w in scene.weighted.values())
         names = sorted({w.atom.name for w in scene.weighted.values()})
         text, predicates = "\n".join(lines), tuple((name, true_any, false_any) for name in names)
-    rules = (choice_rules(name, SCENE_PREDICATES[name], t, f) for name, t, f in predicates)
-    return "\n".join([text, *rules])
+    return f"{text}\n{scene_choice_rules(predicates)}"
+
+
+def scene_choice_rules(predicates: Sequence[tuple[str, bool, bool]]) -> str:
+    """`choice_rules` of each (predicate, weights when true, weights when false)."""
+    return "".join(choice_rules(name, SCENE_PREDICATES[name], true, false) for name, true, false in predicates)
 
 
 class _FactFeed:
@@ -229,12 +233,13 @@ def fed_scene(scene: SceneText, reads: frozenset[tuple[str, int]]) -> _FactFeed 
     # clingo parses a fact of program text in about 2 us and grounds it in less than 1 us more;
     # the term parser reads it in about 0.3 us, and one rule per predicate makes the facts of it.
     if scene.weighted_count:
-        if len(scene) < FED_FACTS_FROM or not scene.clingo_terms:
+        if len(scene) < FED_FACTS_FROM or not scene.clingo_atoms:
             return None
         # With choices, every fact (as the text path grounds them: the same atoms) read by
         # predicate: each rule is handed its own (hundreds of atoms, a few predicates).
-        by_name = {name: list(clingo.parse_term(atoms).arguments) for name, _, atoms in scene.clingo_terms}
-        return _FactFeed([], frozenset((name, arity) for name, arity, _ in scene.clingo_terms), by_name)
+        terms = scene.clingo_terms
+        by_name = {name: list(clingo.parse_term(atoms).arguments) for name, _, atoms in terms}
+        return _FactFeed([], frozenset((name, arity) for name, arity, _ in terms), by_name)
     text = scene.text
     if '"' in text or "%" in text or text.count(".") < FED_FACTS_FROM:
         return None
@@ -402,7 +407,7 @@ def ground_question(
         add_scene(ctl, scene, facts_read, rules)
     else:
         if isinstance(scene, SceneText) and scene.weighted_count:
-            rules += "".join(choice_rules(n, SCENE_PREDICATES[n], t, f) for n, t, f in scene.weighted_predicates)
+            rules += scene_choice_rules(scene.weighted_predicates)
         ctl.add("base", [], f"{format_flat(facts_read) if facts_read else ''}\n{rules}")
     if rows:
         with ctl.backend() as backend:

@@ -30,7 +30,7 @@ import re
 
 from theory.canonical import canonical
 from theory.program import Program, Step
-from translators.grounded_words import singular, stem
+from translators.grounded_words import question_words, singular, stem
 from translators.ontology import Ontology
 from translators.question_frame import VERBS
 from translators.schema import SchemaFix
@@ -105,9 +105,8 @@ def with_asked_kind(program: Program, question: str, ontology: Ontology) -> tupl
         return program, []
     category = last.arguments[0]
     used = {a for step in program.steps for a in step.arguments}
-    words = re.findall(r"[a-z]+", text)
-    said = [*words, *(f"{a}_{b}" for a, b in zip(words, words[1:], strict=False))]
-    values = [w for w in said if w in ontology.categories.get(category, ()) and w not in used]
+    words = question_words(question)
+    values = [v for v in ontology.categories.get(category, ()) if words.supports(v) and v not in used]
     fixes = [SchemaFix("asked kind", last.id, category, "name")]
     steps = {s.id: s for s in program.steps}
     steps[last.id] = Step(last.id, "query", last.dependencies, ("name",))

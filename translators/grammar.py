@@ -24,7 +24,7 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
 from theory.operations import ARGUMENT_CHOICES, OPERATIONS, POSITION_VALUES, Kind
@@ -176,13 +176,15 @@ def _either_side(names: Iterable[str], sides: tuple[set[str], set[str]], classes
     """A grammar alternative per ordered pair of two different names, one said on each side of
     "or": as written or in the singular (never "sleevelesses"), a class in either number."""
 
-    def said(name: str, side: set[str]) -> bool:
-        if name in side or any(singular(run) == name for run in side):
-            return True
-        return singular(name) in classes and singular(name) in {singular(run) for run in side}
+    def reader(side: set[str]) -> Callable[[str], bool]:
+        singulars = {singular(run) for run in side}
+        return lambda name: (
+            name in side or name in singulars or (singular(name) in classes and singular(name) in singulars)
+        )
 
-    before = [n for n in names if said(n, sides[0])]
-    after = [n for n in names if said(n, sides[1])]
+    said_before, said_after = reader(sides[0]), reader(sides[1])
+    before = [n for n in names if said_before(n)]
+    after = [n for n in names if said_after(n)]
     pairs = sorted({pair for a in before for b in after if a != b for pair in ((a, b), (b, a))})
     return " | ".join(_literal(f"{a}, {b}") for a, b in pairs) or None
 

@@ -5,7 +5,8 @@
 part without "or" ends in ``verify_rel`` or ``verify_attr``, none in ``exist``). A small model
 often writes "is there a floor behind a chair" instead: ``exist(relate(select(chair), floor,
 behind, subject))``, which answers yes for any floor. `as_relation_check` rewrites that shape
-where the question opens with "is/are the (that, this) X" and X is the related class.
+where the question asks yes or no (no "or"), opens with "is/are the (that, this) ..." and says X,
+the relation and Y in that order (`relation_direction.word_order_direction`'s subject pattern).
 
 Example:
     >>> from theory.nested import format_nested, parse_nested
@@ -19,21 +20,11 @@ from __future__ import annotations
 import re
 
 from theory.program import Program, Step
-from translators.grounded_words import stem
+from translators.question_frame import Frame, frame_of
+from translators.relation_direction import word_order_direction
 from translators.schema import SchemaFix
 
-_DEFINITE = re.compile(r"(?:is|are)\s+(?:the|that|this|these|those)\s+(.*)")
-
-
-def _names_first(question: str, cls: str, relation: str) -> bool:
-    """Whether the question opens with "is/are the ..." and names `cls` before the relation's first word."""
-    match = _DEFINITE.match(question.strip().lower())
-    if match is None or re.search(r"\bor\b", question.lower()):
-        return False
-    stems = [stem(w) for w in re.findall(r"[a-z]+", match[1])]
-    first = stem(relation.split("_")[0])
-    before = stems[: stems.index(first)] if first in stems else []
-    return stem(cls.split("_")[-1]) in before
+_DEFINITE = re.compile(r"(?:is|are)\s+(?:the|that|this|these|those)\s")
 
 
 def as_relation_check(program: Program, question: str) -> tuple[Program, list[SchemaFix]]:
@@ -48,7 +39,11 @@ def as_relation_check(program: Program, question: str) -> tuple[Program, list[Sc
     if other.operation != "select" or other.dependencies != (0,):
         return program, []
     cls, relation, _ = related.arguments
-    if not _names_first(question, cls, relation):
+    if (
+        frame_of(question) != Frame.YES_NO
+        or not _DEFINITE.match(question.strip().lower())
+        or word_order_direction(question, cls, relation, other.arguments[0]) != "subject"
+    ):
         return program, []
     steps = (
         Step(0, "scene"),
