@@ -41,7 +41,11 @@ _ASKED = re.compile(
 )
 _RELATIONS = ("relate", "relate_any")
 # Words after "what" that are no object's name.
-_NOT_NOUNS = VERBS | frozenset("kind type sort piece item part side color colour shape size material one ones".split())
+_NOT_NOUNS = VERBS | frozenset(
+    "kind type sort piece item part side color colour shape size material one ones object objects thing things".split()
+)
+# A word before these is a modal verb, not a class ("What can you see ...?" asks no can).
+_PRONOUNS = frozenset({"you", "we", "i", "they"})
 
 
 def asked_class(question: str, ontology: Ontology) -> str | None:
@@ -50,7 +54,11 @@ def asked_class(question: str, ontology: Ontology) -> str | None:
     if match is None:
         return None
     first, second = match[1], match[2]
-    candidates = ([f"{first}_{second}", f"{first}_{singular(second)}"] if second else []) + [first, singular(first)]
+    if second in _PRONOUNS:
+        return None
+    two_words = [f"{first}_{second}", f"{first}_{singular(second)}"] if second else []
+    # A word that is no object's name may still begin one ("side table"); "object" names any object.
+    candidates = two_words if first in _NOT_NOUNS else [*two_words, first, singular(first)]
     known = next((c for c in candidates if c in ontology.classes), None)
     if known is not None or first in _NOT_NOUNS:
         return known

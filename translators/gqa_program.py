@@ -39,6 +39,7 @@ from theory.canonical import canonical
 from theory.operations import OPERATIONS, OTHER_CATEGORY, Kind
 from theory.program import Program, ProgramError, ProgramSyntaxError, ProgramValidationError, Step
 from theory.scene_facts import asp_constant
+from translators.grounded_words import comparative_base
 
 # GQA's spelling: object ids after arguments ("snow (823324)"), negated values ("not(red)"),
 # relation positions ("s"/"o") and category aliases; the interpreter and the prompts read them too.
@@ -63,24 +64,6 @@ def gqa_relation_parts(argument: str) -> tuple[str, str, str]:
     return cls, relation, GQA_POSITIONS[position]
 
 
-# Comparatives whose base adjective the suffix rules below do not recover.
-_COMPARATIVES = {
-    "larger": "large",
-    "wider": "wide",
-    "closer": "close",
-    "whiter": "white",
-    "riper": "ripe",
-    "cuter": "cute",
-    "paler": "pale",
-    "nicer": "nice",
-    "safer": "safe",
-    "looser": "loose",
-    "finer": "fine",
-    "better": "good",
-    "worse": "bad",
-}
-
-
 class GQAProgramError(ProgramError):
     """A GQA semantic program that is malformed or uses a form we cannot express."""
 
@@ -102,20 +85,10 @@ def load_attribute_categories(path: str | Path) -> dict[str, str]:
 
 def comparative_value(word: str) -> tuple[str, str]:
     """(value, polarity) of a GQA comparative: younger -> (young, true), less healthy -> (healthy, false)."""
-    text = " ".join(word.lower().split())
-    for prefix, polarity in (("less ", "false"), ("more ", "true")):
-        if text.startswith(prefix):
-            return asp_constant(text[len(prefix) :]), polarity
-    if text in _COMPARATIVES:
-        return _COMPARATIVES[text], "true"
-    if text.endswith("ier") and len(text) > 4:
-        return text[:-3] + "y", "true"  # healthier -> healthy
-    if text.endswith("er") and len(text) > 4:
-        stem = text[:-2]
-        if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "aeiouls":
-            stem = stem[:-1]  # bigger -> big, thinner -> thin
-        return asp_constant(stem), "true"
-    raise UnsupportedGQAOperation(f"comparative {word!r} is not of the form -er, less X or more X")
+    found = comparative_base(word)
+    if found is None:
+        raise UnsupportedGQAOperation(f"comparative {word!r} is not of the form -er, less X or more X")
+    return found
 
 
 class _Converter:

@@ -4,9 +4,10 @@ A program may name a class, an attribute value or a relation only when the quest
 its words and their inflections ("wears" supports `wearing`, "cups" supports `cup`), runs of up
 to four words joined as one name (`train_car`, `to_the_left_of`), and the small declared table
 `FRAME_WORDS` of words a question's frame implies ("who" asks about a `person`, the whole image
-is GQA's `scene`). Categories (`color`, `hposition`) are the operations' own words and always
-allowed. Decoding is limited to these words (`translators.grammar`), and filled or remote
-programs that name anything else are refused (`invented`).
+is GQA's `scene`), and the base of a comparative ("taller" supports `tall`). Categories (`color`,
+`hposition`) are the operations' own words and always allowed. Decoding is limited to these
+words (`translators.grammar`), and filled or remote programs that name anything else are refused
+(`invented`).
 
 Inflections are matched by their Porter stem (NLTK), so no word list is needed.
 
@@ -29,6 +30,7 @@ from nltk.stem import PorterStemmer
 
 from theory.operations import OPERATIONS
 from theory.program import Program, Step
+from theory.scene_facts import asp_constant
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 _MAX_WORDS = 4
@@ -91,6 +93,22 @@ IRREGULAR_PLURALS: dict[str, str] = {
     "leaves": "leaf",
     "knives": "knife",
     "shelves": "shelf",
+}
+# Comparatives whose base adjective the suffix rules below do not recover.
+_COMPARATIVES = {
+    "larger": "large",
+    "wider": "wide",
+    "closer": "close",
+    "whiter": "white",
+    "riper": "ripe",
+    "cuter": "cute",
+    "paler": "pale",
+    "nicer": "nice",
+    "safer": "safe",
+    "looser": "loose",
+    "finer": "fine",
+    "better": "good",
+    "worse": "bad",
 }
 # Words that are never part of a class or a value name (a relation may still contain them;
 # prepositions may be values, "Is the lamp on?").
@@ -207,12 +225,33 @@ def question_words(question: str) -> QuestionWords:
         if start + width <= len(stems) and not FUNCTION_WORDS & set(surface[start : start + width])
     }
     implied = {word for w in surface for word in FRAME_WORDS.get(w, ())}
+    # A comparative asks about its base value ("Who is taller, ...?" compares by `tall`).
+    implied.update(base[0] for w in surface if w.endswith("er") and (base := comparative_base(w)) is not None)
     for start in range(len(surface)):
         for width in range(1, 3):
             run = "_".join(surface[start : start + width])
             implied.update(name for table in (SPELLINGS, IRREGULAR_PLURALS) if (name := table.get(run)))
     relations = {relation for w in surface for relation in FRAME_RELATIONS.get(w, ())}
     return QuestionWords(frozenset(runs), frozenset(stems), frozenset(implied), frozenset(relations), surface)
+
+
+def comparative_base(word: str) -> tuple[str, str] | None:
+    """(value, polarity) of a comparative: younger -> (young, true), less healthy -> (healthy, false);
+    None for a word that is not one."""
+    text = " ".join(word.lower().split())
+    for prefix, polarity in (("less ", "false"), ("more ", "true")):
+        if text.startswith(prefix):
+            return asp_constant(text[len(prefix) :]), polarity
+    if text in _COMPARATIVES:
+        return _COMPARATIVES[text], "true"
+    if text.endswith("ier") and len(text) > 4:
+        return text[:-3] + "y", "true"  # healthier -> healthy
+    if text.endswith("er") and len(text) > 4:
+        stem = text[:-2]
+        if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "aeiouls":
+            stem = stem[:-1]  # bigger -> big, thinner -> thin
+        return asp_constant(stem), "true"
+    return None
 
 
 @dataclass(frozen=True)

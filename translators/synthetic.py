@@ -78,16 +78,24 @@ COMMON_RELATIONS = (
     "covering",
 )
 COMMON_SHARE = 0.6
-# How a choice between two opposite relations is usually phrased.
+# How a choice between two opposite relations is usually phrased (one of these, at random).
 _CHOICE_PHRASES = {
-    ("to_the_left_of", "to_the_right_of"): "to the left or to the right of",
-    ("to_the_right_of", "to_the_left_of"): "to the right or to the left of",
-    ("in_front_of", "behind"): "in front of or behind",
-    ("behind", "in_front_of"): "behind or in front of",
-    ("above", "below"): "above or below",
-    ("below", "above"): "below or above",
-    ("on", "under"): "on or under",
-    ("under", "on"): "under or on",
+    ("to_the_left_of", "to_the_right_of"): (
+        "to the left or to the right of",
+        "on the left or on the right of",
+        "left or right of",
+    ),
+    ("to_the_right_of", "to_the_left_of"): (
+        "to the right or to the left of",
+        "on the right or on the left of",
+        "right or left of",
+    ),
+    ("in_front_of", "behind"): ("in front of or behind",),
+    ("behind", "in_front_of"): ("behind or in front of",),
+    ("above", "below"): ("above or below",),
+    ("below", "above"): ("below or above",),
+    ("on", "under"): ("on or under",),
+    ("under", "on"): ("under or on",),
 }
 # Relations also asked with a finite verb ("Who wears the hat?", "What does the man hold?"):
 # relation -> (third person, base form). Only these get the verb phrasings.
@@ -166,6 +174,8 @@ _CATEGORY_QUESTIONS = {
         "Of what color is the {a}?",
         "The {a} has what color?",
         "The {a} is of which color?",
+        "What colour is the {a}?",
+        "What color do you think the {a} is?",
     ],
     "material": [
         "What is the {a} made of?",
@@ -173,9 +183,12 @@ _CATEGORY_QUESTIONS = {
         "What is the material of the {a}?",
         "Which material is the {a} made of?",
         "The {a} is made of what material?",
+        "What is the {a} made out of?",
+        "What material is the {a}?",
+        "Which material was used to make the {a}?",
     ],
     "shape": ["What shape is the {a}?", "What is the shape of the {a}?", "Which shape does the {a} have?"],
-    "size": ["How big is the {a}?", "What size is the {a}?", "What is the size of the {a}?"],
+    "size": ["How big is the {a}?", "What size is the {a}?", "What is the size of the {a}?", "How large is the {a}?"],
     "pose": ["What is the {a} doing?", "What pose is the {a} in?"],
     "activity": ["What is the {a} doing?", "Which activity is the {a} doing?"],
     "pattern": ["What pattern does the {a} have?", "What is the pattern of the {a}?"],
@@ -207,6 +220,8 @@ TEMPLATES: tuple[Template, ...] = (
         "exist",
         "exist({S})",
         "Is there a {a} in the picture?",
+        "Is a {a} visible?",
+        "Are any {as} visible in this picture?",
         "Are there any {as}?",
         "Do you see any {as}?",
         "Is there a {a}?",
@@ -267,6 +282,7 @@ TEMPLATES: tuple[Template, ...] = (
         "Is there a {a} or a {b} in the picture?",
         "Is there a {a} or a {b}?",
         "Is there any {a} or {b} in the image?",
+        "Is there either a {a} or a {b}?",
     ),
     _t(
         "or_exist_attr",
@@ -307,6 +323,7 @@ TEMPLATES: tuple[Template, ...] = (
         "or(verify_attr(unique({S}), {cat}, {v}), verify_attr(unique({SB}), {cat}, {v}))",
         "Is either the {a} or the {b} {v}?",
         "Are either the {a} or the {b} {v}?",
+        "Is the {a} or the {b} {v}?",
     ),
     _t(
         "not_exist",
@@ -368,6 +385,16 @@ TEMPLATES: tuple[Template, ...] = (
         "Is the {a} {v} or not?",
         "Does the {a} appear to be {v}?",
         "Is this {a} {v}?",
+        "Is the color of the {a} {v}?",
+        "Does the {a} have {v} color?",
+        "Is the {a} {v} in color?",
+    ),
+    _t(
+        "verify_material",
+        "verify_attr(unique({S}), material, {m})",
+        "Is the {a} made of {m}?",
+        "Is the {a} made out of {m}?",
+        "Is the {a} made from {m}?",
     ),
     _t(
         "verify_attr_pl",
@@ -399,6 +426,17 @@ TEMPLATES: tuple[Template, ...] = (
         "Is that {a} {v1} or {v2}?",
         "Which color is the {a}, {v1} or {v2}?",
         "Do you think the {a} is {v1} or {v2}?",
+        "Is the color of the {a} {v1} or {v2}?",
+        "What is the color of the {a}, {v1} or {v2}?",
+        "Which color do you think the {a} is, {v1} or {v2}?",
+    ),
+    _t(
+        "choose_material",
+        "choose_attr(unique({S}), material, {m1}, {m2})",
+        "Is the {a} made of {m1} or {m2}?",
+        "What is the {a} made of, {m1} or {m2}?",
+        "Is the {a} made of {m1} or of {m2}?",
+        "Which material is the {a} made of, {m1} or {m2}?",
     ),
     _t(
         "choose_attr_filter",
@@ -433,6 +471,9 @@ TEMPLATES: tuple[Template, ...] = (
         "Is the {a} the same color as the {b}?",
         "Do the {a} and the {b} have the same {cat_words}?",
         "Are the {a} and the {b} made of the same material?",
+        "Does the {a} have the same color as the {b}?",
+        "Is the {a} made of the same material as the {b}?",
+        "Are both the {a} and the {b} the same color?",
     ),
     _t(
         "different_two",
@@ -440,6 +481,7 @@ TEMPLATES: tuple[Template, ...] = (
         "Do the {a} and the {b} have different colors?",
         "Are the {a} and the {b} different in color?",
         "Is the {a} a different color than the {b}?",
+        "Are the {a} and the {b} different colors?",
         "Do the {a} and the {b} have a different {cat_words}?",
     ),
     _t(
@@ -471,6 +513,7 @@ TEMPLATES: tuple[Template, ...] = (
         "Which one is {cmp}, the {a} or the {b}?",
         "Is the {a} or the {b} {cmp}?",
         "What is {cmp}, the {a} or the {b}?",
+        "Who is {cmp}, the {a} or the {b}?",
     ),
     # --- categories ----------------------------------------------------------------------------
     _t(
@@ -554,6 +597,7 @@ TEMPLATES: tuple[Template, ...] = (
         "What's {r} the {b}?",
         "Which object is {r} the {b}?",
         "What is the thing {r} the {b}?",
+        "What can you see {r} the {b}?",
     ),
     _t(
         "query_who_verb",
@@ -608,6 +652,9 @@ TEMPLATES: tuple[Template, ...] = (
         "What {g} is {r} the {b}?",
         "What is the {g} {r} the {b}?",
         "What type of {g} is {r} the {b}?",
+        "What is the name of the {g} {r} the {b}?",
+        "What is the name of the {g} that is {r} the {b}?",
+        "What is the {g} {r} the {b} called?",
         "The {g} {r} the {b} is what kind of {g}?",
     ),
     _t(
@@ -664,7 +711,13 @@ TEMPLATES: tuple[Template, ...] = (
         "Is the {a} {r} the {b}?",
         "Is the {a} {r} a {b}?",
         "Is that {a} {r} a {b}?",
-        "Do you see the {a} {r} the {b}?",
+    ),
+    _t(
+        "verify_rel_verb",
+        "verify_rel(unique({S}), {b}, {r}, object)",
+        "Does the {a} {rb} a {b}?",
+        "Does the {a} {rb} the {b}?",
+        "Does that {a} {rb} a {b}?",
     ),
     _t(
         "choose_rel",
@@ -732,6 +785,7 @@ TEMPLATES: tuple[Template, ...] = (
         "Is the {a} on the left or on the right?",
         "Which side is the {a} on, the left or the right?",
         "Is the {a} on the left or right side of the image?",
+        "Is the {a} on the left side or on the right side of the photo?",
         "On which side of the picture is the {a}, the left or the right?",
     ),
     _t(
@@ -742,6 +796,8 @@ TEMPLATES: tuple[Template, ...] = (
         "choose_attr(unique({S}), vposition, top, bottom)",
         "Is the {a} at the top or at the bottom of the picture?",
         "In which part is the {a}, the top or the bottom?",
+        "Is the {a} in the top or in the bottom part of the image?",
+        "Is the {a} at the top or bottom?",
     ),
     _t(
         "query_place",
@@ -969,6 +1025,7 @@ class _Filler:
         slots["u"], slots["u2"] = rng.sample(loose, 2) if len(loose) >= 2 else (loose[0], loose[0] + "_too")
         if "material" in self.o.categories:
             slots["m"] = rng.choice(self.o.categories["material"])
+            slots["m1"], slots["m2"] = rng.sample(self.o.categories["material"], 2)
         pcat = rng.choice(sorted(POSITION_PHRASES))
         slots["pcat"] = pcat
         slots["p"], slots["pw"] = rng.choice(sorted(POSITION_PHRASES[pcat].items()))
@@ -977,7 +1034,7 @@ class _Filler:
             r1, r2 = r2, r1
         slots["r1"], slots["r2_text"] = r1.replace(" ", "_"), r2
         slots["rr2"] = r2.replace(" ", "_")
-        slots["choice"] = _CHOICE_PHRASES.get((slots["r1"], slots["rr2"]), f"{r1} or {r2}")
+        slots["choice"] = rng.choice(_CHOICE_PHRASES.get((slots["r1"], slots["rr2"]), (f"{r1} or {r2}",)))
         if slots["g"] in GROUP_WORDS and rng.random() < 0.5:
             slots["gw"], slots["gws"] = rng.choice(GROUP_WORDS[slots["g"]])
         comparative = rng.choice(sorted(COMPARATIVES))
@@ -1046,6 +1103,8 @@ def _render(template: Template, phrasing: str, slots: dict[str, str]) -> tuple[s
 def _consistent(template: Template, phrasing: str, slots: dict[str, str]) -> bool:
     if ("{rv}" in phrasing or "{rb}" in phrasing) and slots["r"] not in VERB_FORMS:
         return False
+    if template.family == "or_verify" and slots["cat"] == slots["cat2"]:
+        return False  # "Is the table wooden or metallic?" chooses between two values of one category
     # Phrasings that name color (or material) only fit programs about that category.
     if "{cat" in template.program:
         if "color" in phrasing and slots["cat"] != "color":
@@ -1064,6 +1123,10 @@ def _consistent(template: Template, phrasing: str, slots: dict[str, str]) -> boo
 # queries): their phrasings are spread over every category and relation, so each common wording
 # ("What color is the mug on the table?") needs more draws to be in the bank at all.
 FAMILY_WEIGHTS = {
+    # The plainest questions, in many wordings each (a wording per category for query_attr).
+    "query_attr": 3,
+    "verify_attr": 2,
+    "choose_attr": 2,
     "query_attr_rel_s": 3,
     "query_attr_rel_o": 2,
     "query_rel_s": 2,

@@ -18,7 +18,7 @@ has the program of "What kind of animal is this?", not of "What kind of chair is
 "The number of" before a noun is a plain phrase (a count), not an object called a number.
 A few wordings that never change a program are read as one (`_SAME_WORD`, `_plain_words`):
 "which" as "what", "type" as "kind", a demonstrative before a class as an article ("that table"),
-"this" or "that" ending a question as "it", and "do you think" before "is"/"are" as nothing.
+"this" or "that" ending a question as "it", "do you think" before "is"/"are" and "located" as nothing.
 Phrases about the image itself are read as the whole scene first (`translators.question_text`).
 
 Example:
@@ -31,6 +31,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import pickle
 import threading
@@ -41,6 +42,7 @@ from pathlib import Path
 
 from theory.cache import replaced_whole
 from theory.canonical import canonical
+from theory.operations import OPERATIONS
 from theory.program import Program, ProgramError, Step
 from translators import grounded_words, question_text, templating
 from translators.bank import Example, ExampleBank
@@ -58,9 +60,11 @@ MAX_VOTERS = 25
 # Words GQA uses interchangeably in a question of one program ("Which color is..." = "What color is...").
 _SAME_WORD = {"which": "what", "type": "kind"}
 _DEMONSTRATIVES = frozenset({"this", "that"})
+# Words that say where a thing is without changing what is asked ("Where is the cup located?").
+_IDLE_WORDS = frozenset({"located", "situated"})
 _POSITION_WORDS = frozenset({"part", "side"})  # after which/what: where in the image
 # Changes whenever the rules above change what is filled, so stored translations are not reused.
-FILL_RULES_VERSION = 10
+FILL_RULES_VERSION = 13
 
 
 Slots = tuple[tuple[str, str | None], ...]  # (role, the words it stands for; None for a plain word)
@@ -97,6 +101,7 @@ class TemplateFiller:
             g + ("es" if g.endswith(("s", "x", "ch", "sh")) else "s") for g in ontology.groups
         )
         self._index: dict[str, list[tuple[Example, Slots]]] | None = None
+        self._by_any_category: dict[str, list[tuple[Example, Slots]]] | None = None
         self._lock = threading.Lock()
 
     def raw_slots(self, question: str) -> list[tuple[str, str | None]]:
@@ -182,14 +187,62 @@ class TemplateFiller:
     def fill_slots(
         self, slots: Slots, exclude_ids: Collection[str] = (), accept: Callable[[Program], bool] | None = None
     ) -> FilledProgram | None:
-        """`fill` for a question already read into slots."""
+        """`fill` for a question already read into slots: from the examples of its form, or else from
+        those whose form differs only in which attribute categories its values have (`any_category_form`)."""
         form = " ".join(role for role, _ in slots)
+        found = self._vote(form, self.index.get(form, ()), slots, exclude_ids, accept, _swap)
+        if found is None and (loose := self.any_category_form(slots)) is not None:
+            swap = functools.partial(_swap_categories, categories=self._categories)
+            examples = self.by_any_category.get(loose, ())
+            found = self._vote(f"any category: {loose}", examples, slots, exclude_ids, accept, swap)
+        return found
+
+    def any_category_form(self, slots: Slots) -> str | None:
+        """The form with each attribute value's role read as the place of its category among the
+        question's categories (``is thing value1 and value2``), or None for a question without values."""
+        labels: dict[str, str] = {}
+        roles = []
+        for role, words in slots:
+            if words is not None and role.replace(" ", "_") in self._categories:
+                roles.append(labels.setdefault(role, f"value{len(labels) + 1}"))
+            else:
+                roles.append(role)
+        return " ".join(roles) if labels else None
+
+    @property
+    def _categories(self) -> frozenset[str]:
+        return frozenset(self.ontology.categories)
+
+    @property
+    def by_any_category(self) -> dict[str, list[tuple[Example, Slots]]]:
+        """`any_category_form` -> the bank's examples of that form (built on first use from `index`)."""
+        index = self.index
+        with self._lock:
+            if self._by_any_category is None:
+                found: dict[str, list[tuple[Example, Slots]]] = defaultdict(list)
+                for rows in index.values():
+                    loose = self.any_category_form(rows[0][1])
+                    if loose is not None:
+                        found[loose].extend(rows)
+                self._by_any_category = dict(found)
+            return self._by_any_category
+
+    def _vote(
+        self,
+        form: str,
+        examples: Collection[tuple[Example, Slots]],
+        slots: Slots,
+        exclude_ids: Collection[str],
+        accept: Callable[[Program], bool] | None,
+        swap: Callable[[Program, Slots, Slots], Program | None],
+    ) -> FilledProgram | None:
+        """The program most of `examples` fill for `slots` (see `fill`)."""
         excluded = set(exclude_ids)
         filled: list[tuple[Example, Program]] = []
-        for example, example_slots in self.index.get(form, ()):
+        for example, example_slots in examples:
             if example.id in excluded or excluded & example.equivalent:
                 continue
-            program = _swap(example.program, example_slots, slots)
+            program = swap(example.program, example_slots, slots)
             if program is not None and (accept is None or accept(program)):
                 filled.append((example, program))
                 if len(filled) == MAX_VOTERS:
@@ -267,6 +320,9 @@ def _plain_words(slots: list[tuple[str, str | None]]) -> Slots:
         if words is None and role == "do" and after[:2] == ["you", "think"] and after[2:] in (["is"], ["are"]):
             index += 3  # "Who do you think is wearing a shoe?" asks "Who is wearing a shoe?"
             continue
+        if words is None and role in _IDLE_WORDS:
+            index += 1
+            continue
         if words is None and role in _DEMONSTRATIVES:
             if after[:1] in (["thing"], [GROUP_ROLE]):
                 index += 1  # "that table" names the table as "the table" does
@@ -278,9 +334,54 @@ def _plain_words(slots: list[tuple[str, str | None]]) -> Slots:
     return tuple(out)
 
 
+def _swap_categories(
+    program: Program, example_slots: Slots, slots: Slots, categories: Collection[str]
+) -> Program | None:
+    """`_swap`, where a value of another category than the example's takes its category along: each
+    step that names the example's category does so for that slot's values only (a `query` of it, or
+    the category said as a word of the question, keeps the example's program from filling)."""
+    renamed: dict[str, str] = {}
+    values: dict[str, set[str]] = defaultdict(set)
+    said = {role for role, words in example_slots if words is None}
+    for (theirs_role, theirs), (ours_role, ours) in zip(example_slots, slots):
+        theirs_category, ours_category = theirs_role.replace(" ", "_"), ours_role.replace(" ", "_")
+        if theirs is None or ours is None or theirs_category not in categories:
+            continue
+        if renamed.setdefault(theirs_category, ours_category) != ours_category:
+            return None
+        values[theirs_category].add(theirs)
+    renamed = {old: new for old, new in renamed.items() if old != new}
+    if not renamed or said & {word for category in renamed for word in (category, *category.split("_"))}:
+        return None
+    moved = {value: category for category in renamed for value in values[category]}
+    steps = []
+    for step in program:
+        roles = OPERATIONS[step.operation].arguments
+        named = [a for role, a in zip(roles, step.arguments) if role == "category" and a in renamed]
+        step_categories = {a for role, a in zip(roles, step.arguments) if role == "category"}
+        values_moved = [a for role, a in zip(roles, step.arguments) if role == "value" and a in moved]
+        if any(moved[a] not in step_categories for a in values_moved):
+            return None  # the example's program files the value under another category than its role
+        if named:
+            step_values = [a for role, a in zip(roles, step.arguments) if role == "value"]
+            if not step_values or any(v not in values[named[0]] for v in step_values):
+                return None
+            arguments = tuple(
+                renamed[a] if role == "category" and a in renamed else a for role, a in zip(roles, step.arguments)
+            )
+            step = Step(step.id, step.operation, step.dependencies, arguments)
+        steps.append(step)
+    try:
+        recategorised = Program(tuple(steps), program.answer)
+    except ProgramError:
+        return None
+    return _swap(recategorised, example_slots, slots)
+
+
 def _swap(program: Program, example_slots: Slots, slots: Slots) -> Program | None:
     """`program` with each slot word of its example replaced by the question's word in that slot;
-    None when a word would map two ways or does not appear among the program's arguments."""
+    None when a word would map two ways, or when the question's word differs from one that does
+    not appear among the program's arguments."""
     mapping: dict[str, str] = {}
     for (_, theirs), (_, ours) in zip(example_slots, slots):
         if theirs is None or ours is None:
@@ -289,8 +390,10 @@ def _swap(program: Program, example_slots: Slots, slots: Slots) -> Program | Non
             return None
     used = {argument for step in program for argument in step.arguments}
     for theirs in [w for w in mapping if w not in used]:
-        # "Are there both spoons and bowls?" names `spoon`: the question's word goes in the singular too.
         ours = mapping.pop(theirs)
+        if ours == theirs:
+            continue  # the same word, unread by the program ("How big is ...?" asks the size)
+        # "Are there both spoons and bowls?" names `spoon`: the question's word goes in the singular too.
         if singular(theirs) not in used or mapping.setdefault(singular(theirs), singular(ours)) != singular(ours):
             return None
     steps = tuple(

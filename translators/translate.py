@@ -59,7 +59,7 @@ from translators.templating import Templater
 from translators.vocabulary import Grounder
 
 # Changes whenever what a question's words or frame allow changes, so stored translations are not reused.
-GROUNDING_VERSION = 21
+GROUNDING_VERSION = 22
 
 
 class TranslationSettings(TranslationOptions):

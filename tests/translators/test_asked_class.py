@@ -15,6 +15,8 @@ from translators.ontology import bundled_ontology
         ("What color is the car?", None),  # a category, not a class
         ("What is on the table?", None),
         ("Is the man holding food?", None),
+        ("Which object is next to the window?", None),  # any object
+        ("What can you see on the table?", None),  # a modal verb, not a can
     ],
 )
 def test_the_class_after_the_wh_word(question, cls):

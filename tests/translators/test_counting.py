@@ -18,7 +18,7 @@ COUNTING = [t for t in TEMPLATES if t.family.startswith("count")]
 @pytest.fixture(scope="module")
 def composer() -> CompositionalFiller:
     ontology = bundled_ontology()
-    examples = generate_examples(ontology, per_template=150, templates=COUNTING)
+    examples = generate_examples(ontology, per_template=300, templates=COUNTING)
     return CompositionalFiller(TemplateFiller(ExampleBank([*legacy_bank(), *examples]), ontology))
 
 

@@ -22,6 +22,12 @@ def test_inflections_runs_and_frame_words_are_supported():
     assert "train_car" in words.names() and "who" not in words.names()
 
 
+def test_a_comparative_supports_its_base_value():
+    words = question_words("Who is taller, the man or the woman? Which is bigger, healthier or larger?")
+    assert all(words.supports(v) for v in ("tall", "big", "healthy", "large"))
+    assert not question_words("Who is tall?").supports("short")
+
+
 def test_relations_need_their_words_but_not_their_glue():
     words = question_words("Is the cup left of the plate?")
     assert words.supports_relation("to_the_left_of") and not words.supports_relation("to_the_right_of")

@@ -110,6 +110,16 @@ def test_no_program_when_a_word_would_map_two_ways_or_is_not_in_the_program():
     assert _filler(RED_CUP).fill("Who is holding the umbrella?") is None
 
 
+def test_a_word_the_program_does_not_read_may_stay_as_the_example_says_it():
+    big = _example("b1", "How big is the dog?", "scene(0). select(1, 0, dog). unique(2, 1). query(3, 2, size). end(3).")
+    filled = _filler(big).fill("How big is the bottle?")
+    assert filled is not None and format_flat(filled.program) == (
+        "scene(0). select(1, 0, bottle). unique(2, 1). query(3, 2, size). end(3)."
+    )
+    # Another word there is still no fill: the program would not say what the question asks.
+    assert _filler(big).fill("How small is the bottle?") is None
+
+
 def test_the_examples_of_one_form_vote_and_excluded_ones_do_not():
     odd = _example(
         "e0", "Is there a green car?", "scene(0). select(1, 0, car). filter(2, 1, color, green). exist(3, 2). end(3)."
@@ -135,7 +145,13 @@ def test_every_color_and_class_fills_the_same_program(color, cls):
     question = f"Is there a {color.replace('_', ' ')} {cls}?"
     filled = filler.fill(question)
     if filler.form(question) != "is there color thing":
-        assert filled is None  # a word read as another role ("orange" is a color and a fruit)
+        # A word read as another role ("orange" is a color and a fruit) fills only as a value of
+        # the category it was read as ("dark" as a brightness), from the example of another category.
+        (_, _), (_, _), (role, words), *_ = filler.slots(question)
+        category = role.replace(" ", "_")
+        if filled is not None:
+            assert filled.form.startswith("any category: ") and category in ONTOLOGY.categories
+            assert f"filter(2, 1, {category}, {words}). exist(3, 2)." in format_flat(filled.program)
         return
     assert filled is not None
     assert format_flat(filled.program) == (
@@ -199,3 +215,31 @@ def test_a_value_that_starts_a_relation_is_a_value_where_the_relation_does_not_f
     assert filler.form("Who is standing?") == filler.form("Who is sitting?") == "who is pose"
     assert "standing on" in filler.form("Who is standing on the rug?")
     assert filler.form("What is the lamp on?").endswith("on")  # "on" is a relation of its own
+
+
+def test_a_value_of_another_category_takes_its_category_along():
+    red_round = _example(
+        "c1",
+        "Is the cup red and round?",
+        "scene(0). select(1, 0, cup). unique(2, 1). verify_attr(3, 2, color, red). verify_attr(4, 2, shape, round). "
+        "and(5, 3, 4). end(5).",
+    )
+    filled = _filler(red_round).fill("Is the cat black and plastic?")
+    assert filled is not None and filled.form == "any category: is thing value1 and value2"
+    assert format_flat(filled.program) == (
+        "scene(0). select(1, 0, cat). unique(2, 1). verify_attr(3, 2, color, black). "
+        "verify_attr(4, 2, material, plastic). and(5, 3, 4). end(5)."
+    )
+    # Two values of one category are never read as two of different ones, nor the other way round.
+    assert _filler(red_round).fill("Is the cat black and white?") is None
+
+
+def test_a_category_the_program_names_without_the_value_keeps_the_example_from_filling():
+    # The question says "color": the `query` asks it whatever the value's category is.
+    assert _filler(MUG_ON_TABLE).fill("What color is the wooden mug that is on the table?") is None
+    color_of_red = _example(
+        "c2",
+        "What is the red cup made of?",
+        "scene(0). select(1, 0, cup). filter(2, 1, color, red). unique(3, 2). query(4, 3, color). end(4).",
+    )
+    assert _filler(color_of_red).fill("What is the wooden cup made of?") is None
