@@ -326,7 +326,9 @@ class Translator:
         so the first question does not wait for them."""
         s = self.settings
         if self.filler is not None:
-            self.filler.index  # noqa: B018 - built now rather than on the first question
+            # Built now rather than on the first question (the looser indexes read the first).
+            self.filler.by_any_category  # noqa: B018
+            self.filler.by_any_relation  # noqa: B018
         # The sentence embedder and the bank's index load with the first retrieval.
         self.retriever.retrieve("?", s.examples, s.sampling, cover_operators=s.cover_operators, seed=s.seed)
         if self.backend.keeps_prefix:

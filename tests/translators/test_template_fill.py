@@ -243,3 +243,22 @@ def test_a_category_the_program_names_without_the_value_keeps_the_example_from_f
         "scene(0). select(1, 0, cup). filter(2, 1, color, red). unique(3, 2). query(4, 3, color). end(4).",
     )
     assert _filler(color_of_red).fill("What is the wooden cup made of?") is None
+
+
+def test_a_relation_takes_the_place_of_another_in_the_same_form():
+    sitting = _example(
+        "r1",
+        "What is the man sitting on?",
+        "scene(0). select(1, 0, man). relate_any(2, 1, sitting_on, object). unique(3, 2). query(4, 3, name). end(4).",
+    )
+    filled = _filler(sitting).fill("What is the boy leaning on?")
+    assert filled is not None and filled.form == "any relation: what is thing relation"
+    assert "relate_any(2, 1, leaning_on, object)" in format_flat(filled.program)
+    # Relation words the program does not read stay as the example says them, or there is no fill.
+    left = _example(
+        "r2",
+        "Is the cup on the left?",
+        "scene(0). select(1, 0, cup). unique(2, 1). verify_attr(3, 2, hposition, left). end(3).",
+    )
+    assert _filler(left).fill("Is the plate on the left?") is not None
+    assert _filler(left).fill("Is the plate near the left?") is None
