@@ -334,6 +334,8 @@ TEMPLATES: tuple[Template, ...] = (
     # --- attributes ----------------------------------------------------------------------------
     _t("query_attr", "query(unique({S}), {cat})", "CATEGORY_QUESTIONS|the {a}|this {a}"),
     _t("query_attr_pl", "query(unique(select(scene(), {ap})), {cat})", "CATEGORY_QUESTIONS_PL"),
+    # The material in each of its wordings (query_attr draws it too seldom for each to be there).
+    _t("query_material", "query(unique({S}), material)", *_CATEGORY_QUESTIONS["material"]),
     _t(
         "query_attr_rel_s",
         "query(unique(relate({SB}, {a}, {r}, subject)), {cat})",

@@ -9,7 +9,10 @@ tried twice more, looser: with each attribute value standing for any category ("
 and plastic?" from "Is the cup red and round?", the program's category going along), then with
 each relation's words standing for any relation ("What is the man leaning on?" from "What is the
 man sitting on?"). GQA's programs follow the question's word order, not the relation's meaning,
-so a relation takes the place of another in the same program.
+so a relation takes the place of another in the same program. Last, a group word is read as any
+class ("Is the sign to the left of the building?"), and then one plain word the program cannot
+read is left out ("Is the door placed to the left of the phone?"; never a wh-word, verb, negation,
+quantifier, position, category or relation word: `_MEANINGFUL_WORDS`).
 
 A filled program costs about a millisecond where the bundled model takes seconds, and on the
 tuning part of the GQA split 96.5 % of filled programs were right (the model alone is right on
@@ -53,6 +56,7 @@ from translators import grounded_words, question_text, templating
 from translators.bank import Example, ExampleBank
 from translators.grounded_words import singular
 from translators.ontology import Ontology
+from translators.question_frame import VERBS
 from translators.question_text import read_as_scene
 from translators.templating import role_spans, template_tokens
 
@@ -66,11 +70,20 @@ MAX_VOTERS = 25
 # Words GQA uses interchangeably in a question of one program ("Which color is..." = "What color is...").
 _SAME_WORD = {"which": "what", "type": "kind"}
 _DEMONSTRATIVES = frozenset({"this", "that"})
+# Plain words a program always reads (`TemplateFiller._idle`), besides the frame's verbs and the
+# words of categories.
+_MEANINGFUL_WORDS = frozenset(
+    """what which who whom whose where when why how not no nor never none nothing both either neither
+    all any some every each other another same different more most less least fewer fewest than as or
+    and but many much number kind type sort name there it its he she they them his her their you this
+    that these those one ones only also too left right top bottom middle center front back side part
+    picture image photo scene made""".split()
+)
 # Words that say where a thing is without changing what is asked ("Where is the cup located?").
 _IDLE_WORDS = frozenset({"located", "situated"})
 _POSITION_WORDS = frozenset({"part", "side"})  # after which/what: where in the image
 # Changes whenever the rules above change what is filled, so stored translations are not reused.
-FILL_RULES_VERSION = 14
+FILL_RULES_VERSION = 15
 
 
 Slots = tuple[tuple[str, str | None], ...]  # (role, the words it stands for; None for a plain word)
@@ -207,28 +220,67 @@ class TemplateFiller:
             form = " ".join(role for role, _ in related)
             examples = self.by_any_relation.get(form, ())
             found = self._vote(f"any relation: {form}", examples, related, exclude_ids, accept, _swap)
+        if found is None and any(role == GROUP_ROLE for role, _ in slots):
+            # A group word as any other class ("Is the sign to the left of the building?").
+            classes = tuple(("thing" if role == GROUP_ROLE else role, words) for role, words in slots)
+            form = " ".join(role for role, _ in classes)
+            found = self._vote(
+                f"groups as classes: {form}", self.index.get(form, ()), classes, exclude_ids, accept, _swap
+            )
+        in_relations = self._in_relations(slots)
+        for index in range(len(slots)) if found is None else ():
+            if index not in in_relations and self._idle(slots, index):
+                fewer = slots[:index] + slots[index + 1 :]
+                form = " ".join(role for role, _ in fewer)
+                found = self._vote(
+                    f"without {slots[index][0]!r}: {form}", self.index.get(form, ()), fewer, exclude_ids, accept, _swap
+                )
+                if found is not None:
+                    break
         return found
+
+    def _idle(self, slots: Slots, index: int) -> bool:
+        """Whether the slot is a plain word that may say nothing the program reads ("Is the door
+        placed to the left of the phone?"): no wh-word, verb of the frame, negation, quantifier,
+        comparison, position or category word, and not the first word (the caller keeps the words of
+        the relations the question names)."""
+        role, words = slots[index]
+        return index > 0 and words is None and role.isalpha() and role not in self._meaningful_words
+
+    @functools.cached_property
+    def _meaningful_words(self) -> frozenset[str]:
+        named = {w for name in self.ontology.categories for w in name.split("_")}
+        return frozenset(named | _MEANINGFUL_WORDS | VERBS | ARTICLES)
 
     def with_relation_slots(self, slots: Slots) -> Slots:
         """The slots with each run of plain words that names a relation (articles dropped: "to left
         of") as one slot of the role ``relation``, longest first."""
         out: list[tuple[str, str | None]] = []
         index = 0
+        for start, end, relation in self._relation_runs(slots):
+            out += slots[index:start]
+            out.append((RELATION_ROLE, relation))
+            index = end
+        return tuple(out + list(slots[index:]))
+
+    def _relation_runs(self, slots: Slots) -> list[tuple[int, int, str]]:
+        """(start, end, relation) of each run of plain words that names a relation, longest first."""
+        runs = []
+        index = 0
         while index < len(slots):
-            found = None
             for width in range(min(self._longest_relation, len(slots) - index), 0, -1):
                 run = slots[index : index + width]
-                if all(words is None for _, words in run):
-                    found = self._relation_words.get(tuple(role for role, _ in run))
-                    if found is not None:
-                        break
-            if found is None:
-                out.append(slots[index])
-                index += 1
+                relation = self._relation_words.get(tuple(role for role, _ in run))
+                if relation is not None and all(words is None for _, words in run):
+                    runs.append((index, index + width, relation))
+                    index += width
+                    break
             else:
-                out.append((RELATION_ROLE, found))
-                index += width
-        return tuple(out)
+                index += 1
+        return runs
+
+    def _in_relations(self, slots: Slots) -> set[int]:
+        return {i for start, end, _ in self._relation_runs(slots) for i in range(start, end)}
 
     @functools.cached_property
     def _relation_words(self) -> dict[tuple[str, ...], str]:

@@ -262,3 +262,31 @@ def test_a_relation_takes_the_place_of_another_in_the_same_form():
     )
     assert _filler(left).fill("Is the plate on the left?") is not None
     assert _filler(left).fill("Is the plate near the left?") is None
+
+
+def test_a_group_word_outside_a_kind_question_fills_as_any_class():
+    left_of = _example(
+        "g1",
+        "Is the cup to the left of the plate?",
+        "scene(0). select(1, 0, cup). unique(2, 1). verify_rel(3, 2, plate, to_the_left_of, object). end(3).",
+    )
+    filled = _filler(left_of).fill("Is the animal to the left of the plate?")
+    assert filled is not None and filled.form.startswith("groups as classes: ")
+    assert "select(1, 0, animal)" in format_flat(filled.program)
+
+
+def test_a_word_the_program_cannot_read_is_left_out_but_no_word_that_changes_it():
+    left_of = _example(
+        "i1",
+        "Is the cup to the left of the plate?",
+        "scene(0). select(1, 0, cup). unique(2, 1). verify_rel(3, 2, plate, to_the_left_of, object). end(3).",
+    )
+    filled = _filler(left_of).fill("Is the cup placed to the left of the plate?")
+    assert filled is not None and filled.form == "without 'placed': is thing to left of thing"
+    assert _filler(left_of).fill("Is the cup not to the left of the plate?") is None  # a negation
+    assert _filler(left_of).fill("Is the cup sitting to the left of the plate?") is None  # a relation's word
+    red = _example(
+        "i2", "Is the cup red?", "scene(0). select(1, 0, cup). unique(2, 1). verify_attr(3, 2, color, red). end(3)."
+    )
+    assert _filler(red).fill("Is the cup really red?") is not None
+    assert _filler(red).fill("Is the cup color red?") is None  # a category's name
