@@ -24,7 +24,7 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from theory.operations import ARGUMENT_CHOICES, OPERATIONS, POSITION_VALUES, Kind
@@ -172,17 +172,39 @@ def _sides(words: QuestionWords | None) -> tuple[set[str], set[str]] | None:
     return before, after
 
 
+def _side_reader(side: set[str], classes: Collection[str]) -> Callable[[str], bool]:
+    """Whether a name is said on one side of "or": as written or in the singular, a class in either number."""
+    singulars = {singular(run) for run in side}
+    return lambda name: name in side or name in singulars or (singular(name) in classes and singular(name) in singulars)
+
+
+def offered_either_side(first: str, second: str, words: QuestionWords) -> bool:
+    """Whether two choice values are said one on each side of the question's first "or", near it
+    (in either order, each in either number), as a choice between them must be ("..., an orange
+    or a banana?", "on the left side or on the right side")."""
+    if "or" not in words.surface or first == second:
+        return False
+    at = words.surface.index("or")
+    before = _runs(words.surface[max(0, at - _NEAR_OR) : at])
+    after = _runs(words.surface[at + 1 : at + 1 + _NEAR_OR])
+    return (singular(first) in before and singular(second) in after) or (
+        singular(second) in before and singular(first) in after
+    )
+
+
+# How many words on each side of "or" a choice's values are looked for in ("on the left side or").
+_NEAR_OR = 4
+
+
+def _runs(words: Sequence[str]) -> set[str]:
+    """Every run of up to three of the words, joined with "_", in the singular."""
+    return {singular("_".join(words[i:j])) for i in range(len(words)) for j in range(i + 1, min(len(words), i + 3) + 1)}
+
+
 def _either_side(names: Iterable[str], sides: tuple[set[str], set[str]], classes: Collection[str]) -> str | None:
     """A grammar alternative per ordered pair of two different names, one said on each side of
     "or": as written or in the singular (never "sleevelesses"), a class in either number."""
-
-    def reader(side: set[str]) -> Callable[[str], bool]:
-        singulars = {singular(run) for run in side}
-        return lambda name: (
-            name in side or name in singulars or (singular(name) in classes and singular(name) in singulars)
-        )
-
-    said_before, said_after = reader(sides[0]), reader(sides[1])
+    said_before, said_after = _side_reader(sides[0], classes), _side_reader(sides[1], classes)
     before = [n for n in names if said_before(n)]
     after = [n for n in names if said_after(n)]
     pairs = sorted({pair for a in before for b in after if a != b for pair in ((a, b), (b, a))})

@@ -465,6 +465,36 @@ TEMPLATES: tuple[Template, ...] = (
         "Is the {g} a {a} or a {b}?",
         "Which kind of {g} is this, a {a} or a {b}?",
     ),
+    # A choice between two names of what a relation reaches ("What fruit is on the plate, an apple or
+    # a banana?", "Who is wearing the hat, the man or the woman?").
+    _t(
+        "choose_group_rel_s",
+        "choose_attr(unique(relate({SB}, {g}, {r}, subject)), name, {x}, {y})",
+        "What {g} is {r} the {b}, a {x} or a {y}?",
+        "Which {g} is {r} the {b}, a {x} or a {y}?",
+        "Which kind of {g} is {r} the {b}, a {x} or a {y}?",
+        "Is the {g} {r} the {b} a {x} or a {y}?",
+    ),
+    _t(
+        "choose_group_rel_o",
+        "choose_attr(unique(relate({S}, {g}, {r}, object)), name, {x}, {y})",
+        "What {g} is the {a} {r}, a {x} or a {y}?",
+        "Which {g} is the {a} {r}, a {x} or a {y}?",
+        "What kind of {g} is the {a} {r}, a {x} or a {y}?",
+    ),
+    _t(
+        "choose_rel_any_o",
+        "choose_attr(unique(relate_any({S}, {r}, object)), name, {x}, {y})",
+        "Is the {a} {r} a {x} or a {y}?",
+        "What is the {a} {r}, a {x} or a {y}?",
+        "What does the {a} {rb}, a {x} or a {y}?",
+    ),
+    _t(
+        "choose_who",
+        "choose_attr(unique(relate({SB}, person, {r}, subject)), name, {x}, {y})",
+        "Who is {r} the {b}, the {x} or the {y}?",
+        "Who {rv} the {b}, the {x} or the {y}?",
+    ),
     _t(
         "same_two",
         "two_same(unique({S}), unique({SB}), {cat})",
@@ -1004,6 +1034,21 @@ class _Filler:
                 slots["a"], slots["b"] = rng.sample(members, 2)
         if template.family == "choose_place" and len(self.o.categories.get("place", ())) >= 3:
             slots["a"], slots["b"] = rng.sample(self.o.categories["place"][1:], 2)  # not "place" itself
+        if template.family in ("choose_group_rel_s", "choose_group_rel_o", "choose_rel_any_o", "choose_who"):
+            # Two names to choose between: of the asked group, of what the relation reaches, or people.
+            side = (
+                relation.subject
+                if template.family.endswith("_s") or template.family == "choose_who"
+                else relation.object
+            )
+            if template.family == "choose_who":
+                side = ("person",)
+            if template.family in ("choose_group_rel_s", "choose_group_rel_o"):
+                slots["g"] = rng.choice([g for g in side if len(self.o.groups.get(g, ())) >= 2] or self.groups)
+                pool = self.o.groups[slots["g"]]
+            else:
+                pool = sorted({m for g in side for m in self.o.groups.get(g, ())})
+            slots["x"], slots["y"] = rng.sample(pool, 2) if len(pool) >= 2 else (slots["a"], slots["b"])
         if template.family in ("query_group_rel_s",):
             slots["g"] = rng.choice([g for g in relation.subject if g in self.o.groups] or self.groups)
         if template.family in ("query_group_rel_o",):

@@ -52,6 +52,7 @@ from theory.cache import replaced_whole
 from theory.canonical import canonical
 from theory.operations import OPERATIONS
 from theory.program import Program, ProgramError, Step
+from theory.validate import validate_program
 from translators import grounded_words, question_text, templating
 from translators.bank import Example, ExampleBank
 from translators.grounded_words import singular
@@ -81,9 +82,11 @@ _MEANINGFUL_WORDS = frozenset(
 )
 # Words that say where a thing is without changing what is asked ("Where is the cup located?").
 _IDLE_WORDS = frozenset({"located", "situated"})
+# The arguments that name what a question says (classes, values, relations), which a fill swaps.
+_WORD_ROLES = frozenset({"class", "value", "relation"})
 _POSITION_WORDS = frozenset({"part", "side"})  # after which/what: where in the image
 # Changes whenever the rules above change what is filled, so stored translations are not reused.
-FILL_RULES_VERSION = 15
+FILL_RULES_VERSION = 16
 
 
 Slots = tuple[tuple[str, str | None], ...]  # (role, the words it stands for; None for a plain word)
@@ -502,7 +505,12 @@ def _swap(program: Program, example_slots: Slots, slots: Slots) -> Program | Non
             continue
         if mapping.setdefault(theirs, ours) != ours:
             return None
-    used = {argument for step in program for argument in step.arguments}
+    used = {
+        a
+        for step in program
+        for role, a in zip(OPERATIONS[step.operation].arguments, step.arguments)
+        if role in _WORD_ROLES
+    }
     for theirs in [w for w in mapping if w not in used]:
         ours = mapping.pop(theirs)
         if ours == theirs:
@@ -510,10 +518,20 @@ def _swap(program: Program, example_slots: Slots, slots: Slots) -> Program | Non
         # "Are there both spoons and bowls?" names `spoon`: the question's word goes in the singular too.
         if singular(theirs) not in used or mapping.setdefault(singular(theirs), singular(ours)) != singular(ours):
             return None
+    # Only words stand for the question's words: a class called "object" leaves positions as they are.
     steps = tuple(
-        Step(s.id, s.operation, s.dependencies, tuple(mapping.get(a, a) for a in s.arguments)) for s in program
+        Step(
+            s.id,
+            s.operation,
+            s.dependencies,
+            tuple(
+                mapping.get(a, a) if role in _WORD_ROLES else a
+                for role, a in zip(OPERATIONS[s.operation].arguments, s.arguments)
+            ),
+        )
+        for s in program
     )
     try:
-        return Program(steps, program.answer)
+        return validate_program(Program(steps, program.answer))
     except ProgramError:
         return None

@@ -41,7 +41,7 @@ from translators.compositional_fill import COMPOSITION_VERSION, CompositionalFil
 from translators.consistency import majority_vote
 from translators.embeddings import Embedder
 from translators.evidence import TranslationEvidence
-from translators.grammar import program_grammar
+from translators.grammar import offered_either_side, program_grammar
 from translators.grounded_words import QuestionWords, invented, question_words, with_usual_names
 from translators.ontology import Ontology, bundled_ontology
 from translators.options import TranslationOptions
@@ -59,7 +59,7 @@ from translators.templating import Templater
 from translators.vocabulary import Grounder
 
 # Changes whenever what a question's words or frame allow changes, so stored translations are not reused.
-GROUNDING_VERSION = 22
+GROUNDING_VERSION = 24
 
 
 class TranslationSettings(TranslationOptions):
@@ -591,8 +591,15 @@ class Translator:
 
 
 def _problems(program: Program, words: QuestionWords, frame: Frame) -> str | None:
-    """Why a program cannot be the question's (an invented word, or the wrong kind of answer), or None."""
+    """Why a program cannot be the question's (an invented word, the wrong kind of answer, or a
+    choice between words the question does not offer), or None."""
     made_up = invented(program, words)
     if made_up:
         return "; ".join(str(m) for m in made_up)
+    for step in program:
+        if step.operation != "choose_attr":
+            continue
+        _, first, second = step.arguments
+        if not offered_either_side(first, second, words):
+            return f"step {step.id} chooses between {first!r} and {second!r}, not the two words around 'or'"
     return misfit(program, frame)

@@ -3,7 +3,8 @@ import importlib.util
 import pytest
 
 from theory.operations import OPERATIONS
-from translators.grammar import program_grammar
+from translators.grammar import offered_either_side, program_grammar
+from translators.grounded_words import question_words
 from translators.vocabulary import Vocabulary
 
 needs_llama = pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python not installed")
@@ -253,3 +254,16 @@ def test_a_choice_only_where_the_question_offers_one_with_or():
 
     assert "choose_attr(" not in grammar("What color is the towel to the right of the garbage can?")
     assert "choose_attr(" in grammar("What color is the shirt, purple or yellow?")
+
+
+def test_a_choice_is_between_the_words_said_around_or():
+    words = question_words("What fruit is the man to the right of the bed holding, an orange or a banana?")
+    assert offered_either_side("banana", "orange", words) and offered_either_side("oranges", "banana", words)
+    assert not offered_either_side("man", "banana", words) and not offered_either_side("orange", "orange", words)
+    assert not offered_either_side("red", "blue", question_words("Is the car red?"))
+
+
+def test_every_choice_of_the_tuning_part_is_between_its_words_around_or(tuning_programs):
+    choices = [(q, s) for q, p in tuning_programs for s in p if s.operation == "choose_attr"]
+    assert len(choices) > 30
+    assert all(offered_either_side(*step.arguments[1:], question_words(q)) for q, step in choices)
