@@ -123,8 +123,7 @@ class TemplateFiller:
             g + ("es" if g.endswith(("s", "x", "ch", "sh")) else "s") for g in ontology.groups
         )
         self._index: dict[str, list[tuple[Example, Slots]]] | None = None
-        self._by_any_category: dict[str, list[tuple[Example, Slots]]] | None = None
-        self._by_any_relation: dict[str, list[tuple[Example, Slots]]] | None = None
+        self._looser_indexes: dict[str, dict[str, list[tuple[Example, Slots]]]] = {}
         self._lock = threading.Lock()
 
     def raw_slots(self, question: str) -> list[tuple[str, str | None]]:
@@ -302,17 +301,12 @@ class TemplateFiller:
     @property
     def by_any_relation(self) -> dict[str, list[tuple[Example, Slots]]]:
         """The form of `with_relation_slots` -> the bank's examples of that form with those slots."""
-        index = self.index
-        with self._lock:
-            if self._by_any_relation is None:
-                found: dict[str, list[tuple[Example, Slots]]] = defaultdict(list)
-                for rows in index.values():
-                    for example, slots in rows:
-                        related = self.with_relation_slots(slots)
-                        if related != slots:
-                            found[" ".join(role for role, _ in related)].append((example, related))
-                self._by_any_relation = dict(found)
-            return self._by_any_relation
+
+        def keyed(slots: Slots) -> tuple[str, Slots] | None:
+            related = self.with_relation_slots(slots)
+            return (" ".join(role for role, _ in related), related) if related != slots else None
+
+        return self._looser("relation", keyed)
 
     def any_category_form(self, slots: Slots) -> str | None:
         """The form with each attribute value's role read as the place of its category among the
@@ -333,16 +327,29 @@ class TemplateFiller:
     @property
     def by_any_category(self) -> dict[str, list[tuple[Example, Slots]]]:
         """`any_category_form` -> the bank's examples of that form (built on first use from `index`)."""
+
+        def keyed(slots: Slots) -> tuple[str, Slots] | None:
+            loose = self.any_category_form(slots)
+            return (loose, slots) if loose is not None else None
+
+        return self._looser("category", keyed)
+
+    def _looser(
+        self, name: str, keyed: Callable[[Slots], tuple[str, Slots] | None]
+    ) -> dict[str, list[tuple[Example, Slots]]]:
+        """The bank's examples by a looser form (`keyed`: an example's slots -> that form and the slots
+        a fill reads, or None), built once from `index` and kept under `name`."""
         index = self.index
         with self._lock:
-            if self._by_any_category is None:
-                found: dict[str, list[tuple[Example, Slots]]] = defaultdict(list)
+            found = self._looser_indexes.get(name)
+            if found is None:
+                grouped: dict[str, list[tuple[Example, Slots]]] = defaultdict(list)
                 for rows in index.values():
-                    loose = self.any_category_form(rows[0][1])
-                    if loose is not None:
-                        found[loose].extend(rows)
-                self._by_any_category = dict(found)
-            return self._by_any_category
+                    for example, slots in rows:
+                        if (looser := keyed(slots)) is not None:
+                            grouped[looser[0]].append((example, looser[1]))
+                found = self._looser_indexes[name] = dict(grouped)
+            return found
 
     def _vote(
         self,
