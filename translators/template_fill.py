@@ -5,7 +5,7 @@ the same form once ontology words are replaced by their roles (`what color is th
 When the bank has examples of exactly that form, and each example's slot words appear as
 arguments of its program, the question's program is the example's with those words swapped. The
 examples of one form vote (by canonical form); the largest group wins. A form the bank lacks is
-tried twice more, looser: with each attribute value standing for any category ("Is the cat black
+tried looser, in turn: with each attribute value standing for any category ("Is the cat black
 and plastic?" from "Is the cup red and round?", the program's category going along), then with
 each relation's words standing for any relation ("What is the man leaning on?" from "What is the
 man sitting on?"). GQA's programs follow the question's word order, not the relation's meaning,
@@ -15,8 +15,8 @@ read is left out ("Is the door placed to the left of the phone?"; never a wh-wor
 quantifier, position, category or relation word: `_MEANINGFUL_WORDS`).
 
 A filled program costs about a millisecond where the bundled model takes seconds, and on the
-tuning part of the GQA split 96.5 % of filled programs were right (the model alone is right on
-72 % of the test part); forms the bank lacks go to the model as before.
+tuning part of the GQA split 98.8 % of filled programs were right (722 of 731); a question no
+fill reaches goes to composition (`translators.compositional_fill`), then to the model.
 
 The form is stricter than the retrieval template (`translators.templating`) on purpose: only
 articles are dropped and "'s" read as "is" ("What's the man doing?"), plural and singular class
@@ -211,7 +211,8 @@ class TemplateFiller:
     ) -> FilledProgram | None:
         """`fill` for a question already read into slots: from the examples of its form, or else from
         those whose form differs only in which attribute categories its values have (`any_category_form`),
-        or else only in the relations it names (`with_relation_slots`)."""
+        only in the relations it names (`with_relation_slots`), in its group words read as classes, or
+        by one plain word the program cannot read (`_idle`), tried in that order."""
         form = " ".join(role for role, _ in slots)
         found = self._vote(form, self.index.get(form, ()), slots, exclude_ids, accept, _swap)
         if found is None and (loose := self.any_category_form(slots)) is not None:
