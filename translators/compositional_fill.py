@@ -64,7 +64,7 @@ _NEVER_NOUNS = _NOT_NOUNS | FUNCTION_WORDS  # the relative pronouns are function
 _POSITIONS = {value: category for category, values in POSITION_VALUES.items() for value in values}
 _MAX_RELATION_WORDS = 5
 # Changes whenever what is composed changes (part of the translation cache key via the fill rules).
-COMPOSITION_VERSION = 8
+COMPOSITION_VERSION = 9
 
 Raw = list[tuple[str, str | None]]
 _Post = tuple[int, "tuple[str, str, Reference] | None", list[tuple[str, str]]]
@@ -191,8 +191,8 @@ class CompositionalFiller:
     def _made_of(self, raw: Raw, index: int) -> _Post | None:
         """ "made (out) of wood" after a noun: the material as an attribute."""
         at = _made_of_words(raw, index)
-        if at is None:
-            return None
+        if at is None or _word(raw, at + 1) == "or":
+            return None  # "the bag on the chair made of leather or plastic": the question's choice
         attribute = self._attribute_at(raw, at)
         if attribute is None and at < len(raw):
             # "made of wire", "made of paper": what a thing is made of is its material, whether the

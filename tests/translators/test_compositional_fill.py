@@ -2,8 +2,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from theory.nested import format_nested
-from translators.bank import legacy_bank
+from theory.nested import format_nested, parse_nested
+from translators.bank import Example, ExampleBank, legacy_bank
 from translators.compositional_fill import CompositionalFiller
 from translators.ontology import bundled_ontology
 from translators.template_fill import TemplateFiller
@@ -51,6 +51,19 @@ def test_a_verb_in_the_present_tense_names_the_relation_as_its_ing_form(composer
 
 def test_what_a_thing_is_made_of_is_its_material_even_for_words_the_ontology_lacks(composer):
     assert nested(composer, "Is there a fence made of wire?") == "exist(filter(select(scene(), fence), material, wire))"
+
+
+def test_made_of_before_or_is_the_questions_choice_not_a_description():
+    # Not "the bag on the chair that is made of leather": the question asks which of two materials.
+    example = Example(
+        "m1",
+        "Is the cup made of wood or metal?",
+        parse_nested("choose_attr(unique(select(scene(), cup)), material, wood, metal)"),
+    )
+    choices = CompositionalFiller(TemplateFiller(ExampleBank([example]), bundled_ontology()))
+    assert nested(choices, "Is the bag on the chair made of leather or plastic?") == (
+        "choose_attr(unique(relate(select(scene(), chair), bag, on, subject)), material, leather, plastic)"
+    )
 
 
 def test_a_question_of_bare_nouns_is_left_to_the_plain_fill(composer):
