@@ -290,3 +290,13 @@ def test_a_word_the_program_cannot_read_is_left_out_but_no_word_that_changes_it(
     )
     assert _filler(red).fill("Is the cup really red?") is not None
     assert _filler(red).fill("Is the cup color red?") is None  # a category's name
+
+
+def test_is_it_after_or_repeats_the_question():
+    choice = _example(
+        "o1",
+        "Is the cup red or yellow?",
+        "scene(0). select(1, 0, cup). unique(2, 1). choose_attr(3, 2, color, red, yellow). end(3).",
+    )
+    filled = _filler(choice).fill("Is the bench white or is it blue?")
+    assert filled is not None and "choose_attr(3, 2, color, white, blue)" in format_flat(filled.program)
