@@ -1036,13 +1036,10 @@ class _Filler:
             slots["a"], slots["b"] = rng.sample(self.o.categories["place"][1:], 2)  # not "place" itself
         if template.family in ("choose_group_rel_s", "choose_group_rel_o", "choose_rel_any_o", "choose_who"):
             # Two names to choose between: of the asked group, of what the relation reaches, or people.
-            side = (
-                relation.subject
-                if template.family.endswith("_s") or template.family == "choose_who"
-                else relation.object
-            )
             if template.family == "choose_who":
-                side = ("person",)
+                side: tuple[str, ...] = ("person",)
+            else:
+                side = relation.subject if template.family.endswith("_s") else relation.object
             if template.family in ("choose_group_rel_s", "choose_group_rel_o"):
                 slots["g"] = rng.choice([g for g in side if len(self.o.groups.get(g, ())) >= 2] or self.groups)
                 pool = self.o.groups[slots["g"]]

@@ -231,7 +231,7 @@ class TemplateFiller:
             found = self._vote(
                 f"groups as classes: {form}", self.index.get(form, ()), classes, exclude_ids, accept, _swap
             )
-        in_relations = self._in_relations(slots)
+        in_relations = self._in_relations(slots) if found is None else set()
         for index in range(len(slots)) if found is None else ():
             if index not in in_relations and self._idle(slots, index):
                 fewer = slots[:index] + slots[index + 1 :]
@@ -322,7 +322,7 @@ class TemplateFiller:
                 roles.append(role)
         return " ".join(roles) if labels else None
 
-    @property
+    @functools.cached_property
     def _categories(self) -> frozenset[str]:
         return frozenset(self.ontology.categories)
 

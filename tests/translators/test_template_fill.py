@@ -264,23 +264,21 @@ def test_a_relation_takes_the_place_of_another_in_the_same_form():
     assert _filler(left).fill("Is the plate near the left?") is None
 
 
+CUP_LEFT_OF_PLATE = _example(
+    "g1",
+    "Is the cup to the left of the plate?",
+    "scene(0). select(1, 0, cup). unique(2, 1). verify_rel(3, 2, plate, to_the_left_of, object). end(3).",
+)
+
+
 def test_a_group_word_outside_a_kind_question_fills_as_any_class():
-    left_of = _example(
-        "g1",
-        "Is the cup to the left of the plate?",
-        "scene(0). select(1, 0, cup). unique(2, 1). verify_rel(3, 2, plate, to_the_left_of, object). end(3).",
-    )
-    filled = _filler(left_of).fill("Is the animal to the left of the plate?")
+    filled = _filler(CUP_LEFT_OF_PLATE).fill("Is the animal to the left of the plate?")
     assert filled is not None and filled.form.startswith("groups as classes: ")
     assert "select(1, 0, animal)" in format_flat(filled.program)
 
 
 def test_a_word_the_program_cannot_read_is_left_out_but_no_word_that_changes_it():
-    left_of = _example(
-        "i1",
-        "Is the cup to the left of the plate?",
-        "scene(0). select(1, 0, cup). unique(2, 1). verify_rel(3, 2, plate, to_the_left_of, object). end(3).",
-    )
+    left_of = CUP_LEFT_OF_PLATE
     filled = _filler(left_of).fill("Is the cup placed to the left of the plate?")
     assert filled is not None and filled.form == "without 'placed': is thing to left of thing"
     assert _filler(left_of).fill("Is the cup not to the left of the plate?") is None  # a negation
