@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.theory.conftest import STREET
 from tests.theory.test_data_text import weighted_scene
 from theory import SceneFacts, parse_flat, solve, solver
 from theory.data_text import plain_scene
+from theory.flat import FLAT_PREDICATES
 from theory.operations import SCENE_PREDICATES
 from theory.relevance import Theory
 
@@ -87,7 +90,9 @@ CLASS_PROGRAMS = [
 def test_narrowed_text_scene_answers_as_the_whole_scene(program):
     scene = _with_taxonomy(STREET)
     given = solver.read_scene(scene.to_asp())
-    narrow = solver.narrowed(given, parse_flat(program), solver._THEORY.reads(given.signatures | {("end", 1)}), True)
+    narrow = solver.narrowed(
+        given, parse_flat(program), solver._THEORY.reads(given.signatures | {("end", 1)}), words=True
+    )
     assert "is_attr" not in narrow.text  # no rule reads the vocabulary
     from_text, from_objects = solve(program, scene.to_asp(), top_k=5), solve(program, scene, top_k=5)
     assert from_text.status == from_objects.status
@@ -98,10 +103,10 @@ def test_narrowing_keeps_the_classes_a_step_names_and_plain_text():
     given = solver.read_scene(_with_taxonomy(STREET).to_asp())
     program = parse_flat(PROGRAMS[0])
     reads = solver._THEORY.reads(given.signatures | {("select", 3), ("unique", 2), ("query", 3)})
-    narrow = solver.narrowed(given, program, reads, classes=True)
+    narrow = solver.narrowed(given, program, reads, words=True)
     assert "has_attr(1,class,man)." in narrow.text and "entity" not in narrow.text and "has_rel" not in narrow.text
     assert plain_scene(narrow.text, SCENE_PREDICATES) is not None
-    assert solver.narrowed(given, program, reads, classes=False).text.count("entity") == 7
+    assert solver.narrowed(given, program, reads, words=False).text.count("entity") == 7
 
 
 def _large_scene() -> SceneFacts:
@@ -127,3 +132,56 @@ def test_facts_read_by_the_term_parser_answer_as_program_text(program):
     from_text, from_objects = solve(program, scene.to_asp(), top_k=5), solve(program, scene, top_k=5)
     assert from_text.status == from_objects.status
     assert from_text.answers == from_objects.answers  # answers, costs and support
+
+
+def _spaced(scene: SceneFacts, layout: list[int]) -> str:
+    """The scene's facts as text with blanks inside and between them, several to a line at times."""
+    parts = []
+    for index, fact in enumerate(scene.facts):
+        gap = layout[index % len(layout)]
+        text = str(fact).replace(",", ", " if gap % 2 else ",").replace("(", "( " if gap % 3 == 0 else "(")
+        parts.append(f"{text} ." + ("\n" if gap % 4 else "  "))
+    return "".join(parts)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    program=st.sampled_from(PROGRAMS),
+    layout=st.lists(st.integers(0, 11), min_size=1, max_size=6),
+    extra=st.integers(0, 40),
+)
+def test_a_scene_narrowed_to_the_programs_words_answers_as_its_objects(program, layout, extra):
+    # Enough objects that the facts reach clingo through the term parser as well as below that.
+    scene = _with_taxonomy(STREET)
+    for oid in range(100, 100 + extra):
+        scene.add_fact("object", oid)
+        scene.add_fact("has_attr", oid, "class", ("car", "man", "dog", "shirt")[oid % 4])
+        scene.add_fact("has_attr", oid, ("color", "pose", "size")[oid % 3], ("white", "walking", "small")[oid % 3])
+        scene.add_fact("has_rel", oid, ("near", "wearing", "behind")[oid % 3], 1 + oid % 7)
+    from_text, from_objects = solve(program, _spaced(scene, layout), top_k=5), solve(program, scene, top_k=5)
+    assert from_text.status == from_objects.status
+    assert [(a.answer, a.cost) for a in from_text.answers] == [(a.answer, a.cost) for a in from_objects.answers]
+    printed = {str(fact) for fact in scene.facts}
+    for answer in from_text.answers:  # another witness of an equally cheap reading at most
+        assert set(answer.support.facts) <= printed
+
+
+def _reads(scene, program):
+    """What the theory's rules for this program read."""
+    steps = {(step.operation, FLAT_PREDICATES[step.operation]) for step in program.steps}
+    return solver._THEORY.reads(scene.signatures | steps | {("end", 1)})
+
+
+def test_narrowing_keeps_the_facts_about_the_programs_words():
+    scene = solver.read_scene(_spaced(_with_taxonomy(STREET), [1, 3, 4]))
+    program = parse_flat(PROGRAMS[3])  # man, clothing, wearing, object, color
+    kept = set(solver.narrowed(scene, program, _reads(scene, program), words=True).text.split())
+    assert {"has_attr(1,class,man).", "has_attr(2,class,clothing).", "has_rel(1,wearing,2).", "object(7)."} <= kept
+    assert "has_attr(2,color,red)." in kept and "has_attr(7,color,red)." in kept  # the category is named
+    assert "has_rel(1,holding,7)." not in kept and "has_attr(2,material,cotton)." not in kept
+    assert not any("entity" in fact or "is_attr" in fact for fact in kept)
+    # `common` reads every category but the structural ones.
+    common = parse_flat(PROGRAMS[16])
+    kept = set(solver.narrowed(scene, common, _reads(scene, common), words=True).text.split())
+    assert {"has_attr(2,material,cotton).", "has_attr(1,pose,standing)."} <= kept
+    assert "has_attr(1,hposition,left)." not in kept and "has_attr(1,class,man)." not in kept
