@@ -36,7 +36,7 @@ from theory.flat import (
     parse_flat,
     step_symbol,
 )
-from theory.operations import RELATION_ANSWER_WORDS, SCENE_PREDICATES, STRUCTURAL_CATEGORIES
+from theory.operations import OPERATIONS, RELATION_ANSWER_WORDS, SCENE_PREDICATES, STRUCTURAL_CATEGORIES
 from theory.program import Program, ProgramError
 from theory.relevance import Theory
 from theory.scene_facts import SceneFacts
@@ -356,29 +356,30 @@ _EVERY_CATEGORY = frozenset({"common"})
 
 
 def _named_facts(
-    text: str, words: frozenset[str], reads: frozenset[tuple[str, int]], every_category: bool
+    text: str, middle: frozenset[str], last: frozenset[str], reads: frozenset[tuple[str, int]], every_category: bool
 ) -> list[str]:
     """The facts of a text of certain facts without strings or comments that the theory can read
-    for steps naming `words`: has_attr(O,A,V) with A or V named (with `every_category`, also any
-    A that is not structural), has_rel(S,R,O) with R named, and every fact of the other predicates
-    of `reads`."""
-    # Text without blanks: a named word W stands between commas (",W,": the category of has_attr,
-    # the relation of has_rel) or before the closing parenthesis (",W)": the value of has_attr),
-    # and each fact runs from the period before it to the next. str.find scans in C: a dozen
-    # words cost less than one pass of a pattern made for them (compiling one costs 0.5 ms).
+    for steps naming the categories and relations `middle` and the classes and values `last`:
+    has_attr(O,A,V) with A or V named (with `every_category`, also any A that is not structural),
+    has_rel(S,R,O) with R named, and every fact of the other predicates of `reads`."""
+    # Text without blanks: a category or relation W stands between commas (",W,": the category of
+    # has_attr, the relation of has_rel), a class or value before the closing parenthesis (",W)":
+    # the value of has_attr), and each fact runs from the period before it to the next. str.find
+    # scans in C: a dozen words cost less than one pass of a pattern made for them (compiling
+    # one costs 0.5 ms, for every question with new words).
     text = "." + text.translate(_BLANKS)
     attributes, relations = ("has_attr", 3) in reads, ("has_rel", 3) in reads
     found: dict[int, str] = {}
-    for word in words:
-        for probe, relation in ((f",{word},", True), (f",{word})", False)):
-            at = text.find(probe)
-            while at >= 0:
-                start = text.rfind(".", 0, at) + 1
-                if (attributes and text.startswith("has_attr(", start)) or (
-                    relation and relations and text.startswith("has_rel(", start)
-                ):
-                    found[start] = text[start : text.find(".", at)]
-                at = text.find(probe, at + 1)
+    probes = [(f",{word},", relations) for word in middle] + [(f",{word})", False) for word in last]
+    for probe, relation in probes:
+        at = text.find(probe)
+        while at >= 0:
+            start = text.rfind(".", 0, at) + 1
+            if (attributes and text.startswith("has_attr(", start)) or (
+                relation and text.startswith("has_rel(", start)
+            ):
+                found[start] = text[start : text.find(".", at)]
+            at = text.find(probe, at + 1)
     facts = [found[start] for start in sorted(found)]
     if every_category and attributes:
         named = set(facts)
@@ -391,6 +392,11 @@ def _named_facts(
         sorted(name for name, _ in reads if name in SCENE_PREDICATES and name not in ("has_attr", "has_rel"))
     )
     return facts + (_facts_of(others).findall(text) if others else [])
+
+
+# Where a step's argument of each role stands in the scene facts the theory reads for it.
+_MIDDLE_ROLES = frozenset({"category", "relation"})  # has_attr(O,A,_), has_rel(_,R,_)
+_LAST_ROLES = frozenset({"class", "value"})  # has_attr(O,class,C), has_attr(O,_,V)
 
 
 def narrowed(scene: SceneText, program: Program, reads: frozenset[tuple[str, int]], words: bool) -> SceneText:
@@ -410,9 +416,16 @@ def narrowed(scene: SceneText, program: Program, reads: frozenset[tuple[str, int
         names = tuple(sorted(name for name, arity in scene.signatures if (name, arity) not in reads))
         pattern = _unread_facts(names)
         return scene if pattern is None else replace(scene, text=pattern.sub("", scene.text))
-    named = frozenset(a for step in program.steps for a in step.arguments)
+    middle: set[str] = set()
+    last: set[str] = set()
+    for step in program.steps:
+        for role, argument in zip(OPERATIONS[step.operation].arguments, step.arguments):
+            if role in _MIDDLE_ROLES:
+                middle.add(argument)
+            elif role in _LAST_ROLES:
+                last.add(argument)
     every_category = any(step.operation in _EVERY_CATEGORY for step in program.steps)
-    facts = _named_facts(scene.text, named, scene.signatures & reads, every_category)
+    facts = _named_facts(scene.text, frozenset(middle), frozenset(last), scene.signatures & reads, every_category)
     return replace(scene, text="".join(f"{fact}.\n" for fact in facts))
 
 

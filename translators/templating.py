@@ -17,10 +17,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from translators.grounded_words import SPELLINGS
 from translators.ontology import Ontology
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 _MAX_WORDS = 4
+TEMPLATE_VERSION = 2  # part of the key of stored template embeddings: a changed lexicon is a new key
 
 
 _LEXICONS: dict[str, dict[tuple[str, ...], str]] = {}
@@ -60,6 +62,11 @@ def _build_lexicon(ontology: Ontology) -> dict[tuple[str, ...], str]:
             lexicon[words] = category.replace("_", " ")
     for value in ontology.uncategorised:
         lexicon[tuple(value.split("_"))] = "property"
+    # Another name of a class ("garbage can": GQA's programs say trash_can) is a class word too.
+    for spelling, name in SPELLINGS.items():
+        words = tuple(spelling.split("_"))
+        if name in ontology.classes and words not in lexicon:
+            lexicon[words] = "thing"
     return lexicon
 
 
@@ -95,7 +102,7 @@ class Templater:
 
     def __init__(self, ontology: Ontology) -> None:
         self.ontology = ontology
-        self.key = f"template-{ontology.digest()}"
+        self.key = f"template{TEMPLATE_VERSION}-{ontology.digest()}"
 
     def __call__(self, question: str) -> str:
         return question_template(question, self.ontology)

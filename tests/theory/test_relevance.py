@@ -185,3 +185,10 @@ def test_narrowing_keeps_the_facts_about_the_programs_words():
     kept = set(solver.narrowed(scene, common, _reads(scene, common), words=True).text.split())
     assert {"has_attr(2,material,cotton).", "has_attr(1,pose,standing)."} <= kept
     assert "has_attr(1,hposition,left)." not in kept and "has_attr(1,class,man)." not in kept
+
+
+def test_every_argument_role_has_its_place_in_the_scene_facts_or_is_a_closed_choice():
+    from theory.operations import ARGUMENT_CHOICES, OPERATIONS
+
+    roles = {role for spec in OPERATIONS.values() for role in spec.arguments}
+    assert roles <= solver._MIDDLE_ROLES | solver._LAST_ROLES | set(ARGUMENT_CHOICES)

@@ -17,6 +17,9 @@ from translators.ontology import bundled_ontology
         ("Is the man holding food?", None),
         ("Which object is next to the window?", None),  # any object
         ("What can you see on the table?", None),  # a modal verb, not a can
+        ("Who is wearing the cap?", "person"),
+        ("With whom is the dog playing?", "person"),
+        ("Whose is the bag?", None),
     ],
 )
 def test_the_class_after_the_wh_word(question, cls):
@@ -33,6 +36,9 @@ def test_the_last_relation_to_any_object_names_the_asked_class():
     named = parse_nested("query(unique(relate(select(scene(), plate), food, on, subject)), name)")
     assert with_asked_class(named, "What animals are on the plate?", ontology) == (named, [])
     assert with_asked_class(program, "What is on the plate?", ontology) == (program, [])
+    worn = parse_nested("query(unique(relate_any(select(scene(), cap), wearing, subject)), name)")
+    fixed, _ = with_asked_class(worn, "Who wears the cap?", ontology)
+    assert format_nested(fixed) == "query(unique(relate(select(scene(), cap), person, wearing, subject)), name)"
 
 
 def test_gqa_programs_of_the_tuning_part_stay_as_they_are(tuning_programs):
