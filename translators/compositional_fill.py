@@ -64,7 +64,7 @@ _NEVER_NOUNS = _NOT_NOUNS | FUNCTION_WORDS  # the relative pronouns are function
 _POSITIONS = {value: category for category, values in POSITION_VALUES.items() for value in values}
 _MAX_RELATION_WORDS = 5
 # Changes whenever what is composed changes (part of the translation cache key via the fill rules).
-COMPOSITION_VERSION = 9
+COMPOSITION_VERSION = 10
 
 Raw = list[tuple[str, str | None]]
 _Post = tuple[int, "tuple[str, str, Reference] | None", list[tuple[str, str]]]
@@ -138,6 +138,32 @@ class CompositionalFiller:
         if program is None:
             return None
         return FilledProgram(program, f"composed: {filled.form}", filled.examples, filled.votes, filled.voters)
+
+    def reduced(self, question: str) -> tuple[str, list[Reference]] | None:
+        """The question with each reference that relates its object to another said as its bare noun
+        ("What color is the towel to the right of the garbage can?" -> "What color is the towel?"), and
+        those references; None when it has none."""
+        raw = self.filler.raw_slots(question)
+        references: list[Reference] = []
+        words: list[str] = []
+        index = 0
+        while index < len(raw):
+            found = self._reference(raw, index)
+            if found is not None and found[0].relation is not None:
+                reference, end = found
+                if raw[index][0] in ARTICLES and raw[index][1] is None:
+                    words.append(raw[index][0])  # the reference's own article
+                references.append(reference)
+                words.append(reference.noun.replace("_", " "))
+                index = end
+                continue
+            role, said = raw[index]
+            words.append(said if said is not None else role)
+            index += 1
+        if not references:
+            return None
+        text = " ".join(words)
+        return f"{text[0].upper()}{text[1:]}?", references
 
     # Reading references -------------------------------------------------------------------------
 
@@ -381,6 +407,12 @@ def _filters(reference: Reference, last: int, steps: list[Step], next_id: list[i
         steps.append(Step(step_id, operation, (last,), arguments))
         last = step_id
     return last
+
+
+def compose(program: Program, references: list[Reference]) -> Program | None:
+    """`program` with each reference's chain in place of the `select` of its noun, or None where
+    a noun has no select of its own to replace."""
+    return _compose(program, references)
 
 
 def _compose(program: Program, references: list[Reference]) -> Program | None:

@@ -37,12 +37,13 @@ from translators.backends.base import Backend, BackendError, GenerationRequest, 
 from translators.backends.models import DEFAULT_LOCAL_MODEL, ModelFileError
 from translators.bank import Example, ExampleBank
 from translators.cache import TranslationCache, cache_key
-from translators.compositional_fill import COMPOSITION_VERSION, CompositionalFiller
+from translators.compositional_fill import COMPOSITION_VERSION, CompositionalFiller, compose
 from translators.consistency import majority_vote
 from translators.embeddings import Embedder
 from translators.evidence import TranslationEvidence
 from translators.grammar import offered_either_side, program_grammar
 from translators.grounded_words import QuestionWords, invented, question_words, with_usual_names
+from translators.named_objects import named_objects, unnamed
 from translators.ontology import Ontology, bundled_ontology
 from translators.options import TranslationOptions
 from translators.prompts import DEFAULT_PROMPT, PROMPTS, build_prompt, covering_examples
@@ -53,13 +54,13 @@ from translators.relation_check import as_relation_check
 from translators.relation_direction import direct_relations
 from translators.repair import MAX_REPAIRS, interpret_output
 from translators.retrieval import Retriever, Sampling
-from translators.schema import repair_program
+from translators.schema import SchemaFix, repair_program
 from translators.template_fill import FILL_RULES_VERSION, FilledProgram, filler_for
 from translators.templating import Templater
 from translators.vocabulary import Grounder
 
 # Changes whenever what a question's words or frame allow changes, so stored translations are not reused.
-GROUNDING_VERSION = 24
+GROUNDING_VERSION = 26
 
 
 class TranslationSettings(TranslationOptions):
@@ -434,6 +435,12 @@ class Translator:
         if vote is not None and vote.majority is not None:
             chosen = next(i for i, p in enumerate(programs) if p is not None and canonical(p) == vote.majority)
         program = programs[chosen]
+        composed_fix: list[dict[str, Any]] = []
+        if program is not None and self.composer is not None and self.ontology is not None:
+            missing = unnamed(program, named_objects(asked, self.ontology))
+            if missing:
+                composed, composed_fix = self._with_references(asked, exclude, words, frame, attempts, missing)
+                program = composed or program
         result = Translation(
             question=question,
             question_id=question_id,
@@ -456,8 +463,37 @@ class Translator:
         if vote is not None:
             result.samples = [format_flat(p) if p is not None else None for p in vote.programs]
             result.agreement = vote.agreement
-        result.schema_fixes = fixes[chosen] if fixes else []
+        result.schema_fixes = (fixes[chosen] if fixes else []) + composed_fix
         return self._finish(result, start, key)
+
+    def _with_references(
+        self,
+        asked: str,
+        exclude: set[str],
+        words: QuestionWords,
+        frame: Frame,
+        attempts: list[Attempt],
+        missing: list[str],
+    ) -> tuple[Program | None, list[dict[str, Any]]]:
+        """The program of the question asked with its relating references said as bare nouns, those
+        references composed back in, when that names every object the question names and fits it
+        (see `translators.named_objects`); else None. The model's attempts are added to `attempts`."""
+        reduced = self.composer.reduced(asked) if self.composer is not None else None
+        if reduced is None or self.ontology is None:
+            return None, []
+        text, references = reduced
+        # Shorter than the question, so this ends: a question with no relating reference is not reduced.
+        inner = self.translate(text, exclude_ids=exclude)
+        attempts.extend(inner.attempts)
+        if inner.program is None:
+            return None, []
+        made = compose(inner.program, references)
+        if made is None or _problems(made, words, frame) is not None:
+            return None, []
+        if unnamed(made, named_objects(asked, self.ontology)):
+            return None, []
+        fix = SchemaFix("named objects", made.answer, " ".join(missing), f"asked as {text!r}, references composed")
+        return made, [fix.__dict__]
 
     def _as_said(self, program: Program, asked: str) -> tuple[Program, list[dict[str, Any]]]:
         """The program with the class (or kind) a wh-question names for its answer, the way each relation runs

@@ -1,0 +1,70 @@
+"""The objects a question names, which its program names too.
+
+GQA's programs name every object the question names: a class word of the question (a run of
+words the ontology knows as a class, as templates read them) is an argument of the program, or a
+part of one ("shirt" of `t_shirt`), in 906 of the tuning part's 907 programs (the other names a
+traffic cone `cone`). A small model sometimes drops one ("What color is the towel to the right of
+the garbage can?" as the color of a towel); `translators.translate` then asks it the question with
+that reference said as its bare noun and composes the reference back in. Words that name the
+picture or a kind of thing rather than an object ("item", "piece", "photo") are not asked for, nor
+group words ("animal": GQA's programs may name the kind of animal instead).
+
+Example:
+    >>> from theory.nested import parse_nested
+    >>> from translators.ontology import bundled_ontology
+    >>> named = named_objects("What are the fruits on the plate that is on the table?", bundled_ontology())
+    >>> named
+    (('plate',), ('table',))
+    >>> unnamed(parse_nested("query(unique(relate(select(scene(), plate), fruit, on, subject)), name)"), named)
+    ['table']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from theory.program import Program
+from translators.grounded_words import SPELLINGS, stem
+from translators.ontology import Ontology
+from translators.templating import role_spans, template_tokens
+
+_CLASS_ROLES = frozenset({"thing", "things"})
+# Class words that name the picture or a kind of thing in GQA's questions, not an object to find.
+FRAME_NOUNS = frozenset(
+    "item items piece pieces picture pictures photo photos photograph photographs image images "
+    "object objects thing things scene".split()
+)
+
+
+def named_objects(question: str, ontology: Ontology) -> tuple[tuple[str, ...], ...]:
+    """The class word runs of the question that name an object, in order."""
+    return tuple(
+        words
+        for role, words in role_spans(template_tokens(question), ontology)
+        if role in _CLASS_ROLES and words is not None and not (len(words) == 1 and words[0] in FRAME_NOUNS)
+    )
+
+
+def _stems(name: str) -> tuple[str, ...]:
+    return tuple(stem(part) for part in name.split("_") if part)
+
+
+def _inside(part: tuple[str, ...], whole: tuple[str, ...]) -> bool:
+    size = len(part)
+    return any(whole[i : i + size] == part for i in range(len(whole) - size + 1))
+
+
+def unnamed(program: Program, named: Sequence[tuple[str, ...]]) -> list[str]:
+    """The objects of `named` that no argument of the program names (by stem, in GQA's spelling or
+    the question's, alone or as part of a longer name)."""
+    if not named:
+        return []
+    arguments = {a for step in program.steps for a in step.arguments}
+    names = [_stems(a) for a in arguments] + [_stems(SPELLINGS[a]) for a in arguments if a in SPELLINGS]
+    missing = []
+    for words in named:
+        joined = "_".join(words)
+        wanted = {_stems(joined), _stems(SPELLINGS.get(joined, joined))}
+        if not any(_inside(part, name) for part in wanted for name in names):
+            missing.append(joined)
+    return missing
