@@ -1,13 +1,17 @@
-"""The objects a question names, which its program names too.
+"""The objects and attribute values a question names, which its program names too.
 
 GQA's programs name every object the question names: a class word of the question (a run of
 words the ontology knows as a class, as templates read them) is an argument of the program, or a
 part of one ("shirt" of `t_shirt`), in 906 of the tuning part's 907 programs (the other names a
-traffic cone `cone`). A small model sometimes drops one ("What color is the towel to the right of
-the garbage can?" as the color of a towel); `translators.translate` then asks it the question with
-that reference said as its bare noun and composes the reference back in. Words that name the
-picture or a kind of thing rather than an object ("item", "piece", "photo") are not asked for, nor
-group words ("animal": GQA's programs may name the kind of animal instead).
+traffic cone `cone`). They name every attribute value it says as well ("the standing man" filters
+by `standing`) in 906 of 907, but for two kinds of question where GQA's programs leave the value
+out: a choice between two relations ("Is the small vehicle behind or in front of ...?" chooses
+for a vehicle, not a small one) and "how ADJECTIVE" questions, which ask the value's category.
+A small model sometimes drops one ("What color is the towel to the right of the garbage can?" as
+the color of a towel); `translators.translate` then asks it the question with its relating
+references said as bare nouns and composes the references back in. Words that name the picture
+or a kind of thing rather than an object ("item", "piece", "photo") are not asked for, nor group
+words ("animal": GQA's programs may name the kind of animal instead).
 
 Example:
     >>> from theory.nested import parse_nested
@@ -24,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from theory.program import Program
-from translators.grounded_words import SPELLINGS, stem
+from translators.grounded_words import SPELLINGS, singular, stem
 from translators.ontology import Ontology
 from translators.templating import role_spans, template_tokens
 
@@ -64,7 +68,25 @@ def unnamed(program: Program, named: Sequence[tuple[str, ...]]) -> list[str]:
     missing = []
     for words in named:
         joined = "_".join(words)
-        wanted = {_stems(joined), _stems(SPELLINGS.get(joined, joined))}
+        wanted = {_stems(joined), _stems(SPELLINGS.get(joined, joined)), _stems(singular(joined))}
         if not any(_inside(part, name) for part in wanted for name in names):
             missing.append(joined)
     return missing
+
+
+def said_values(question: str, ontology: Ontology) -> tuple[tuple[str, ...], ...]:
+    """The attribute value word runs of the question (as templates read them), in order."""
+    categories = {category.replace("_", " ") for category in ontology.categories}
+    return tuple(
+        words for role, words in role_spans(template_tokens(question), ontology) if role in categories and words
+    )
+
+
+def unsaid(program: Program, values: Sequence[tuple[str, ...]], question: str) -> list[str]:
+    """The values of `values` that no argument of the program names, where GQA's programs name them
+    (not in a choice between relations, not in a "how" question)."""
+    if not values or question.strip().lower().startswith("how"):
+        return []
+    if any(step.operation == "choose_rel" for step in program.steps):
+        return []
+    return unnamed(program, values)

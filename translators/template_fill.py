@@ -87,7 +87,7 @@ _IDLE_WORDS = frozenset({"located", "situated"})
 _WORD_ROLES = frozenset({"class", "value", "relation"})
 _POSITION_WORDS = frozenset({"part", "side"})  # after which/what: where in the image
 # Changes whenever the rules above change what is filled, so stored translations are not reused.
-FILL_RULES_VERSION = 18
+FILL_RULES_VERSION = 19
 
 
 Slots = tuple[tuple[str, str | None], ...]  # (role, the words it stands for; None for a plain word)

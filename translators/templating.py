@@ -17,12 +17,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from translators.grounded_words import SPELLINGS
+from translators.grounded_words import IRREGULAR_PLURALS, SPELLINGS
 from translators.ontology import Ontology
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 _MAX_WORDS = 4
-TEMPLATE_VERSION = 2  # part of the key of stored template embeddings: a changed lexicon is a new key
+TEMPLATE_VERSION = 3  # part of the key of stored template embeddings: a changed lexicon is a new key
 
 
 _LEXICONS: dict[str, dict[tuple[str, ...], str]] = {}
@@ -62,11 +62,15 @@ def _build_lexicon(ontology: Ontology) -> dict[tuple[str, ...], str]:
             lexicon[words] = category.replace("_", " ")
     for value in ontology.uncategorised:
         lexicon[tuple(value.split("_"))] = "property"
-    # Another name of a class ("garbage can": GQA's programs say trash_can) is a class word too.
+    # Another name of a class ("garbage can": GQA's programs say trash_can) is a class word too, and
+    # so is an irregular plural ("men").
     for spelling, name in SPELLINGS.items():
         words = tuple(spelling.split("_"))
         if name in ontology.classes and words not in lexicon:
             lexicon[words] = "thing"
+    for plural, name in IRREGULAR_PLURALS.items():
+        if name in ontology.classes - groups and (plural,) not in lexicon:
+            lexicon[(plural,)] = "things"
     return lexicon
 
 

@@ -43,7 +43,7 @@ from translators.embeddings import Embedder
 from translators.evidence import TranslationEvidence
 from translators.grammar import offered_either_side, program_grammar
 from translators.grounded_words import QuestionWords, invented, question_words, with_usual_names
-from translators.named_objects import named_objects, unnamed
+from translators.named_objects import named_objects, said_values, unnamed, unsaid
 from translators.ontology import Ontology, bundled_ontology
 from translators.options import TranslationOptions
 from translators.prompts import DEFAULT_PROMPT, PROMPTS, build_prompt, covering_examples
@@ -60,7 +60,7 @@ from translators.templating import Templater
 from translators.vocabulary import Grounder
 
 # Changes whenever what a question's words or frame allow changes, so stored translations are not reused.
-GROUNDING_VERSION = 26
+GROUNDING_VERSION = 28
 
 
 class TranslationSettings(TranslationOptions):
@@ -437,7 +437,7 @@ class Translator:
         program = programs[chosen]
         composed_fix: list[dict[str, Any]] = []
         if program is not None and self.composer is not None and self.ontology is not None:
-            missing = unnamed(program, named_objects(asked, self.ontology))
+            missing = _unnamed(program, asked, self.ontology)
             if missing:
                 composed, composed_fix = self._with_references(asked, exclude, words, frame, attempts, missing)
                 program = composed or program
@@ -490,7 +490,7 @@ class Translator:
         made = compose(inner.program, references)
         if made is None or _problems(made, words, frame) is not None:
             return None, []
-        if unnamed(made, named_objects(asked, self.ontology)):
+        if _unnamed(made, asked, self.ontology):
             return None, []
         fix = SchemaFix("named objects", made.answer, " ".join(missing), f"asked as {text!r}, references composed")
         return made, [fix.__dict__]
@@ -624,6 +624,13 @@ class Translator:
             error = f"no valid program after {attempt + 1} attempt(s): {outcome.error}"
             repairs.append((outcome.cleaned or generation.text, outcome.error or "invalid program"))
         return None, error
+
+
+def _unnamed(program: Program, question: str, ontology: Ontology) -> list[str]:
+    """The objects and values the question names and the program does not (`translators.named_objects`)."""
+    return unnamed(program, named_objects(question, ontology)) + unsaid(
+        program, said_values(question, ontology), question
+    )
 
 
 def _problems(program: Program, words: QuestionWords, frame: Frame) -> str | None:
