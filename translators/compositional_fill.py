@@ -13,7 +13,7 @@ question "What is the man wearing?", which the bank has. An object reference is
           | on|in the left|right|top|bottom|middle            the box on the right
 
 and "his/her/their REFERENCE" is that reference ``of`` him, her or them (``relate(X, of, subject)``
-from ``select(he)``).
+from ``select(he)``), and "REFERENCE's REFERENCE" ("the girl's hair") the second ``of`` the first.
 
 where a noun is an ontology class, or any other word right after an article ("the racket"). Each
 reference is read into its chain (`select`, then `relate` for the relation, `filter` for each
@@ -51,10 +51,10 @@ _BE = frozenset({"is", "are"})
 _LOOK = _BE | {"looks", "look"}
 _NOUN_ROLES = frozenset({"thing", GROUP_ROLE})
 # Words that never start a noun after an article besides the function words (they are the
-# question's frame or a relation).
+# question's frame or a relation; "s" is a possessive's).
 _NOT_NOUNS = frozenset(
     """left right top bottom middle center front back side picture image photo color colors same
-    different other one many more fewer less number""".split()
+    different other one many more fewer less number s""".split()
 )
 # Pronouns name an object as GQA's programs do ("her" -> she). A possessive before a noun is the
 # noun `of` that object ("his tail": the tail of him), as GQA's programs write it.
@@ -64,7 +64,7 @@ _NEVER_NOUNS = _NOT_NOUNS | FUNCTION_WORDS  # the relative pronouns are function
 _POSITIONS = {value: category for category, values in POSITION_VALUES.items() for value in values}
 _MAX_RELATION_WORDS = 5
 # Changes whenever what is composed changes (part of the translation cache key via the fill rules).
-COMPOSITION_VERSION = 10
+COMPOSITION_VERSION = 11
 
 Raw = list[tuple[str, str | None]]
 _Post = tuple[int, "tuple[str, str, Reference] | None", list[tuple[str, str]]]
@@ -291,6 +291,12 @@ class CompositionalFiller:
             return None
         name = SPELLINGS.get(noun[0], noun[0])  # the name GQA's programs write ("trousers" -> pants)
         reference = Reference(name, attributes + [("", word) for word in noun[2]], new_word=noun[3] or name != noun[0])
+        if _word(raw, noun[1]) == "s":  # "the girl's hair": the hair of the girl, as "her hair" is
+            owned = self._reference(raw, noun[1] + 1, depth + 1, object_of=True)
+            if owned is not None and owned[0].relation is None:
+                owned[0].relation = ("of", "subject", reference)
+                return owned
+            return None
         post = self._post(raw, noun[1], depth)
         if post is None:
             return reference, noun[1]

@@ -19,8 +19,8 @@ tuning part of the GQA split 98.4 % of filled programs were right (721 of 733); 
 fill reaches goes to composition (`translators.compositional_fill`), then to the model.
 
 The form is stricter than the retrieval template (`translators.templating`) on purpose: only
-articles are dropped and "'s" read as "is" ("What's the man doing?"), plural and singular class
-slots are one role (the program keeps the word as the question says it, as GQA does), and a
+articles are dropped and "'s" after a wh-word or pronoun read as "is" ("What's the man doing?"),
+plural and singular class slots are one role (the program keeps the word as the question says it, as GQA does), and a
 group word (`furniture`, `animal`) is a slot of its own, since "What kind of furniture is this?"
 has the program of "What kind of animal is this?", not of "What kind of chair is this?".
 "The number of" before a noun is a plain phrase (a count), not an object called a number.
@@ -43,6 +43,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import pickle
+import re
 import threading
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection
@@ -83,11 +84,15 @@ _MEANINGFUL_WORDS = frozenset(
 )
 # Words that say where a thing is without changing what is asked ("Where is the cup located?").
 _IDLE_WORDS = frozenset({"located", "situated"})
+# "'s" after these words is "is" ("What's the man doing?"); after a noun, a possessive ("the girl's
+# hair"), kept as the word "s" (composition reads "the girl s hair" as the hair `of` the girl).
+_APOSTROPHE_S = re.compile(r"\b([A-Za-z]+)['’]s\b")
+_CONTRACTED = frozenset("what who where when why how which that it there here he she this let".split())
 # The arguments that name what a question says (classes, values, relations), which a fill swaps.
 _WORD_ROLES = frozenset({"class", "value", "relation"})
 _POSITION_WORDS = frozenset({"part", "side"})  # after which/what: where in the image
 # Changes whenever the rules above change what is filled, so stored translations are not reused.
-FILL_RULES_VERSION = 19
+FILL_RULES_VERSION = 20
 
 
 Slots = tuple[tuple[str, str | None], ...]  # (role, the words it stands for; None for a plain word)
@@ -129,7 +134,9 @@ class TemplateFiller:
 
     def raw_slots(self, question: str) -> list[tuple[str, str | None]]:
         """The question's roles in order, articles kept (`translators.compositional_fill` reads them)."""
-        text = read_as_scene(question).replace("'s ", " is ")
+        text = _APOSTROPHE_S.sub(
+            lambda m: f"{m[1]} is" if m[1].lower() in _CONTRACTED else f"{m[1]} s", read_as_scene(question)
+        )
         out: list[tuple[str, str | None]] = []
         for role, words in role_spans(template_tokens(text), self.ontology):
             if words is None and role in self._groups:

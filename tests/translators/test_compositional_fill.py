@@ -96,3 +96,13 @@ def test_a_possessive_names_the_noun_of_that_person(composer):
     # "her" with no noun after it is the person herself, not something of hers.
     program = nested(composer, "Is there a cup to the left of her?")
     assert program is not None and "cup, to_the_left_of, subject" in program and ", of, " not in program
+
+
+def test_a_nouns_possessive_names_the_thing_of_that_noun(composer):
+    program = nested(composer, "What color is the girl's hair?")
+    assert program == "query(unique(relate(select(scene(), girl), hair, of, subject)), color)"
+    # A word the ontology files as a value names the owner too, and "what's" is still "what is".
+    assert nested(composer, "What color is the baby’s hair?") == (
+        "query(unique(relate(select(scene(), baby), hair, of, subject)), color)"
+    )
+    assert composer.filler.raw_slots("What's on the table?")[:2] == [("what", None), ("is", None)]
