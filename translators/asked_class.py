@@ -11,10 +11,12 @@ step so where a program has ``relate_any``. The other way round, a question that
 straight to the relation names no class for what it asks ("What is wearing a shirt?", "What
 wears trousers?", "What is on the table?"), and there the last relation step is ``relate_any``
 (as in every such tuning question; a small model often repeats the other object's class: shirts
-wearing shirts). And "what/which kind (type, sort) of CLASS ..." asks for a name: GQA's programs
-for such tuning questions query ``name`` (96) or, for a place, ``place`` (8); `with_asked_kind`
-makes a query of another category (``color`` for "Which kind of clothing is blue?") one of the
-name, the question's value of that category becoming a filter.
+wearing shirts); so does one that ends with the relation and "what" ("The man holds what?", all 6
+such tuning questions: `relate_any` to the object). And "what/which kind (type, sort) of CLASS
+..." asks for a name: GQA's programs for such tuning questions query ``name`` (96) or, for a
+place, ``place`` (8); `with_asked_kind` makes a query of another category (``color`` for "Which
+kind of clothing is blue?") one of the name, the question's value of that category becoming a
+filter.
 
 Example:
     >>> from theory.nested import format_nested, parse_nested
@@ -87,11 +89,28 @@ def _names_no_class(question: str, relation: str) -> bool:
     return match is not None and stem(match[1]) == stem(relation.split("_")[0])
 
 
+_ENDS_WITH_WHAT = re.compile(r"\b([a-z]+)\s+what\s*\??\s*$")
+
+
+def _asks_what_it_reaches(question: str, relation: str) -> bool:
+    """Whether the question ends with the relation's last word and "what" ("The man holds what?")."""
+    match = _ENDS_WITH_WHAT.search(question.strip().lower())
+    return match is not None and stem(match[1]) == stem(relation.split("_")[-1])
+
+
 def with_asked_class(program: Program, question: str, ontology: Ontology) -> tuple[Program, list[SchemaFix]]:
     """The program with its last relation step naming the asked class, where it named none (and
-    naming none where the question names none: "What is wearing a shirt?")."""
+    naming none where the question names none: "What is wearing a shirt?", "The man holds what?")."""
     relations = [s for s in program.steps if s.operation in _RELATIONS]
     last = relations[-1] if relations else None
+    if last is not None:
+        relation = last.arguments[1] if last.operation == "relate" else last.arguments[0]
+        wanted = ("relate_any", (relation, "object"))
+        if _asks_what_it_reaches(question, relation) and (last.operation, last.arguments) != wanted:
+            # "X VERB what?" asks what X's relation reaches, of any class: all 6 such tuning questions.
+            step = Step(last.id, "relate_any", last.dependencies, wanted[1])
+            fixed = Program(tuple(step if s.id == last.id else s for s in program.steps), program.answer)
+            return fixed, [SchemaFix("asks what it reaches", last.id, last.operation, "relate_any object")]
     if last is not None and last.operation == "relate" and _names_no_class(question, last.arguments[1]):
         named, relation, direction = last.arguments
         step = Step(last.id, "relate_any", last.dependencies, (relation, direction))

@@ -60,7 +60,7 @@ from translators.templating import Templater
 from translators.vocabulary import Grounder
 
 # Changes whenever what a question's words or frame allow changes, so stored translations are not reused.
-GROUNDING_VERSION = 28
+GROUNDING_VERSION = 29
 
 
 class TranslationSettings(TranslationOptions):

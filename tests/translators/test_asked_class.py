@@ -82,3 +82,13 @@ def test_gqa_programs_of_the_tuning_part_ask_the_kind_as_they_are(tuning_program
 
     ontology = bundled_ontology()
     assert [q for q, program in tuning_programs if with_asked_kind(program, q, ontology)[1]] == []
+
+
+def test_a_question_ending_with_its_relation_and_what_asks_what_the_relation_reaches():
+    ontology = bundled_ontology()
+    boy = "relate(select(scene(), bottle), boy, to_the_left_of, subject)"
+    program = parse_nested(f"query(unique(relate({boy}, boy, wearing, subject)), name)")
+    fixed, fixes = with_asked_class(program, "The boy that to the left of the bottle wears what?", ontology)
+    assert format_nested(fixed) == f"query(unique(relate_any({boy}, wearing, object)), name)"
+    assert [f.rule for f in fixes] == ["asks what it reaches"]
+    assert with_asked_class(fixed, "The boy that to the left of the bottle wears what?", ontology) == (fixed, [])
