@@ -25,7 +25,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from theory.program import Program
 from translators.grounded_words import SPELLINGS, singular, stem
@@ -74,12 +74,11 @@ def unnamed(program: Program, named: Sequence[tuple[str, ...]]) -> list[str]:
     return missing
 
 
-def said_values(question: str, ontology: Ontology) -> tuple[tuple[str, ...], ...]:
-    """The attribute value word runs of the question (as templates read them), in order."""
+def said_values(slots: Iterable[tuple[str, str | None]], ontology: Ontology) -> tuple[tuple[str, ...], ...]:
+    """The attribute values among a question's slots as fill reads them (`TemplateFiller.raw_slots`:
+    "standing" in "the standing man" is a value there, a relation's first word elsewhere)."""
     categories = {category.replace("_", " ") for category in ontology.categories}
-    return tuple(
-        words for role, words in role_spans(template_tokens(question), ontology) if role in categories and words
-    )
+    return tuple(tuple(words.split("_")) for role, words in slots if role in categories and words)
 
 
 def unsaid(program: Program, values: Sequence[tuple[str, ...]], question: str) -> list[str]:

@@ -55,12 +55,12 @@ from translators.relation_direction import direct_relations
 from translators.repair import MAX_REPAIRS, interpret_output
 from translators.retrieval import Retriever, Sampling
 from translators.schema import SchemaFix, repair_program
-from translators.template_fill import FILL_RULES_VERSION, FilledProgram, filler_for
+from translators.template_fill import FILL_RULES_VERSION, FilledProgram, TemplateFiller, filler_for
 from translators.templating import Templater
 from translators.vocabulary import Grounder
 
 # Changes whenever what a question's words or frame allow changes, so stored translations are not reused.
-GROUNDING_VERSION = 29
+GROUNDING_VERSION = 30
 
 
 class TranslationSettings(TranslationOptions):
@@ -437,7 +437,7 @@ class Translator:
         program = programs[chosen]
         composed_fix: list[dict[str, Any]] = []
         if program is not None and self.composer is not None and self.ontology is not None:
-            missing = _unnamed(program, asked, self.ontology)
+            missing = _unnamed(program, asked, self.composer.filler)
             if missing:
                 composed, composed_fix = self._with_references(asked, exclude, words, frame, attempts, missing)
                 program = composed or program
@@ -478,8 +478,9 @@ class Translator:
         """The program of the question asked with its relating references said as bare nouns, those
         references composed back in, when that names every object the question names and fits it
         (see `translators.named_objects`); else None. The model's attempts are added to `attempts`."""
-        reduced = self.composer.reduced(asked) if self.composer is not None else None
-        if reduced is None or self.ontology is None:
+        composer = self.composer
+        reduced = composer.reduced(asked) if composer is not None else None
+        if composer is None or reduced is None:
             return None, []
         text, references = reduced
         # Shorter than the question, so this ends: a question with no relating reference is not reduced.
@@ -490,7 +491,7 @@ class Translator:
         made = compose(inner.program, references)
         if made is None or _problems(made, words, frame) is not None:
             return None, []
-        if _unnamed(made, asked, self.ontology):
+        if _unnamed(made, asked, composer.filler):
             return None, []
         fix = SchemaFix("named objects", made.answer, " ".join(missing), f"asked as {text!r}, references composed")
         return made, [fix.__dict__]
@@ -626,11 +627,10 @@ class Translator:
         return None, error
 
 
-def _unnamed(program: Program, question: str, ontology: Ontology) -> list[str]:
+def _unnamed(program: Program, question: str, filler: TemplateFiller) -> list[str]:
     """The objects and values the question names and the program does not (`translators.named_objects`)."""
-    return unnamed(program, named_objects(question, ontology)) + unsaid(
-        program, said_values(question, ontology), question
-    )
+    values = said_values(filler.raw_slots(question), filler.ontology)
+    return unnamed(program, named_objects(question, filler.ontology)) + unsaid(program, values, question)
 
 
 def _problems(program: Program, words: QuestionWords, frame: Frame) -> str | None:
