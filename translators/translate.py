@@ -43,7 +43,7 @@ from translators.embeddings import Embedder
 from translators.evidence import TranslationEvidence
 from translators.grammar import offered_either_side, program_grammar
 from translators.grounded_words import QuestionWords, invented, question_words, with_usual_names
-from translators.named_objects import named_objects, said_values, unnamed, unsaid
+from translators.named_objects import named_objects, said_groups, said_values, unnamed, unsaid
 from translators.ontology import Ontology, bundled_ontology
 from translators.options import TranslationOptions
 from translators.prompts import DEFAULT_PROMPT, PROMPTS, build_prompt, covering_examples
@@ -55,12 +55,12 @@ from translators.relation_direction import direct_relations
 from translators.repair import MAX_REPAIRS, interpret_output
 from translators.retrieval import Retriever, Sampling
 from translators.schema import SchemaFix, repair_program
-from translators.template_fill import FILL_RULES_VERSION, FilledProgram, TemplateFiller, filler_for
+from translators.template_fill import FILL_RULES_VERSION, GROUP_ROLE, FilledProgram, TemplateFiller, filler_for
 from translators.templating import Templater
 from translators.vocabulary import Grounder
 
 # Changes whenever what a question's words or frame allow changes, so stored translations are not reused.
-GROUNDING_VERSION = 30
+GROUNDING_VERSION = 31
 
 
 class TranslationSettings(TranslationOptions):
@@ -629,7 +629,8 @@ class Translator:
 
 def _unnamed(program: Program, question: str, filler: TemplateFiller) -> list[str]:
     """The objects and values the question names and the program does not (`translators.named_objects`)."""
-    values = said_values(filler.raw_slots(question), filler.ontology)
+    slots = filler.raw_slots(question)
+    values = said_values(slots, filler.ontology) + said_groups(slots, GROUP_ROLE)
     return unnamed(program, named_objects(question, filler.ontology)) + unsaid(program, values, question)
 
 
