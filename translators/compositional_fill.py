@@ -128,13 +128,13 @@ class CompositionalFiller:
         accept: Callable[[Program], bool] | None,
     ) -> FilledProgram | None:
         def composes(program: Program) -> bool:
-            made = _compose(program, references) if references else program
+            made = compose(program, references) if references else program
             return made is not None and (accept is None or accept(made))
 
         filled = self.filler.fill_slots(slots, exclude_ids, composes)
         if filled is None:
             return None
-        program = _compose(filled.program, references) if references else filled.program
+        program = compose(filled.program, references) if references else filled.program
         if program is None:
             return None
         return FilledProgram(program, f"composed: {filled.form}", filled.examples, filled.votes, filled.voters)
@@ -418,11 +418,6 @@ def _filters(reference: Reference, last: int, steps: list[Step], next_id: list[i
 def compose(program: Program, references: list[Reference]) -> Program | None:
     """`program` with each reference's chain in place of the `select` of its noun, or None where
     a noun has no select of its own to replace."""
-    return _compose(program, references)
-
-
-def _compose(program: Program, references: list[Reference]) -> Program | None:
-    """`program` with each reference's chain in place of the `select` of its noun."""
     scene = next((s.id for s in program if s.operation == "scene"), None)
     if scene != 0:
         return None

@@ -32,6 +32,7 @@ from collections.abc import Iterable, Sequence
 from theory.program import Program
 from translators.grounded_words import SPELLINGS, singular, stem
 from translators.ontology import Ontology
+from translators.template_fill import GROUP_ROLE
 from translators.templating import role_spans, template_tokens
 
 _CLASS_ROLES = frozenset({"thing", "things"})
@@ -94,11 +95,11 @@ def unsaid(program: Program, values: Sequence[tuple[str, ...]], question: str) -
     return unnamed(program, values)
 
 
-def said_groups(slots: Iterable[tuple[str, str | None]], group_role: str) -> tuple[tuple[str, ...], ...]:
+def said_groups(slots: Iterable[tuple[str, str | None]]) -> tuple[tuple[str, ...], ...]:
     """The group words among a question's slots as fill reads them ("the vegetables on the plate"),
     but for words of the picture or of a place in it ("part", "side")."""
     return tuple(
         tuple(words.split("_"))
         for role, words in slots
-        if role == group_role and words and words not in FRAME_NOUNS | _PLACE_WORDS
+        if role == GROUP_ROLE and words and words not in FRAME_NOUNS | _PLACE_WORDS
     )

@@ -20,8 +20,8 @@ fill reaches goes to composition (`translators.compositional_fill`), then to the
 
 The form is stricter than the retrieval template (`translators.templating`) on purpose: only
 articles are dropped and "'s" after a wh-word or pronoun read as "is" ("What's the man doing?"),
-plural and singular class slots are one role (the program keeps the word as the question says it, as GQA does), and a
-group word (`furniture`, `animal`) is a slot of its own, since "What kind of furniture is this?"
+plural and singular class slots are one role (the program keeps the word as the question says it,
+as GQA does), and a group word (`furniture`, `animal`) is a slot of its own, since "What kind of furniture is this?"
 has the program of "What kind of animal is this?", not of "What kind of chair is this?".
 "The number of" before a noun is a plain phrase (a count), not an object called a number.
 A few wordings that never change a program are read as one (`_SAME_WORD`, `_plain_words`):

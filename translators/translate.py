@@ -55,7 +55,7 @@ from translators.relation_direction import direct_relations
 from translators.repair import MAX_REPAIRS, interpret_output
 from translators.retrieval import Retriever, Sampling
 from translators.schema import SchemaFix, repair_program
-from translators.template_fill import FILL_RULES_VERSION, GROUP_ROLE, FilledProgram, TemplateFiller, filler_for
+from translators.template_fill import FILL_RULES_VERSION, FilledProgram, TemplateFiller, filler_for
 from translators.templating import Templater
 from translators.vocabulary import Grounder
 
@@ -437,9 +437,10 @@ class Translator:
         program = programs[chosen]
         composed_fix: list[dict[str, Any]] = []
         if program is not None and self.composer is not None and self.ontology is not None:
-            missing = _unnamed(program, asked, self.composer.filler)
+            named = _said(asked, self.composer.filler)
+            missing = _unnamed(program, named, asked)
             if missing:
-                composed, composed_fix = self._with_references(asked, exclude, words, frame, attempts, missing)
+                composed, composed_fix = self._with_references(asked, exclude, words, frame, named, attempts, missing)
                 program = composed or program
         result = Translation(
             question=question,
@@ -472,15 +473,15 @@ class Translator:
         exclude: set[str],
         words: QuestionWords,
         frame: Frame,
+        named: Said,
         attempts: list[Attempt],
         missing: list[str],
     ) -> tuple[Program | None, list[dict[str, Any]]]:
         """The program of the question asked with its relating references said as bare nouns, those
         references composed back in, when that names every object the question names and fits it
         (see `translators.named_objects`); else None. The model's attempts are added to `attempts`."""
-        composer = self.composer
-        reduced = composer.reduced(asked) if composer is not None else None
-        if composer is None or reduced is None:
+        reduced = self.composer.reduced(asked) if self.composer is not None else None
+        if reduced is None:
             return None, []
         text, references = reduced
         # Shorter than the question, so this ends: a question with no relating reference is not reduced.
@@ -491,7 +492,7 @@ class Translator:
         made = compose(inner.program, references)
         if made is None or _problems(made, words, frame) is not None:
             return None, []
-        if _unnamed(made, asked, composer.filler):
+        if _unnamed(made, named, asked):
             return None, []
         fix = SchemaFix("named objects", made.answer, " ".join(missing), f"asked as {text!r}, references composed")
         return made, [fix.__dict__]
@@ -627,11 +628,21 @@ class Translator:
         return None, error
 
 
-def _unnamed(program: Program, question: str, filler: TemplateFiller) -> list[str]:
-    """The objects and values the question names and the program does not (`translators.named_objects`)."""
+# What a question names that its program must name too: its objects, and its values and group words
+# (`translators.named_objects`).
+Said = tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]]
+
+
+def _said(question: str, filler: TemplateFiller) -> Said:
+    """The objects, and the values and group words, the question names (read once per question)."""
     slots = filler.raw_slots(question)
-    values = said_values(slots, filler.ontology) + said_groups(slots, GROUP_ROLE)
-    return unnamed(program, named_objects(question, filler.ontology)) + unsaid(program, values, question)
+    return named_objects(question, filler.ontology), said_values(slots, filler.ontology) + said_groups(slots)
+
+
+def _unnamed(program: Program, named: Said, question: str) -> list[str]:
+    """What the question names (`_said`) and the program does not."""
+    objects, values = named
+    return unnamed(program, objects) + unsaid(program, values, question)
 
 
 def _problems(program: Program, words: QuestionWords, frame: Frame) -> str | None:
