@@ -10,7 +10,9 @@ Cases:
 - weighted text in the format vision-language pipelines write (GS-VQA's: `{ atom }.` and one
   `:~ atom. [W, (ARGS)]` per uncertain atom; 9 objects, 756 uncertain atoms), issue 28's size;
 - synthetic perfect information (20-50 objects, 100 relations), as before.
-Each solve is timed on both paths, interleaved, at top-1 and at top-5; both paths must give the
+Each solve is timed on both paths, interleaved, at top-1 and at top-5, text both as a text the
+process has read before (the reading of the last few scene texts is kept, as when several questions
+are asked of one image) and as a text it has not (`new_text`); both paths must give the
 same answers with the same costs, and the same support but where an answer has several equally
 cheap witnesses: a text scene reaches clingo without the facts the program cannot read, so the
 search may meet another witness first (counted; its facts must be the scene's). (Both hand uncertain atoms to clingo as one
@@ -204,6 +206,9 @@ def percentile(values: list[float], q: float) -> float:
 
 
 Case = tuple[str, SceneFacts, str]  # program text, scene objects, scene text
+# Scenes as objects; as text asked again (the reading of the last few texts is kept, as when
+# several questions are asked of one image); as text the process has not seen.
+PATHS = ("objects", "text", "new_text")
 
 
 def gqa_cases(whole_graph: bool) -> tuple[list[Case], list[str | None]]:
@@ -241,20 +246,33 @@ def scene_facts(scene: SceneFacts) -> set[str]:
 
 
 def measure(name: str, kind: str, cases: list[Case], repeats: int, golds: list[str | None] | None = None) -> dict:
-    """Each case solved on both paths at top-1 and top-5, interleaved; latencies in ms."""
-    times: dict[str, list[float]] = {f"{path}_top{k}": [] for path in ("objects", "text") for k in (1, 5)}
+    """Each case solved on both paths at top-1 and top-5, interleaved; latencies in ms. Texts new to
+    the process are solved in a pass of their own after each pass of the others: the kept readings
+    are of the last few texts, so new ones in between would leave none of the asked-again ones."""
+    times: dict[str, list[float]] = {f"{path}_top{k}": [] for path in PATHS for k in (1, 5)}
     statuses: dict[str, int] = {}
     correct = ties = 0
-    for _ in range(repeats):
+    fresh = 0
+    passes = [("objects", "text"), ("new_text",)] * repeats
+    kept: dict[tuple[int, str, int], list] = {}
+    for paths in passes:
         for index, (program, scene, text) in enumerate(cases):
             outcomes = {}
             for k in (1, 5):
-                for path, given in (("objects", scene), ("text", text)):
+                fresh += 1
+                # Leading newlines make a text the process has not read.
+                for path, given in (("objects", scene), ("text", text), ("new_text", "\n" * fresh + text)):
+                    if path not in paths:
+                        continue
                     started = time.perf_counter()
                     result = solve(program, given, top_k=k)
                     times[f"{path}_top{k}"].append((time.perf_counter() - started) * 1000)
                     assert result.status in (SolveStatus.OK, SolveStatus.NO_ANSWER), (program, result.message)
-                    outcomes[path, k] = [(a.answer, a.cost, a.support) for a in result.answers]
+                    outcomes[path, k] = kept[index, path, k] = [(a.answer, a.cost, a.support) for a in result.answers]
+            if paths == ("new_text",):
+                for k in (1, 5):
+                    assert outcomes["new_text", k] == kept[index, "text", k], program
+                continue
             for k in (1, 5):
                 by_objects, by_text = outcomes["objects", k], outcomes["text", k]
                 assert [a[:2] for a in by_objects] == [a[:2] for a in by_text], program  # answers and costs
@@ -316,22 +334,26 @@ def main() -> int:
 
     print("GS-VQA's theory is not available here: targets are half of the issue's measured reference numbers.")
     print(
-        f"{'case':34} {'facts':>5} {'weak':>4}  {'path':7} {'top-1 p50':>9} {'p99':>7} {'top-5 p50':>9} {'p99':>7}  target (text, top-1 and top-5)"
+        f"{'case':34} {'facts':>5} {'weak':>4}  {'path':8} {'top-1 p50':>9} {'p99':>7} {'top-5 p50':>9} {'p99':>7}  target (text and new text, top-1 and top-5)"
     )
     for row in rows:
         goal = targets(row["kind"])
         row["target_p50_ms"], row["target_p99_ms"] = goal["p50"], goal["p99"]
+        # Text asked again and text new to the process: both must meet the targets.
         met = all(
-            row[f"text_top{k}_p50_ms"] <= goal["p50"]
-            and (goal["p99"] is None or row[f"text_top{k}_p99_ms"] <= goal["p99"])
+            row[f"{path}_top{k}_p50_ms"] <= goal["p50"]
+            and (goal["p99"] is None or row[f"{path}_top{k}_p99_ms"] <= goal["p99"])
             for k in (1, 5)
+            for path in ("text", "new_text")
         )
         if row["kind"] in ("perfect", "synthetic"):
             row["target_issue28_p50_ms"] = PERFECT_TEXT_P50
-            row["met_issue28"] = all(row[f"text_top{k}_p50_ms"] <= PERFECT_TEXT_P50 for k in (1, 5))
+            row["met_issue28"] = all(
+                row[f"{path}_top{k}_p50_ms"] <= PERFECT_TEXT_P50 for k in (1, 5) for path in ("text", "new_text")
+            )
             met = met and row["met_issue28"]
         row["met"] = met
-        for path in ("text", "objects"):
+        for path in ("text", "new_text", "objects"):
             label = f"p50<={goal['p50']}" + (
                 f", p99<={goal['p99']}" if goal["p99"] is not None else ", p99 no reference"
             )
@@ -340,7 +362,7 @@ def main() -> int:
             verdict = f"{label} {'met' if met else 'MISSED'}" if path == "text" else ""
             print(
                 f"{row['case'] if path == 'text' else '':34} {row['scene_facts'] if path == 'text' else '':>5} "
-                f"{row['weak_constraints'] if path == 'text' else '':>4}  {path:7} "
+                f"{row['weak_constraints'] if path == 'text' else '':>4}  {path:8} "
                 f"{row[f'{path}_top1_p50_ms']:>9} {row[f'{path}_top1_p99_ms']:>7} {row[f'{path}_top5_p50_ms']:>9} {row[f'{path}_top5_p99_ms']:>7}  {verdict}"
             )
         correct = f"top-1 correct {row['top1_correct']}; " if "top1_correct" in row else ""

@@ -204,6 +204,23 @@ class SceneText:
     def __len__(self) -> int:
         return self.fact_count + self.weighted_count
 
+    def atoms(self, names: frozenset[str]) -> list[bytes]:
+        """The text of each certain fact and each choice's atom of the predicates `names`."""
+        if not self.clingo_atoms:
+            # Certain facts only, as written: the token pattern finds them (strings and comments
+            # may hold anything a fact does).
+            data = self.text.encode("utf-8")
+            found = _grammar(tuple(sorted(self.signatures)), False).token.findall(data)
+            return [fact for fact, *_ in found if fact and fact[: fact.index(b"(")].strip() in _encoded(names)]
+        atoms = []
+        for predicate, _, texts in self.clingo_atoms:
+            if predicate.startswith(CHOICE_PREFIX) and predicate[len(CHOICE_PREFIX) :] in names:
+                # scene_choice_P(ARGS,T,F): the atom P(ARGS) without the two weights.
+                atoms += [t[len(_PREFIX) : t.rindex(b",", 0, t.rindex(b","))] + b")" for t in texts]
+            elif predicate in names:
+                atoms += texts
+        return atoms
+
     @property
     def clingo_text(self) -> str:
         """The atoms of `clingo_atoms` as program text, one fact a line."""
@@ -216,6 +233,10 @@ class SceneText:
         return [
             (name, arity, (b"(%s,)" % b",".join(atoms)).decode("utf-8")) for name, arity, atoms in self.clingo_atoms
         ]
+
+
+def _encoded(names: frozenset[str]) -> frozenset[bytes]:
+    return frozenset(name.encode() for name in names)
 
 
 @lru_cache(maxsize=8)

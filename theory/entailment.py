@@ -67,16 +67,39 @@ class Entailments:
         # Symbols are immutable; the rows of one set of asked words are made once (1 ms each time).
         return {}
 
+    def words(self, asked: Collection[str]) -> tuple[frozenset[str], frozenset[str]]:
+        """The relations and the attribute values that the rows `facts(asked)` gives name."""
+        key = frozenset(asked)
+        kept = self._words_asked.get(key)
+        if kept is None:
+            relations, attributes = self._rows(key)
+            kept = self._words_asked[key] = (
+                frozenset(w for (s, g), _ in relations for w in (s, g)),
+                frozenset(w for (s, g), _ in attributes for w in (s, g)),
+            )
+            if len(self._words_asked) > 4096:
+                self._words_asked.clear()
+        return kept
+
+    @cached_property
+    def _words_asked(self) -> dict[frozenset[str], tuple[frozenset[str], frozenset[str]]]:
+        return {}
+
+    def _rows(self, asked: frozenset[str] | None) -> tuple[list[tuple[tuple[str, str], int]], ...]:
+        """The relation rows and the attribute rows about the general words of `asked` (all: None)."""
+        rows = []
+        for kind, table in (("relation", self.relations), ("attribute", self.attributes)):
+            general = {g for (s, g) in table if asked is None or s in asked}
+            if kind == "relation" and asked is not None:
+                general |= asked  # an asked general relation holds through its specific ones
+            rows.append([(pair, c) for pair, c in sorted(table.items()) if pair[1] in general])
+        return tuple(rows)
+
     def _facts(self, asked: frozenset[str] | None) -> list[clingo.Symbol]:
         facts = []
-        for name, table in (("rel_entails", self.relations), ("attr_entails", self.attributes)):
-            general = {g for (s, g) in table if asked is None or s in asked}
-            if name == "rel_entails" and asked is not None:
-                general |= asked  # an asked general relation holds through its specific ones
+        for name, rows in zip(("rel_entails", "attr_entails"), self._rows(asked)):
             facts += [
-                clingo.Function(name, [clingo.Function(s), clingo.Function(g), clingo.Number(c)])
-                for (s, g), c in sorted(table.items())
-                if g in general
+                clingo.Function(name, [clingo.Function(s), clingo.Function(g), clingo.Number(c)]) for (s, g), c in rows
             ]
         return facts
 

@@ -27,12 +27,12 @@ import weakref
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 import clingo
 from clingo import ast
 
-from theory.data_text import SceneText
+from theory.data_text import SceneText, symbols_of
 from theory.entailment import Entailments
 from theory.operations import OPERATIONS, Kind
 from theory.program import Program, ProgramError, Step
@@ -117,17 +117,17 @@ def _diagnosis_theory(entailment: bool) -> Theory:
             if head.ast_type == ast.ASTType.Aggregate and "state(" in str(head):
                 continue
         kept.append(statement)
-    # Brave consequences are taken over shown atoms only.
-    ast.parse_string(
-        "state(S,O) :- unique(S,D), state(D,O). #show state/2. #show value/2. #show has_attr/3. #show has_rel/3.",
-        kept.append,
-    )
+    # Brave consequences are taken over shown atoms only: the steps' results. The scene's words
+    # come from the scene itself (`_scene_view`): shown too, a weighted scene's 756 atoms were
+    # read back for each of the ~800 models of the enumeration (0.1-0.2 s a why-not answer).
+    ast.parse_string("state(S,O) :- unique(S,D), state(D,O). #show state/2. #show value/2.", kept.append)
     return Theory(kept)
 
 
 def _ground(program: Program, scene: SceneFacts | SceneText, entailments: Entailments | None) -> clingo.Control:
     ctl = clingo.Control(["--enum-mode=brave", "--opt-mode=ignore", "--warn=none"])
-    ground_question(ctl, program, scene, _diagnosis_theory(bool(entailments)), entailments)
+    # Narrowed as `solve` narrows: facts no kept rule can read change no step's candidates.
+    ground_question(ctl, program, scene, _diagnosis_theory(bool(entailments)), entailments, narrow=True)
     return ctl
 
 
@@ -165,8 +165,10 @@ _VIEWS: dict[int, tuple[weakref.ref[SceneFacts], _Scene]] = {}
 _VIEWS_KEPT = 64
 
 
-def _scene_view(scene: SceneFacts) -> _Scene:
+def _scene_view(scene: SceneFacts | SceneText) -> _Scene:
     """The words of a whole scene, read once per scene object (a cached encoding serves many requests)."""
+    if isinstance(scene, SceneText):
+        return _text_view(scene)
     kept = _VIEWS.get(id(scene))
     if kept is not None and kept[0]() is scene:
         return kept[1]
@@ -175,6 +177,12 @@ def _scene_view(scene: SceneFacts) -> _Scene:
         _VIEWS.clear()
     _VIEWS[id(scene)] = (weakref.ref(scene), view)
     return view
+
+
+@lru_cache(maxsize=4)  # texts may be megabytes each
+def _text_view(scene: SceneText) -> _Scene:
+    """The words of a scene given as text (read once per text: several questions ask one scene)."""
+    return _results_and_scene(symbols_of(scene.atoms(frozenset({"has_attr", "has_rel"}))))[1]
 
 
 def _nearest(
@@ -388,10 +396,9 @@ def explain_no_answer(
         atoms = _brave_atoms(_ground(program, scene, entailments))
     except (RuntimeError, ProgramError) as exc:
         return Explanation(None, None, f"the program could not be checked step by step: {exc}")
-    results, facts = _results_and_scene(atoms)
-    if whole is not None:
-        # Grounding the whole scene only to list its words costs more than the solve itself.
-        facts = _scene_view(whole)
+    results, _ = _results_and_scene(atoms)
+    # Grounding the whole scene only to list its words costs more than the solve itself.
+    facts = _scene_view(whole if whole is not None else scene)
     for step in program:
         producing = OPERATIONS[step.operation].output in (Kind.STATE, Kind.VALUE)
         if producing and not results[step.id] and all(results[d] for d in step.dependencies):

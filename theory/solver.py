@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
@@ -329,8 +330,25 @@ def _natural(text: str) -> tuple[int, int | str]:
 def read_scene(text: str) -> SceneFacts | SceneText:
     """Scene text for clingo: plain facts as they are, anything else through the reader that
     explains errors (raises `ProgramError`)."""
-    plain = plain_scene(text, SCENE_PREDICATES)
+    plain = _plain_kept(text) if len(text) <= KEPT_SCENE_CHARS else plain_scene(text, SCENE_PREDICATES)
     return plain if plain is not None else SceneFacts.from_asp(text)
+
+
+# Several questions are asked of one scene (GQA asks about 10 per image): the reading of the last
+# few scene texts is kept (a `SceneText` is immutable), which is a third of a whole scene graph's
+# solve. Up to this size: at most a few megabytes per process.
+KEPT_SCENE_CHARS = 1 << 19
+
+
+@lru_cache(maxsize=8)
+def _plain_kept(text: str) -> SceneText | None:
+    return plain_scene(text, SCENE_PREDICATES)
+
+
+@lru_cache(maxsize=8)
+def _compact(text: str) -> str:
+    """Scene text without blanks, after a period (kept per text, as the reading is)."""
+    return "." + text.translate(_BLANKS)
 
 
 _SPACE = r"[ \t\r\n]*"
@@ -355,6 +373,52 @@ _ATTRIBUTE_FACT = re.compile(r"\.(has_attr\([^,()]*,([^,()]*),[^()]*\))")
 _EVERY_CATEGORY = frozenset({"common"})
 
 
+@dataclass(frozen=True)
+class _FactIndex:
+    """The facts of a compact scene text (in text order) by the words where the theory reads them."""
+
+    facts: list[str]
+    attribute_category: dict[str, list[int]]  # has_attr(O,A,V) by A
+    attribute_value: dict[str, list[int]]  # has_attr(O,A,V) by V
+    relation: dict[str, list[int]]  # has_rel(S,R,O) by R
+    predicate: dict[str, list[int]]  # every fact by its predicate
+
+
+# The first time a text is asked about with up to this many words, its facts are found by
+# `str.find` on the text (0.07 ms on a whole scene graph for a question's dozen words); with more,
+# as with the entailment table's 40-70 words (0.5-0.8 ms by `str.find`), and when it is asked
+# about again, through an index of the text (0.3 ms to build, 0.02 to use), kept per text.
+_PROBED_WORDS = 16
+_INDEXES: dict[str, _FactIndex | None] = {}  # None: seen once, no index yet
+_INDEXES_KEPT = 8
+_UNSEEN = object()
+
+
+def _keep_index(compact: str, index: _FactIndex | None) -> None:
+    if compact not in _INDEXES and len(_INDEXES) >= _INDEXES_KEPT:
+        _INDEXES.pop(next(iter(_INDEXES)), None)
+    _INDEXES[compact] = index
+
+
+_FACT = re.compile(r"\.(([a-z][A-Za-z0-9_']*)\(([^()]*)\))")
+
+
+def _fact_index(compact: str) -> _FactIndex:
+    """The index of a compact text of certain facts without strings or comments."""
+    index = _FactIndex([], defaultdict(list), defaultdict(list), defaultdict(list), defaultdict(list))
+    for at, (fact, name, arguments) in enumerate(_FACT.findall(compact)):
+        index.facts.append(fact)
+        index.predicate[name].append(at)
+        if name == "has_attr" or name == "has_rel":
+            _, middle, last = arguments.split(",")
+            if name == "has_attr":
+                index.attribute_category[middle].append(at)
+                index.attribute_value[last].append(at)
+            else:
+                index.relation[middle].append(at)
+    return index
+
+
 def _named_facts(
     text: str, middle: frozenset[str], last: frozenset[str], reads: frozenset[tuple[str, int]], every_category: bool
 ) -> list[str]:
@@ -367,8 +431,37 @@ def _named_facts(
     # the value of has_attr), and each fact runs from the period before it to the next. str.find
     # scans in C: a dozen words cost less than one pass of a pattern made for them (compiling
     # one costs 0.5 ms, for every question with new words).
-    text = "." + text.translate(_BLANKS)
+    kept = len(text) <= KEPT_SCENE_CHARS
+    text = _compact(text) if kept else "." + text.translate(_BLANKS)
     attributes, relations = ("has_attr", 3) in reads, ("has_rel", 3) in reads
+    others = tuple(
+        sorted(name for name, _ in reads if name in SCENE_PREDICATES and name not in ("has_attr", "has_rel"))
+    )
+    index = _INDEXES.get(text, _UNSEEN) if kept else _UNSEEN
+    if index is _UNSEEN and len(middle) + len(last) <= _PROBED_WORDS:
+        if kept:
+            _keep_index(text, None)  # a text asked about again gets its index
+        index = None
+    elif index is _UNSEEN or index is None:
+        index = _fact_index(text)
+        if kept:
+            _keep_index(text, index)
+    if isinstance(index, _FactIndex):
+        chosen: set[int] = set()
+        for words, by_word, read in (
+            (middle, index.attribute_category, attributes),
+            (last, index.attribute_value, attributes),
+            (middle, index.relation, relations),
+            (others, index.predicate, True),
+        ):
+            if read:
+                for word in words:
+                    chosen.update(by_word.get(word, ()))
+        if every_category and attributes:
+            for category, positions in index.attribute_category.items():
+                if category not in STRUCTURAL_CATEGORIES:
+                    chosen.update(positions)
+        return [index.facts[position] for position in sorted(chosen)]
     found: dict[int, str] = {}
     probes = [(f",{word},", relations) for word in middle] + [(f",{word})", False) for word in last]
     for probe, relation in probes:
@@ -388,9 +481,6 @@ def _named_facts(
             for fact, category in _ATTRIBUTE_FACT.findall(text)
             if category not in STRUCTURAL_CATEGORIES and fact not in named
         ]
-    others = tuple(
-        sorted(name for name, _ in reads if name in SCENE_PREDICATES and name not in ("has_attr", "has_rel"))
-    )
     return facts + (_facts_of(others).findall(text) if others else [])
 
 
@@ -399,17 +489,26 @@ _MIDDLE_ROLES = frozenset({"category", "relation"})  # has_attr(O,A,_), has_rel(
 _LAST_ROLES = frozenset({"class", "value"})  # has_attr(O,class,C), has_attr(O,_,V)
 
 
-def narrowed(scene: SceneText, program: Program, reads: frozenset[tuple[str, int]], words: bool) -> SceneText:
+def narrowed(
+    scene: SceneText,
+    program: Program,
+    reads: frozenset[tuple[str, int]],
+    words: bool,
+    entailed: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
+) -> SceneText:
     """The scene without the facts no kept rule can read: facts of predicates the kept rules do not
-    mention and, with `words`, has_attr and has_rel facts about words the program does not name."""
+    mention and, with `words`, has_attr and has_rel facts about words neither the program nor the
+    entailment rows given with it name (`entailed`: their relations and their values)."""
     # clingo parses about 4 us a fact and grounds a given one in about 1 us, and most facts of a
     # scene are about words a question does not name (a GQA scene graph gives each object every
     # class above its own: 660 of the 865 facts of the asp-oracle scene of a `common` question).
     # The theory reads has_attr(O,A,V) only for an A or a V that a step names (`common`: any A
     # but the structural categories) and has_rel(S,R,O) only for an R a step names, so the rest
-    # changes no answer, cost or support; with the entailment table asked words stand for others,
-    # hence `words`. Only certain facts without strings or comments: there a predicate name and
-    # its parenthesis can only begin a statement, which ends at the next period.
+    # changes no answer, cost or support. With the entailment table a scene word stands for an
+    # asked one only through a row that names both (theory/lp/entailment.lp reads has_rel(A,S,B)
+    # and has_attr(O,A,S) only for an S of a row), so the rows' words are kept too. Only certain
+    # facts without strings or comments: there a predicate name and its parenthesis can only begin
+    # a statement, which ends at the next period.
     if scene.weighted_count or '"' in scene.text or "%" in scene.text:
         return scene
     if not words:
@@ -424,6 +523,8 @@ def narrowed(scene: SceneText, program: Program, reads: frozenset[tuple[str, int
                 middle.add(argument)
             elif role in _LAST_ROLES:
                 last.add(argument)
+    middle.update(entailed[0])
+    last.update(entailed[1])
     every_category = any(step.operation in _EVERY_CATEGORY for step in program.steps)
     facts = _named_facts(scene.text, frozenset(middle), frozenset(last), scene.signatures & reads, every_category)
     return replace(scene, text="".join(f"{fact}.\n" for fact in facts))
@@ -448,13 +549,16 @@ def ground_question(
     given = scene.signatures if isinstance(scene, SceneText) else _SCENE_SIGNATURES
     given |= {(step.operation, FLAT_PREDICATES[step.operation]) for step in program.steps} | {("end", 1)}
     rows: list[clingo.Symbol] = []
+    asked: set[str] = set()
     if entailments:
-        rows = entailments.facts({a for step in program.steps for a in step.arguments if bare_constant(a)})
+        asked = {a for step in program.steps for a in step.arguments if bare_constant(a)}
+        rows = entailments.facts(asked)
         given |= ENTAILMENT_SIGNATURES
     feed = None
     if narrow and isinstance(scene, SceneText):
         reads = theory.reads(given)
-        scene = narrowed(scene, program, reads, words=not entailments)
+        entailed = entailments.words(asked) if entailments else (frozenset(), frozenset())
+        scene = narrowed(scene, program, reads, words=True, entailed=entailed)
         feed = fed_scene(scene, reads)
     with ast.ProgramBuilder(ctl) as builder:
         # Only the rules this program's operations can use: grounding the rest costs ~4 ms.

@@ -160,6 +160,35 @@ def test_answer_on_weighted_scene_facts_ranks_by_cost(client):
     assert body["answers"][0]["score"] == 1.0 and 0 < body["answers"][1]["score"] < 0.1
 
 
+def test_answer_on_scene_facts_in_the_form_other_scene_writers_use(client):
+    # `{ a }.` and `:~ a. [W, (TERMS)]` per uncertain atom, as GS-VQA writes scenes: the same
+    # ranking and scores as the scene printed by `to_asp`.
+    program = "scene(0). select(1, 0, ball). unique(2, 1). query(3, 2, color). end(3)."
+    scene = weighted_ball(0.9, 0.2)
+    lines = [f"{fact}." for fact in scene.facts]
+    for atom in scene.weighted.values():
+        lines.append(f"{{ {atom.atom} }}.")
+        if atom.cost_true:
+            lines.append(f":~ {atom.atom}. [{atom.cost_true}, ({', '.join(map(str, atom.atom.arguments))})]")
+        if atom.cost_false:
+            lines.append(f":~ not {atom.atom}. [{atom.cost_false},{atom.atom},0]")
+    answers = []
+    for text in (scene.to_asp(), "\n".join(lines)):
+        response = client.post("/answer", json={"program": program, "scene_facts": text, "top_k": 2})
+        assert response.status_code == 200, response.text
+        answers.append([(a["answer"], a["score"]) for a in response.json()["answers"]])
+    assert answers[0] == answers[1] and [a for a, _ in answers[0]] == ["red", "blue"]
+
+
+def test_no_answer_on_scene_facts_text_is_explained(client):
+    text = "object(1). has_attr(1, class, cat). object(2). has_attr(2, class, chair). has_rel(1, on, 2)."
+    response = client.post("/answer", json={"program": MUG_COLOR, "scene_facts": text})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["status"] == "no_answer"
+    assert "no object in the scene is a `mug`" in body["explanation"]["message"]
+
+
 def test_answer_with_no_answer_is_not_an_error(client):
     response = client.post("/answer", json={"program": MUG_COLOR.replace("mug", "giraffe"), "scene_graph": KITCHEN})
     assert response.status_code == 200

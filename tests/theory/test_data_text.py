@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import theory.asp_data as asp_data
 from theory import SceneFacts, solve
-from theory.data_text import plain_scene, scan
+from theory.data_text import plain_scene, scan, symbols_of
 from theory.flat import FLAT_PREDICATES
 from theory.operations import SCENE_PREDICATES
 from theory.program import ProgramError
@@ -217,6 +217,22 @@ def test_fast_and_ast_readers_agree(parts, separator):
         assert sorted(clingo_facts(weighted_text(fast))) == sorted(
             clingo_facts(weighted_text(reread) if reread.weighted else "")
         )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(FRAGMENTS), max_size=12),
+    st.sampled_from(["", " ", "\n"]),
+    st.sets(st.sampled_from(sorted(SCENE_PREDICATES))),
+)
+def test_the_atoms_of_a_plain_scene_are_its_facts_and_choices(parts, separator, names):
+    text = separator.join(parts)
+    fast = outcome(lambda t: plain_scene(t, SCENE_PREDICATES), text)
+    if fast is None or isinstance(fast, tuple):
+        return
+    reread = SceneFacts.from_asp(text)
+    expected = [a for a in [*reread.facts, *reread.weighted] if a.name in names]
+    assert sorted(symbols_of(fast.atoms(frozenset(names)))) == sorted(expected)
 
 
 def clingo_facts(text: str) -> list[clingo.Symbol]:

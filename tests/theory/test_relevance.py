@@ -10,6 +10,7 @@ from tests.theory.conftest import STREET
 from tests.theory.test_data_text import weighted_scene
 from theory import SceneFacts, parse_flat, solve, solver
 from theory.data_text import plain_scene
+from theory.entailment import bundled_entailments
 from theory.flat import FLAT_PREDICATES
 from theory.operations import SCENE_PREDICATES
 from theory.relevance import Theory
@@ -158,12 +159,18 @@ def test_a_scene_narrowed_to_the_programs_words_answers_as_its_objects(program, 
         scene.add_fact("has_attr", oid, "class", ("car", "man", "dog", "shirt")[oid % 4])
         scene.add_fact("has_attr", oid, ("color", "pose", "size")[oid % 3], ("white", "walking", "small")[oid % 3])
         scene.add_fact("has_rel", oid, ("near", "wearing", "behind")[oid % 3], 1 + oid % 7)
-    from_text, from_objects = solve(program, _spaced(scene, layout), top_k=5), solve(program, scene, top_k=5)
-    assert from_text.status == from_objects.status
-    assert [(a.answer, a.cost) for a in from_text.answers] == [(a.answer, a.cost) for a in from_objects.answers]
+    text = _spaced(scene, layout)
     printed = {str(fact) for fact in scene.facts}
-    for answer in from_text.answers:  # another witness of an equally cheap reading at most
-        assert set(answer.support.facts) <= printed
+    # With the entailment table too: scene words stand for asked ones through its rows.
+    for table in (None, bundled_entailments()):
+        from_text = solve(program, text, top_k=5, entailments=table)
+        from_objects = solve(program, scene, top_k=5, entailments=table)
+        assert from_text.status == from_objects.status
+        assert [(a.answer, a.cost, a.approximations) for a in from_text.answers] == [
+            (a.answer, a.cost, a.approximations) for a in from_objects.answers
+        ]
+        for answer in from_text.answers:  # another witness of an equally cheap reading at most
+            assert set(answer.support.facts) <= printed
 
 
 def _reads(scene, program):
@@ -192,3 +199,27 @@ def test_every_argument_role_has_its_place_in_the_scene_facts_or_is_a_closed_cho
 
     roles = {role for spec in OPERATIONS.values() for role in spec.arguments}
     assert roles <= solver._MIDDLE_ROLES | solver._LAST_ROLES | set(ARGUMENT_CHOICES)
+
+
+ENTAILED_SCENE = (
+    "object(1). has_attr(1,class,cat). has_attr(1,class,animal). object(2). has_attr(2,class,chair). "
+    "has_rel(1,on,2). object(3). has_attr(3,class,dog). has_attr(3,class,animal). has_rel(3,near,2). "
+    "has_attr(3,color,brown). has_attr(2,color,white)."
+)
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "scene(0). select(1, 0, puppy). unique(2, 1). query(3, 2, color). end(3).",  # dog for puppy
+        "scene(0). select(1, 0, chair). relate_any(2, 1, close_to, subject). unique(3, 2). query(4, 3, color). end(4).",
+    ],
+)
+def test_a_narrowed_scene_keeps_the_scene_words_the_entailment_table_reads_for_asked_ones(program):
+    table = bundled_entailments()
+    from_text = solve(program, ENTAILED_SCENE, entailments=table)
+    from_objects = solve(program, SceneFacts.from_asp(ENTAILED_SCENE), entailments=table)
+    assert from_text.answers and all(a.approximations for a in from_text.answers)
+    assert [(a.answer, a.cost, a.approximations) for a in from_text.answers] == [
+        (a.answer, a.cost, a.approximations) for a in from_objects.answers
+    ]

@@ -146,3 +146,17 @@ def test_deterministic_order_of_ties():
 def test_symbols_are_printed_as_clingo_prints_each(texts):
     symbols = [clingo.parse_term(t) for t in texts]
     assert solver.printed(symbols) == [str(s) for s in symbols]
+
+
+def test_the_reading_of_a_scene_text_is_kept_for_the_next_question_about_it():
+    text = STREET.to_asp()
+    first = solver.read_scene(text)
+    assert solver.read_scene("".join(text)) is first  # an equal text, not only the same object
+    program = "scene(0). select(1, 0, car). unique(2, 1). query(3, 2, color). end(3)."
+    assert solve(program, text).answers == solve(program, STREET).answers
+    # Past the kept size a text is read afresh; a refused text is refused every time.
+    long = text + "\n" * solver.KEPT_SCENE_CHARS
+    assert solver.read_scene(long) is not solver.read_scene(long)
+    hostile = text + "object(X) :- has_rel(X, on, Y)."
+    for _ in range(2):
+        assert solve(program, hostile).status is SolveStatus.INVALID_SCENE
