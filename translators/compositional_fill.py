@@ -64,7 +64,7 @@ _NEVER_NOUNS = _NOT_NOUNS | FUNCTION_WORDS  # the relative pronouns are function
 _POSITIONS = {value: category for category, values in POSITION_VALUES.items() for value in values}
 _MAX_RELATION_WORDS = 5
 # Changes whenever what is composed changes (part of the translation cache key via the fill rules).
-COMPOSITION_VERSION = 11
+COMPOSITION_VERSION = 12
 
 Raw = list[tuple[str, str | None]]
 _Post = tuple[int, "tuple[str, str, Reference] | None", list[tuple[str, str]]]
@@ -210,9 +210,13 @@ class CompositionalFiller:
     def _unknown(self, raw: Raw, index: int) -> bool:
         """Whether the slot at `index` is a plain word that may be (part of) a noun."""
         word = _word(raw, index)
-        if word is None or not word.isalpha() or word in _NEVER_NOUNS:
-            return False
+        if word is None or not word.isalpha() or word in _NEVER_NOUNS or word in self._categories:
+            return False  # "the material of the bowl": what is asked of the bowl, not an object
         return self._relation_at(raw, index) is None
+
+    @cached_property
+    def _categories(self) -> frozenset[str]:
+        return frozenset(self.ontology.query_categories)
 
     def _made_of(self, raw: Raw, index: int) -> _Post | None:
         """ "made (out) of wood" after a noun: the material as an attribute."""
@@ -312,6 +316,8 @@ class CompositionalFiller:
             after: list[tuple[str, str]] = []
             position = at + 1
             while (attribute := self._attribute_at(raw, position)) is not None:
+                if after and _word(raw, position + 1) == "or":
+                    break  # "the horse that is standing brown or white": the question's choice
                 after.append(attribute)
                 position += 1
                 if _word(raw, position) == "and" and self._attribute_at(raw, position + 1) is not None:

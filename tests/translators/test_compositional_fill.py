@@ -106,3 +106,21 @@ def test_a_nouns_possessive_names_the_thing_of_that_noun(composer):
         "query(unique(relate(select(scene(), baby), hair, of, subject)), color)"
     )
     assert composer.filler.raw_slots("What's on the table?")[:2] == [("what", None), ("is", None)]
+
+
+def test_an_attribute_before_or_is_the_questions_choice_not_the_references(composer):
+    # "that is standing" describes the horse; "brown or white" is what the question asks.
+    assert nested(composer, "Is the horse that is standing brown or white?") == (
+        "choose_attr(unique(filter(select(scene(), horse), pose, standing)), color, brown, white)"
+    )
+
+
+def test_a_category_after_its_article_is_what_is_asked_not_an_object():
+    # "the material of the bowl": the bowl's material, not an object called material.
+    example = Example(
+        "m1", "What is the material of the cup?", parse_nested("query(unique(select(scene(), cup)), material)")
+    )
+    materials = CompositionalFiller(TemplateFiller(ExampleBank([example]), bundled_ontology()))
+    assert nested(materials, "What is the material of the bowl near the vegetables?") == (
+        "query(unique(relate(select(scene(), vegetables), bowl, near, subject)), material)"
+    )
