@@ -34,6 +34,7 @@ from clingo import ast
 
 from theory.data_text import SceneText, symbols_of
 from theory.entailment import Entailments
+from theory.flat import FLAT_PREDICATES
 from theory.operations import OPERATIONS, Kind
 from theory.program import Program, ProgramError, Step
 from theory.relevance import Theory
@@ -121,7 +122,7 @@ def _diagnosis_theory(entailment: bool) -> Theory:
     # come from the scene itself (`_scene_view`): shown too, a weighted scene's 756 atoms were
     # read back for each of the ~800 models of the enumeration (0.1-0.2 s a why-not answer).
     ast.parse_string("state(S,O) :- unique(S,D), state(D,O). #show state/2. #show value/2.", kept.append)
-    return Theory(kept)
+    return Theory(kept, unfold=FLAT_PREDICATES)
 
 
 def _ground(program: Program, scene: SceneFacts | SceneText, entailments: Entailments | None) -> clingo.Control:

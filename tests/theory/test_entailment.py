@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import clingo
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from theory import solve
 from theory.entailment import (
+    Entailments,
     EntailmentTableError,
     build_entailments,
     bundled_entailments,
@@ -124,3 +126,19 @@ def test_a_specific_scene_relation_answers_the_general_one_asked_exactly():
     assert "has_rel(1,sitting_on,3)" in found[0].support.facts  # the scene's own fact
     assert solve(on, KITCHEN).answers == ()  # without a table only the exact word answers
     assert TABLE.specialisations("on") == ["sitting_on"] and TABLE.specialisations("sitting_on") == []
+
+
+@pytest.mark.parametrize("asked", [{"kitten"}, {"man", "name"}, {"chair", "on", "subject"}, {"sitting_on", "cat"}])
+def test_the_rows_as_text_and_their_words_are_those_of_the_row_facts(asked):
+    table = bundled_entailments()
+    rows = table.facts(asked)
+    text = table.facts_text(asked)
+    assert text is not None and sorted(clingo.parse_term(f"({text.replace('.', ',')})").arguments) == sorted(rows)
+    relations, values = table.words(asked)
+    assert relations == {str(a) for r in rows if r.name == "rel_entails" for a in r.arguments[:2]}
+    assert values == {str(a) for r in rows if r.name == "attr_entails" for a in r.arguments[:2]}
+
+
+def test_rows_with_a_word_that_is_no_plain_constant_are_not_given_as_text():
+    table = Entailments(attributes={("t-shirt", "clothing"): 100})
+    assert table.facts_text({"t-shirt"}) is None and len(table.facts({"t-shirt"})) == 1
