@@ -509,25 +509,116 @@ def narrowed(
     # and has_attr(O,A,S) only for an S of a row), so the rows' words are kept too. Only certain
     # facts without strings or comments: there a predicate name and its parenthesis can only begin
     # a statement, which ends at the next period.
-    if scene.weighted_count or '"' in scene.text or "%" in scene.text:
+    if scene.weighted_count:
+        return _narrowed_choices(scene, *_named_words(program, entailed), reads) if words else scene
+    if '"' in scene.text or "%" in scene.text:
         return scene
     if not words:
         names = tuple(sorted(name for name, arity in scene.signatures if (name, arity) not in reads))
         pattern = _unread_facts(names)
         return scene if pattern is None else replace(scene, text=pattern.sub("", scene.text))
-    middle: set[str] = set()
-    last: set[str] = set()
+    middle, last, every_category = _named_words(program, entailed)
+    facts = _named_facts(scene.text, middle, last, scene.signatures & reads, every_category)
+    return replace(scene, text="".join(f"{fact}.\n" for fact in facts))
+
+
+def _named_words(
+    program: Program, entailed: tuple[frozenset[str], frozenset[str]]
+) -> tuple[frozenset[str], frozenset[str], bool]:
+    """The categories and relations, the classes and values the program's steps and the entailment
+    rows name, and whether a step reads every category."""
+    middle: set[str] = set(entailed[0])
+    last: set[str] = set(entailed[1])
     for step in program.steps:
         for role, argument in zip(OPERATIONS[step.operation].arguments, step.arguments):
             if role in _MIDDLE_ROLES:
                 middle.add(argument)
             elif role in _LAST_ROLES:
                 last.add(argument)
-    middle.update(entailed[0])
-    last.update(entailed[1])
     every_category = any(step.operation in _EVERY_CATEGORY for step in program.steps)
-    facts = _named_facts(scene.text, frozenset(middle), frozenset(last), scene.signatures & reads, every_category)
-    return replace(scene, text="".join(f"{fact}.\n" for fact in facts))
+    return frozenset(middle), frozenset(last), every_category
+
+
+@dataclass(frozen=True)
+class _ChoiceIndex:
+    """The atoms of a weighted scene text (`SceneText.clingo_atoms`, by group) by the words where the
+    theory reads them, and those that stay whatever the program reads."""
+
+    attribute_category: dict[str, list[tuple[int, int]]]
+    attribute_value: dict[str, list[tuple[int, int]]]
+    relation: dict[str, list[tuple[int, int]]]
+    kept: list[tuple[int, int]]
+
+
+_NO_WEIGHT_B = NO_WEIGHT.encode()
+
+
+@lru_cache(maxsize=8)
+def _choice_index(scene: SceneText) -> _ChoiceIndex:
+    index = _ChoiceIndex(defaultdict(list), defaultdict(list), defaultdict(list), [])
+    for group, (predicate, _, atoms) in enumerate(scene.clingo_atoms):
+        choice = predicate.startswith(CHOICE_PREFIX)
+        name = predicate[len(CHOICE_PREFIX) :] if choice else predicate
+        for at, atom in enumerate(atoms):
+            arguments = atom[atom.index(b"(") + 1 : -1].split(b",")
+            if choice:
+                # A choice no rule reads costs nothing only when it is false and paying when true
+                # is no gain: a weight when false or a negative one when true is paid in every
+                # answer, so such an atom stays.
+                *arguments, true, false = arguments
+                if false.strip() != _NO_WEIGHT_B or true.strip().startswith(b"-"):
+                    index.kept.append((group, at))
+                    continue
+            if b'"' in atom or len(arguments) != 3 or name not in ("has_attr", "has_rel"):
+                continue  # kept or dropped with its predicate
+            middle, last = arguments[1].strip().decode(), arguments[2].strip().decode()
+            if name == "has_attr":
+                index.attribute_category[middle].append((group, at))
+                index.attribute_value[last].append((group, at))
+            else:
+                index.relation[middle].append((group, at))
+    return index
+
+
+def _narrowed_choices(
+    scene: SceneText,
+    middle: frozenset[str],
+    last: frozenset[str],
+    every_category: bool,
+    reads: frozenset[tuple[str, int]],
+) -> SceneText:
+    """A weighted scene text without the atoms no kept rule can read (as `narrowed`), but for
+    choices whose weights every answer pays."""
+    # The theory reads a choice's atom as it reads a certain fact; unread, a choice with a weight
+    # only when true is false in every optimal reading, so leaving it out changes no answer or cost.
+    index = _choice_index(scene)
+    attributes, relations = ("has_attr", 3) in reads, ("has_rel", 3) in reads
+    chosen = set(index.kept)
+    for words, by_word, read in (
+        (middle, index.attribute_category, attributes),
+        (last, index.attribute_value, attributes),
+        (middle, index.relation, relations),
+    ):
+        if read:
+            for word in words:
+                chosen.update(by_word.get(word, ()))
+    if every_category and attributes:
+        for category, places in index.attribute_category.items():
+            if category not in STRUCTURAL_CATEGORIES:
+                chosen.update(places)
+    groups = []
+    for group, (predicate, arity, atoms) in enumerate(scene.clingo_atoms):
+        choice = predicate.startswith(CHOICE_PREFIX)
+        name = predicate[len(CHOICE_PREFIX) :] if choice else predicate
+        read = (name, arity - 2 if choice else arity) in reads
+        if read and name not in ("has_attr", "has_rel"):
+            groups.append((predicate, arity, atoms))  # every atom of a predicate the rules read
+            continue
+        strings = () if not read else tuple(a for a in atoms if b'"' in a)  # not indexed: kept
+        kept = tuple(atoms[at] for g, at in sorted(chosen) if g == group) + strings
+        if kept:
+            groups.append((predicate, arity, kept))
+    return replace(scene, clingo_atoms=tuple(groups))
 
 
 def ground_question(

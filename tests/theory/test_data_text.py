@@ -78,7 +78,11 @@ def test_scene_text_given_to_clingo_ranks_as_the_scene_objects(seed, program):
     assert [(a.answer, a.cost, a.support) for a in by_text.answers] == [
         (a.answer, a.cost, a.support) for a in by_objects.answers
     ]
-    assert by_text.stats == by_objects.stats
+    # The text reaches clingo without the facts no kept rule reads (`narrowed`): fewer atoms at most.
+    assert {k: v for k, v in by_text.stats.items() if k != "ground_atoms"} == {
+        k: v for k, v in by_objects.stats.items() if k != "ground_atoms"
+    }
+    assert by_text.stats["ground_atoms"] <= by_objects.stats["ground_atoms"]
 
 
 @pytest.mark.parametrize(

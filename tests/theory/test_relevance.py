@@ -20,7 +20,7 @@ PROGRAMS = [
     "scene(0). select(1, 0, person). filter(2, 1, pose, walking). exist(3, 2). end(3).",
     "scene(0). select(1, 0, dog). filter_any(2, 1, brown). exist(3, 2). end(3).",
     "scene(0). select(1, 0, man). relate(2, 1, clothing, wearing, object). unique(3, 2). query(4, 3, color). end(4).",
-    "scene(0). select(1, 0, dog). relate_any(2, 1, near, subject). unique(3, 2). query(4, 3, name). end(4).",
+    "scene(0). select(1, 0, dog). relate_any(2, 1, near, subject). unique(3, 2). query(4, 3, class). end(4).",
     "scene(0). select(1, 0, car). unique(2, 1). relate_attr(3, 2, car, color). exist(4, 3). end(4).",
     "scene(0). select(1, 0, person). select(2, 0, woman). negate(3, 2, 1). unique(4, 3). query(5, 4, name). end(5).",
     "scene(0). select(1, 0, man). unique(2, 1). verify_rel(3, 2, shirt, wearing, object). end(3).",
@@ -223,3 +223,92 @@ def test_a_narrowed_scene_keeps_the_scene_words_the_entailment_table_reads_for_a
     assert [(a.answer, a.cost, a.approximations) for a in from_text.answers] == [
         (a.answer, a.cost, a.approximations) for a in from_objects.answers
     ]
+
+
+@st.composite
+def tuple_form_scenes(draw) -> str:
+    """Weighted scene text as GS-VQA writes it (`{ a }.` and `:~ a. [W, (TERMS)]`), with some atoms
+    weighted when false too or with a negative weight when true (those every answer pays)."""
+    lines = []
+    objects = draw(st.integers(2, 6))
+    for oid in range(objects):
+        name = draw(st.sampled_from(["car", "man", "dog", "shirt", "ball"]))
+        lines.append(
+            f"object(o{oid}). has_attr(o{oid}, class, {name}). has_obj_weight(o{oid}, {draw(st.integers(0, 900))})."
+        )
+        for category, value in draw(st.lists(st.sampled_from(_UNCERTAIN), min_size=1, max_size=4, unique=True)):
+            lines.append(_uncertain(draw, f"has_attr(o{oid},{category},{value})", (f"o{oid}", category, value)))
+    for _ in range(draw(st.integers(0, 6))):
+        a, b = draw(st.integers(0, objects - 1)), draw(st.integers(0, objects - 1))
+        relation = draw(st.sampled_from(["near", "wearing", "on", "behind"]))
+        lines.append(_uncertain(draw, f"has_rel(o{a},{relation},o{b})", (f"o{a}", relation, f"o{b}")))
+    if draw(st.booleans()):
+        lines.append("exclusive(color).")
+    return "\n".join(lines)
+
+
+_UNCERTAIN = [("color", "red"), ("color", "white"), ("color", "blue"), ("pose", "walking"), ("size", "small")]
+
+
+def _uncertain(draw, atom: str, terms: tuple[str, ...]) -> str:
+    kind = draw(st.sampled_from(["true", "true", "true", "false too", "negative", "none"]))
+    weight = draw(st.integers(0, 3000))
+    text = f"{{ {atom} }}."
+    if kind in ("true", "false too"):
+        text += f"\n:~ {atom}. [{weight}, ({', '.join(terms)})]"
+    if kind == "false too":
+        text += f"\n:~ not {atom}. [{draw(st.integers(1, 3000))},{atom},0]"
+    if kind == "negative":
+        text += f"\n:~ {atom}. [-{weight + 1}, ({', '.join(terms)})]"
+    return text
+
+
+@settings(max_examples=60, deadline=None)
+@given(program=st.sampled_from(PROGRAMS), text=tuple_form_scenes())
+def test_a_weighted_text_narrowed_to_the_programs_words_answers_as_its_objects(program, text):
+    # Choices no kept rule reads are left out unless every answer pays their weights.
+    scene = SceneFacts.from_asp(text)
+    printed = {str(fact) for fact in scene.facts} | {str(atom) for atom in scene.weighted}
+    for table in (None, bundled_entailments()):
+        from_text = solve(program, text, top_k=5, entailments=table)
+        from_objects = solve(program, scene, top_k=5, entailments=table)
+        assert from_text.status == from_objects.status
+        assert [(a.answer, a.cost) for a in from_text.answers] == [(a.answer, a.cost) for a in from_objects.answers]
+        for answer in from_text.answers:
+            assert set(answer.support.facts) <= printed
+
+
+TUPLE_TEXT = """object(o0). has_attr(o0, class, dog). object(o1). has_attr(o1, class, man).
+object(o2). has_attr(o2, class, car).
+{ has_rel(o1,near,o0) }.
+:~ has_rel(o1,near,o0). [300, (o1, near, o0)]
+{ has_rel(o2,near,o0) }.
+:~ has_rel(o2,near,o0). [900, (o2, near, o0)]
+{ has_rel(o1,behind,o2) }.
+:~ has_rel(o1,behind,o2). [5, (o1, behind, o2)]
+{ has_attr(o0,color,white) }.
+:~ has_attr(o0,color,white). [200, (o0, color, white)]
+{ has_attr(o0,color,brown) }.
+:~ has_attr(o0,color,brown). [100, (o0, color, brown)]
+{ has_attr(o2,color,red) }.
+:~ has_attr(o2,color,red). [400, (o2, color, red)]
+:~ not has_attr(o2,color,red). [700,has_attr(o2,color,red),0]"""
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "scene(0). select(1, 0, dog). relate_any(2, 1, near, subject). unique(3, 2). query(4, 3, class). end(4).",
+        "scene(0). select(1, 0, dog). unique(2, 1). query(3, 2, color). end(3).",
+        "scene(0). select(1, 0, man). unique(2, 1). verify_rel(3, 2, car, behind, object). end(3).",
+    ],
+)
+def test_a_weighted_text_keeps_the_choices_the_program_reads_and_those_every_answer_pays(program):
+    from_text, from_objects = (
+        solve(program, TUPLE_TEXT, top_k=5),
+        solve(program, SceneFacts.from_asp(TUPLE_TEXT), top_k=5),
+    )
+    assert from_text.answers and [(a.answer, a.cost) for a in from_text.answers] == [
+        (a.answer, a.cost) for a in from_objects.answers
+    ]
+    assert all(a.cost[-1] >= 400 for a in from_text.answers)  # the red car's either way, in every answer
