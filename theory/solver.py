@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import lru_cache
 from importlib import resources
+from typing import Protocol, TypeVar
 
 import clingo
 from clingo import ast
@@ -373,6 +374,45 @@ _ATTRIBUTE_FACT = re.compile(r"\.(has_attr\([^,()]*,([^,()]*),[^()]*\))")
 _EVERY_CATEGORY = frozenset({"common"})
 
 
+_Place = TypeVar("_Place")
+
+
+class _WordIndex(Protocol[_Place]):
+    """Where has_attr facts stand by category and by value, has_rel facts by relation."""
+
+    @property
+    def attribute_category(self) -> dict[str, list[_Place]]: ...
+    @property
+    def attribute_value(self) -> dict[str, list[_Place]]: ...
+    @property
+    def relation(self) -> dict[str, list[_Place]]: ...
+
+
+def _named_places(
+    index: _WordIndex[_Place],
+    middle: frozenset[str],
+    last: frozenset[str],
+    attributes: bool,
+    relations: bool,
+    every_category: bool,
+) -> set[_Place]:
+    """The places of the has_attr and has_rel facts the theory reads for the words named (see `narrowed`)."""
+    chosen: set[_Place] = set()
+    for words, by_word, read in (
+        (middle, index.attribute_category, attributes),
+        (last, index.attribute_value, attributes),
+        (middle, index.relation, relations),
+    ):
+        if read:
+            for word in words:
+                chosen.update(by_word.get(word, ()))
+    if every_category and attributes:
+        for category, places in index.attribute_category.items():
+            if category not in STRUCTURAL_CATEGORIES:
+                chosen.update(places)
+    return chosen
+
+
 @dataclass(frozen=True)
 class _FactIndex:
     """The facts of a compact scene text (in text order) by the words where the theory reads them."""
@@ -447,20 +487,9 @@ def _named_facts(
         if kept:
             _keep_index(text, index)
     if isinstance(index, _FactIndex):
-        chosen: set[int] = set()
-        for words, by_word, read in (
-            (middle, index.attribute_category, attributes),
-            (last, index.attribute_value, attributes),
-            (middle, index.relation, relations),
-            (others, index.predicate, True),
-        ):
-            if read:
-                for word in words:
-                    chosen.update(by_word.get(word, ()))
-        if every_category and attributes:
-            for category, positions in index.attribute_category.items():
-                if category not in STRUCTURAL_CATEGORIES:
-                    chosen.update(positions)
+        chosen = _named_places(index, middle, last, attributes, relations, every_category)
+        for name in others:
+            chosen.update(index.predicate.get(name, ()))
         return [index.facts[position] for position in sorted(chosen)]
     found: dict[int, str] = {}
     probes = [(f",{word},", relations) for word in middle] + [(f",{word})", False) for word in last]
@@ -593,19 +622,7 @@ def _narrowed_choices(
     # only when true is false in every optimal reading, so leaving it out changes no answer or cost.
     index = _choice_index(scene)
     attributes, relations = ("has_attr", 3) in reads, ("has_rel", 3) in reads
-    chosen = set(index.kept)
-    for words, by_word, read in (
-        (middle, index.attribute_category, attributes),
-        (last, index.attribute_value, attributes),
-        (middle, index.relation, relations),
-    ):
-        if read:
-            for word in words:
-                chosen.update(by_word.get(word, ()))
-    if every_category and attributes:
-        for category, places in index.attribute_category.items():
-            if category not in STRUCTURAL_CATEGORIES:
-                chosen.update(places)
+    chosen = _named_places(index, middle, last, attributes, relations, every_category) | set(index.kept)
     groups = []
     for group, (predicate, arity, atoms) in enumerate(scene.clingo_atoms):
         choice = predicate.startswith(CHOICE_PREFIX)
