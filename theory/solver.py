@@ -424,17 +424,18 @@ class _FactIndex:
     predicate: dict[str, list[int]]  # every fact by its predicate
 
 
-# The first time a text is asked about with up to this many words, its facts are found by
-# `str.find` on the text (0.07 ms on a whole scene graph for a question's dozen words); with more,
-# as with the entailment table's 40-70 words (0.5-0.8 ms by `str.find`), and when it is asked
-# about again, through an index of the text (0.3 ms to build, 0.02 to use), kept per text.
+# Up to this many words a question's facts are found by `str.find` on the text (0.07 ms on a whole
+# scene graph for a question's dozen words); with more, as with the entailment table's 40-70 words
+# (0.5-0.8 ms by `str.find`), or from the third question about one text on, through an index of the
+# text (0.3 ms to build, 0.02 to use), kept per text. (Built at the first or second question, it
+# cost more than it saved where a text is asked about twice, as a question at top-1 and top-5.)
 _PROBED_WORDS = 16
-_INDEXES: dict[str, _FactIndex | None] = {}  # None: seen once, no index yet
+_INDEXED_FROM = 3
+_INDEXES: dict[str, _FactIndex | int] = {}  # an index, or how often the text was asked about
 _INDEXES_KEPT = 8
-_UNSEEN = object()
 
 
-def _keep_index(compact: str, index: _FactIndex | None) -> None:
+def _keep_index(compact: str, index: _FactIndex | int) -> None:
     if compact not in _INDEXES and len(_INDEXES) >= _INDEXES_KEPT:
         _INDEXES.pop(next(iter(_INDEXES)), None)
     _INDEXES[compact] = index
@@ -477,15 +478,12 @@ def _named_facts(
     others = tuple(
         sorted(name for name, _ in reads if name in SCENE_PREDICATES and name not in ("has_attr", "has_rel"))
     )
-    index = _INDEXES.get(text, _UNSEEN) if kept else _UNSEEN
-    if index is _UNSEEN and len(middle) + len(last) <= _PROBED_WORDS:
+    index = _INDEXES.get(text, 0) if kept else 0
+    if not isinstance(index, _FactIndex):
+        if index + 1 >= _INDEXED_FROM or len(middle) + len(last) > _PROBED_WORDS:
+            index = _fact_index(text)
         if kept:
-            _keep_index(text, None)  # a text asked about again gets its index
-        index = None
-    elif index is _UNSEEN or index is None:
-        index = _fact_index(text)
-        if kept:
-            _keep_index(text, index)
+            _keep_index(text, index + 1 if isinstance(index, int) else index)
     if isinstance(index, _FactIndex):
         chosen = _named_places(index, middle, last, attributes, relations, every_category)
         for name in others:
