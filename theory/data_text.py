@@ -211,7 +211,8 @@ class SceneText:
             # may hold anything a fact does).
             data = self.text.encode("utf-8")
             found = _grammar(tuple(sorted(self.signatures)), False).token.findall(data)
-            return [fact for fact, *_ in found if fact and fact[: fact.index(b"(")].strip() in _encoded(names)]
+            wanted = frozenset(name.encode() for name in names)
+            return [fact for fact, *_ in found if fact and fact[: fact.index(b"(")].strip() in wanted]
         atoms = []
         for predicate, _, texts in self.clingo_atoms:
             if predicate.startswith(CHOICE_PREFIX) and predicate[len(CHOICE_PREFIX) :] in names:
@@ -233,10 +234,6 @@ class SceneText:
         return [
             (name, arity, (b"(%s,)" % b",".join(atoms)).decode("utf-8")) for name, arity, atoms in self.clingo_atoms
         ]
-
-
-def _encoded(names: frozenset[str]) -> frozenset[bytes]:
-    return frozenset(name.encode() for name in names)
 
 
 @lru_cache(maxsize=8)

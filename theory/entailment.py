@@ -72,14 +72,14 @@ class Entailments:
     def facts_text(self, asked: Collection[str]) -> str | None:
         """The rows `facts(asked)` gives as program text, or None where a word is no plain constant."""
         key = frozenset(asked)
-        kept = self._text_asked.get(key, "")
-        if kept == "":
-            facts = self.facts(key)
-            text = "".join(f"{fact}.\n" for fact in facts)
-            kept = text if all(_PLAIN.fullmatch(str(a)) for f in facts for a in f.arguments[:2]) else None
-            self._text_asked[key] = kept
-            if len(self._text_asked) > 4096:
-                self._text_asked.clear()
+        if key in self._text_asked:
+            return self._text_asked[key]
+        facts = self.facts(key)
+        text = "".join(f"{fact}.\n" for fact in facts)
+        kept = text if all(_PLAIN.fullmatch(str(a)) for f in facts for a in f.arguments[:2]) else None
+        if len(self._text_asked) >= 4096:  # distinct word sets of questions: a few thousand at most
+            self._text_asked.clear()
+        self._text_asked[key] = kept
         return kept
 
     @cached_property

@@ -580,8 +580,17 @@ class _ChoiceIndex:
 _NO_WEIGHT_B = NO_WEIGHT.encode()
 
 
-@lru_cache(maxsize=8)
 def _choice_index(scene: SceneText) -> _ChoiceIndex:
+    """The index of a weighted scene text's atoms, kept for the last few texts of the kept size."""
+    return _kept_choice_index(scene) if len(scene.text) <= KEPT_SCENE_CHARS else _index_choices(scene)
+
+
+@lru_cache(maxsize=8)
+def _kept_choice_index(scene: SceneText) -> _ChoiceIndex:
+    return _index_choices(scene)
+
+
+def _index_choices(scene: SceneText) -> _ChoiceIndex:
     index = _ChoiceIndex(defaultdict(list), defaultdict(list), defaultdict(list), [])
     for group, (predicate, _, atoms) in enumerate(scene.clingo_atoms):
         choice = predicate.startswith(CHOICE_PREFIX)
