@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from app.components import (
     Components,
@@ -95,6 +95,10 @@ class VerifyOutcome:
     timings: dict[str, float]
     translation: TranslationOutcome | None = None
     representation: str = "flat"  # the syntax the program is shown in
+
+
+# What reading scene facts gives: objects (`SceneFacts.from_asp`) or, for `solve`, text (`read_scene`).
+SceneT = TypeVar("SceneT", bound="SceneFacts | SceneText")
 
 
 @dataclass(frozen=True)
@@ -368,11 +372,7 @@ class Pipeline:
         started = time.perf_counter()
         detections: list[dict[str, Any]] = []
         if scene_facts is not None:
-            self._check_text_size(scene_facts)
-            try:
-                scene = SceneFacts.from_asp(scene_facts)
-            except ProgramError as exc:
-                raise PipelineError("invalid_input", f"scene_facts: {exc}") from None
+            scene = self._read_scene_facts(scene_facts, SceneFacts.from_asp)
         elif scene_graph is not None:
             self._check_graph_size(scene_graph)
             try:
@@ -391,13 +391,17 @@ class Pipeline:
         third less time than building the symbols of a whole scene graph's facts, half for a
         weighted scene's), other text through the reader that explains errors."""
         started = time.perf_counter()
-        self._check_text_size(scene_facts)
-        try:
-            scene = read_scene(scene_facts)
-        except ProgramError as exc:
-            raise PipelineError("invalid_input", f"scene_facts: {exc}") from None
+        scene = self._read_scene_facts(scene_facts, read_scene)
         timings["scene"] = time.perf_counter() - started
         return scene
+
+    def _read_scene_facts(self, text: str, reader: Callable[[str], SceneT]) -> SceneT:
+        """`reader` on scene facts within the size limit; its errors as the API's invalid input."""
+        self._check_text_size(text)
+        try:
+            return reader(text)
+        except ProgramError as exc:
+            raise PipelineError("invalid_input", f"scene_facts: {exc}") from None
 
     def _check_graph_size(self, graph: Mapping[str, Any]) -> None:
         # Counted before encoding: a graph of 600 objects related to each other takes minutes to

@@ -435,10 +435,10 @@ _INDEXES: dict[str, _FactIndex | int] = {}  # an index, or how often the text wa
 _INDEXES_KEPT = 8
 
 
-def _keep_index(compact: str, index: _FactIndex | int) -> None:
-    if compact not in _INDEXES and len(_INDEXES) >= _INDEXES_KEPT:
+def _keep_index(text: str, index: _FactIndex | int) -> None:
+    if text not in _INDEXES and len(_INDEXES) >= _INDEXES_KEPT:
         _INDEXES.pop(next(iter(_INDEXES)), None)
-    _INDEXES[compact] = index
+    _INDEXES[text] = index
 
 
 _FACT = re.compile(r"\.(([a-z][A-Za-z0-9_']*)\(([^()]*)\))")
@@ -472,18 +472,19 @@ def _named_facts(
     # the value of has_attr), and each fact runs from the period before it to the next. str.find
     # scans in C: a dozen words cost less than one pass of a pattern made for them (compiling
     # one costs 0.5 ms, for every question with new words).
-    kept = len(text) <= KEPT_SCENE_CHARS
+    given, kept = text, len(text) <= KEPT_SCENE_CHARS
     text = _compact(text) if kept else "." + text.translate(_BLANKS)
     attributes, relations = ("has_attr", 3) in reads, ("has_rel", 3) in reads
     others = tuple(
         sorted(name for name, _ in reads if name in SCENE_PREDICATES and name not in ("has_attr", "has_rel"))
     )
-    index = _INDEXES.get(text, 0) if kept else 0
+    # Kept by the text as given: its hash is already known (the reading is kept by it too).
+    index = _INDEXES.get(given, 0) if kept else 0
     if not isinstance(index, _FactIndex):
         if index + 1 >= _INDEXED_FROM or len(middle) + len(last) > _PROBED_WORDS:
             index = _fact_index(text)
         if kept:
-            _keep_index(text, index + 1 if isinstance(index, int) else index)
+            _keep_index(given, index + 1 if isinstance(index, int) else index)
     if isinstance(index, _FactIndex):
         chosen = _named_places(index, middle, last, attributes, relations, every_category)
         for name in others:
@@ -630,6 +631,9 @@ def _narrowed_choices(
     index = _choice_index(scene)
     attributes, relations = ("has_attr", 3) in reads, ("has_rel", 3) in reads
     chosen = _named_places(index, middle, last, attributes, relations, every_category) | set(index.kept)
+    by_group: dict[int, list[int]] = defaultdict(list)
+    for group, at in sorted(chosen):
+        by_group[group].append(at)
     groups = []
     for group, (predicate, arity, atoms) in enumerate(scene.clingo_atoms):
         choice = predicate.startswith(CHOICE_PREFIX)
@@ -639,7 +643,7 @@ def _narrowed_choices(
             groups.append((predicate, arity, atoms))  # every atom of a predicate the rules read
             continue
         strings = () if not read else tuple(a for a in atoms if b'"' in a)  # not indexed: kept
-        kept = tuple(atoms[at] for g, at in sorted(chosen) if g == group) + strings
+        kept = tuple(atoms[at] for at in by_group.get(group, ())) + strings
         if kept:
             groups.append((predicate, arity, kept))
     return replace(scene, clingo_atoms=tuple(groups))
