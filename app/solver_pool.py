@@ -32,6 +32,7 @@ from typing import Any
 
 from pebble import ProcessExpired, ProcessPool
 
+from app.components import keep_loaded
 from app.config import Settings
 from app.errors import PipelineError
 from app.pipeline import Pipeline, SceneAnswer
@@ -93,6 +94,7 @@ def _start_worker(settings: Settings) -> None:
         pipeline.components.scene_graph_encoder  # noqa: B018 - loads the taxonomy (WordNet)
     except PipelineError as exc:  # said again, per request, by the part that is missing
         log.warning("solver worker: %s", exc.message)
+    keep_loaded()
     _pipeline = pipeline
 
 

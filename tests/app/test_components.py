@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import pytest
@@ -62,3 +63,16 @@ def test_a_calibration_holds_for_the_fill_rules_that_made_its_confidences(compon
     alone = components.confidence_settings(components.translation_settings({"template_fill": False}))
     assert filled["fill_rules"] == FILL_RULES_VERSION and "fill_rules" not in alone
     assert filled["confidence_weights"] == alone["confidence_weights"]
+
+
+def test_warm_up_leaves_the_loaded_parts_out_of_full_collections(components):
+    # A full collection walks every tracked object: in a loaded process, WordNet and the bank.
+    gc.unfreeze()
+    try:
+        components.warm_up()
+        frozen = gc.get_freeze_count()
+        assert frozen > 100_000  # the bank and WordNet, not a handful of objects
+        gc.collect()
+        assert gc.get_freeze_count() == frozen  # a collection leaves them where they are
+    finally:
+        gc.unfreeze()
