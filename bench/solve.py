@@ -46,6 +46,7 @@ from clingo import Function  # noqa: E402
 
 from theory import SceneFacts, SolveStatus, format_flat, solve  # noqa: E402
 from theory.scene_facts import WeightedAtom, likelihood_weight  # noqa: E402
+from theory.solver import read_scene  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 GQA_DIR = Path(os.environ.get("ASPVQA_GQA_DIR", ROOT / "../shared/data/gqa"))
@@ -264,6 +265,10 @@ def measure(name: str, kind: str, cases: list[Case], repeats: int, golds: list[s
                 for path, given in (("objects", scene), ("text", text), ("new_text", "\n" * fresh + text)):
                     if path not in paths:
                         continue
+                    if path == "text":
+                        # Asked again: the process has read this text before (a case's own scene
+                        # text, as the asp-oracle's, would otherwise be new at top-1).
+                        read_scene(given)
                     started = time.perf_counter()
                     result = solve(program, given, top_k=k)
                     times[f"{path}_top{k}"].append((time.perf_counter() - started) * 1000)

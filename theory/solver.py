@@ -646,7 +646,11 @@ def _narrowed_choices(
         kept = tuple(atoms[at] for at in by_group.get(group, ())) + strings
         if kept:
             groups.append((predicate, arity, kept))
-    return replace(scene, clingo_atoms=tuple(groups))
+    # Choice rules only for predicates with choices left: rules over none ground to nothing, and
+    # clingo says so in a message per rule.
+    left = {predicate for predicate, _, _ in groups}
+    predicates = tuple(p for p in scene.weighted_predicates if CHOICE_PREFIX + p[0] in left)
+    return replace(scene, clingo_atoms=tuple(groups), weighted_predicates=predicates)
 
 
 def ground_question(
