@@ -44,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from clingo import Function  # noqa: E402
 
+from bench._machine import machine_check  # noqa: E402
 from theory import SceneFacts, SolveStatus, format_flat, solve  # noqa: E402
 from theory.scene_facts import WeightedAtom, likelihood_weight  # noqa: E402
 from theory.solver import read_scene  # noqa: E402
@@ -321,6 +322,7 @@ def targets(kind: str) -> dict[str, float | None]:
 def main() -> int:
     rng = random.Random(7)
     solve(random_program(rng), perfect_scene(rng, 20, 40))  # warm-up: imports, theory, patterns
+    machine = {"start": machine_check()}
     rows = []
     if (GQA_DIR / "scene_graphs" / "val_sceneGraphs_sample.json").is_file():
         cases, golds = gqa_cases(whole_graph=False)
@@ -376,11 +378,14 @@ def main() -> int:
             f"{row['other_witness_of_a_tie']} answers with another equally cheap witness"
         )
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    machine["end"] = machine_check()
     print(f"load average {load}; {os.cpu_count()} cores (timings on a busy machine run long)")
+    print(f"machine check (fixed work, p50 ms; bench/_machine.py): start {machine['start']}, end {machine['end']}")
     out = Path(__file__).parent / "results" / "solve.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps({
         "machine": platform.machine(), "python": platform.python_version(), "cores": os.cpu_count(), "load_average": load,
+        "machine_check": machine,
         "reference": {"source": "issue 16 (GS-VQA theory, clingo, not available here)", **REFERENCE}, "rows": rows,
     }, indent=2) + "\n")  # fmt: skip
     print(f"wrote {out}")
