@@ -39,7 +39,7 @@ from theory.operations import OPERATIONS, Kind
 from theory.program import Program, ProgramError, Step
 from theory.relevance import Theory
 from theory.scene_facts import SceneFacts
-from theory.solver import KEPT_SCENE_CHARS, ground_question, printed, read_scene, theory_statements
+from theory.solver import KEPT_SCENE_CHARS, KEPT_SCENE_TEXTS, ground_question, printed, read_scene, theory_statements
 
 NEAREST = 3  # words the scene has, shown in place of a missing one
 _NAMES_SHOWN = 3
@@ -180,7 +180,7 @@ def _scene_view(scene: SceneFacts | SceneText) -> _Scene:
     return view
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=KEPT_SCENE_TEXTS)
 def _text_view(scene: SceneText) -> _Scene:
     """The words of a scene given as text (read once per text: several questions ask one scene)."""
     return _read_text_view(scene)

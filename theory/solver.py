@@ -337,16 +337,17 @@ def read_scene(text: str) -> SceneFacts | SceneText:
 
 # Several questions are asked of one scene (GQA asks about 10 per image): the reading of the last
 # few scene texts is kept (a `SceneText` is immutable), which is a third of a whole scene graph's
-# solve. Up to this size: at most a few megabytes per process.
+# solve. Of this many texts, each up to this size: at most a few megabytes per process.
+KEPT_SCENE_TEXTS = 8
 KEPT_SCENE_CHARS = 1 << 19
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=KEPT_SCENE_TEXTS)
 def _plain_kept(text: str) -> SceneText | None:
     return plain_scene(text, SCENE_PREDICATES)
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=KEPT_SCENE_TEXTS)
 def _compact(text: str) -> str:
     """Scene text without blanks, after a period (kept per text, as the reading is)."""
     return "." + text.translate(_BLANKS)
@@ -432,7 +433,7 @@ class _FactIndex:
 _PROBED_WORDS = 16
 _INDEXED_FROM = 3
 _INDEXES: dict[str, _FactIndex | int] = {}  # an index, or how often the text was asked about
-_INDEXES_KEPT = 8
+_INDEXES_KEPT = KEPT_SCENE_TEXTS
 
 
 def _keep_index(text: str, index: _FactIndex | int) -> None:
@@ -586,7 +587,7 @@ def _choice_index(scene: SceneText) -> _ChoiceIndex:
     return _kept_choice_index(scene) if len(scene.text) <= KEPT_SCENE_CHARS else _index_choices(scene)
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=KEPT_SCENE_TEXTS)
 def _kept_choice_index(scene: SceneText) -> _ChoiceIndex:
     return _index_choices(scene)
 
