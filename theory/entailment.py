@@ -19,7 +19,6 @@ Example:
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from functools import cache, cached_property
@@ -31,7 +30,7 @@ import clingo
 from theory.scene_facts import asp_constant
 
 KINDS = ("relation", "attribute")
-_PLAIN = re.compile(r"[a-z][A-Za-z0-9_]*")  # a constant clingo reads back as itself
+ENTAILMENT_PREDICATES = ("rel_entails", "attr_entails")  # one of arity 3 per kind, in KINDS' order
 DEFAULT_PROBABILITY = 0.5
 
 
@@ -56,36 +55,22 @@ class Entailments:
         other specific words tell the theory which objects already have a more specific word):
         grounding the whole table would cost more than the solve.
         """
+        return [fact for facts in self.facts_by_predicate(asked).values() for fact in facts]
+
+    def facts_by_predicate(self, asked: Collection[str] | None = None) -> dict[str, list[clingo.Symbol]]:
+        """`facts(asked)` by predicate name, made once per set of asked words (do not change them)."""
         key = None if asked is None else frozenset(asked)
         kept = self._facts_asked.get(key)
         if kept is None:
             kept = self._facts_asked[key] = self._facts(key)
             if len(self._facts_asked) > 4096:  # distinct word sets of questions: a few thousand at most
                 self._facts_asked.clear()
-        return list(kept)
-
-    @cached_property
-    def _facts_asked(self) -> dict[frozenset[str] | None, list[clingo.Symbol]]:
-        # Symbols are immutable; the rows of one set of asked words are made once (1 ms each time).
-        return {}
-
-    def facts_text(self, asked: Collection[str]) -> str | None:
-        """The rows `facts(asked)` gives as program text, or None where a word is no plain constant."""
-        key = frozenset(asked)
-        if key in self._text_asked:
-            return self._text_asked[key]
-        facts = self.facts(key)
-        text = "".join(f"{fact}.\n" for fact in facts)
-        kept = text if all(_PLAIN.fullmatch(str(a)) for f in facts for a in f.arguments[:2]) else None
-        if len(self._text_asked) >= 4096:  # distinct word sets of questions: a few thousand at most
-            self._text_asked.clear()
-        self._text_asked[key] = kept
         return kept
 
     @cached_property
-    def _text_asked(self) -> dict[frozenset[str], str | None]:
-        # Parsed with the rest of a question's text in one call: about 1 us a row, where each row
-        # through the backend takes two foreign calls from Python (about 6 us).
+    def _facts_asked(self) -> dict[frozenset[str] | None, dict[str, list[clingo.Symbol]]]:
+        # Symbols are immutable; the rows of one set of asked words are made once (1 ms each time),
+        # and handed to clingo as they are (`theory.solver`: parsing them as text cost 3 us a row).
         return {}
 
     def words(self, asked: Collection[str]) -> tuple[frozenset[str], frozenset[str]]:
@@ -116,13 +101,14 @@ class Entailments:
             rows.append([(pair, c) for pair, c in sorted(table.items()) if pair[1] in general])
         return tuple(rows)
 
-    def _facts(self, asked: frozenset[str] | None) -> list[clingo.Symbol]:
-        facts = []
-        for name, rows in zip(("rel_entails", "attr_entails"), self._rows(asked)):
-            facts += [
-                clingo.Function(name, [clingo.Function(s), clingo.Function(g), clingo.Number(c)]) for (s, g), c in rows
-            ]
-        return facts
+    def _facts(self, asked: frozenset[str] | None) -> dict[str, list[clingo.Symbol]]:
+        def row(name: str, specific: str, general: str, cost: int) -> clingo.Symbol:
+            return clingo.Function(name, [clingo.Function(specific), clingo.Function(general), clingo.Number(cost)])
+
+        return {
+            name: [row(name, s, g, c) for (s, g), c in rows]
+            for name, rows in zip(ENTAILMENT_PREDICATES, self._rows(asked))
+        }
 
     def generalisations(self, word: str) -> list[str]:
         """The general words that may stand for `word` (relation or attribute value)."""

@@ -29,7 +29,7 @@ import clingo
 from clingo import ast
 
 from theory.data_text import CHOICE_PREFIX, NO_WEIGHT, SceneText, plain_scene
-from theory.entailment import Entailments
+from theory.entailment import ENTAILMENT_PREDICATES, Entailments
 from theory.flat import (
     FLAT_PREDICATES,
     argument_value,
@@ -134,7 +134,7 @@ _THEORY_WITH_ENTAILMENT = Theory(
     theory_statements("operations.lp", "ranking.lp", "entailment.lp"), unfold=FLAT_PREDICATES
 )
 _SCENE_SIGNATURES = frozenset(SCENE_PREDICATES.items())
-ENTAILMENT_SIGNATURES = frozenset({("rel_entails", 3), ("attr_entails", 3)})
+ENTAILMENT_SIGNATURES = frozenset((name, 3) for name in ENTAILMENT_PREDICATES)
 
 
 def program_facts(program: Program) -> list[clingo.Symbol]:
@@ -210,7 +210,12 @@ class _FactFeed:
         self.by_name = by_name
 
     def scene_fact(self, name: clingo.Symbol) -> list[clingo.Symbol]:
-        return self.facts if self.by_name is None else self.by_name[name.string]
+        own = None if self.by_name is None else self.by_name.get(name.string)
+        return self.facts if own is None else own
+
+    def with_rows(self, rows: dict[str, list[clingo.Symbol]]) -> _FactFeed:
+        """This feed with the entailment rows too, each predicate's to its own rule."""
+        return _FactFeed(self.facts, self.signatures | ENTAILMENT_SIGNATURES, {**(self.by_name or {}), **rows})
 
 
 @lru_cache(maxsize=256)
@@ -672,13 +677,13 @@ def ground_question(
     # certain scene) are left out too.
     given = scene.signatures if isinstance(scene, SceneText) else _SCENE_SIGNATURES
     given |= {(step.operation, FLAT_PREDICATES[step.operation]) for step in program.steps} | {("end", 1)}
-    rows: list[clingo.Symbol] = []
-    rows_text = ""
+    rows: dict[str, list[clingo.Symbol]] = {}
     asked: set[str] = set()
     if entailments:
         asked = {a for step in program.steps for a in step.arguments if bare_constant(a)}
-        rows_text = entailments.facts_text(asked) or ""
-        rows = [] if rows_text else entailments.facts(asked)
+        # As symbols made once per set of words, fed to a rule per predicate: parsing them as text
+        # cost about 3 us a row (40-50 rows a question, twice for a why-not answer).
+        rows = entailments.facts_by_predicate(asked)
         given |= ENTAILMENT_SIGNATURES
     feed = None
     if narrow and isinstance(scene, SceneText):
@@ -690,6 +695,9 @@ def ground_question(
         # Certain facts as symbols already: handed to each fed rule in one callback, where the
         # backend takes two foreign calls from Python per fact (0.3 ms of a GQA question's 100).
         feed = _FactFeed(scene.facts, _SCENE_SIGNATURES & theory.reads(given))
+    scene_fed = feed is not None
+    if rows:
+        feed = (feed or _FactFeed([], frozenset(), {})).with_rows(rows)
     with ast.ProgramBuilder(ctl) as builder:
         # Only the rules this program's operations can use: grounding the rest costs ~4 ms.
         for statement in theory.relevant(given):
@@ -698,9 +706,9 @@ def ground_question(
             for statement in fed_rules(feed.signatures):
                 builder.add(statement)
     # The theory's rules that read one step each come as instances for this program's steps.
-    rules = f"{theory.unfolded(given, program)}\n{rows_text}"
+    rules = theory.unfolded(given, program)
     facts_read = program if theory.reads_program else None
-    if feed is None:
+    if not scene_fed:
         add_scene(ctl, scene, facts_read, rules)
     else:
         if isinstance(scene, SceneText) and scene.weighted_count:
@@ -708,10 +716,6 @@ def ground_question(
         elif isinstance(scene, SceneFacts) and scene.weighted:
             rules = f"{weighted_text(scene)}\n{rules}"  # as `add_scene` hands them over
         ctl.add("base", [], f"{format_flat(facts_read) if facts_read else ''}\n{rules}")
-    if rows:
-        with ctl.backend() as backend:
-            for row in rows:
-                backend.add_rule([backend.add_atom(row)])
     ctl.ground([("base", [])], context=feed)
 
 

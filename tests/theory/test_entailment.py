@@ -129,16 +129,19 @@ def test_a_specific_scene_relation_answers_the_general_one_asked_exactly():
 
 
 @pytest.mark.parametrize("asked", [{"kitten"}, {"man", "name"}, {"chair", "on", "subject"}, {"sitting_on", "cat"}])
-def test_the_rows_as_text_and_their_words_are_those_of_the_row_facts(asked):
+def test_the_rows_by_predicate_and_their_words_are_those_of_the_row_facts(asked):
     table = bundled_entailments()
     rows = table.facts(asked)
-    text = table.facts_text(asked)
-    assert text is not None and sorted(clingo.parse_term(f"({text.replace('.', ',')})").arguments) == sorted(rows)
+    grouped = table.facts_by_predicate(asked)
+    assert sorted(f for facts in grouped.values() for f in facts) == sorted(rows) != []
+    assert all(f.name == name for name, facts in grouped.items() for f in facts)
     relations, values = table.words(asked)
     assert relations == {str(a) for r in rows if r.name == "rel_entails" for a in r.arguments[:2]}
     assert values == {str(a) for r in rows if r.name == "attr_entails" for a in r.arguments[:2]}
 
 
-def test_rows_with_a_word_that_is_no_plain_constant_are_not_given_as_text():
-    table = Entailments(attributes={("t-shirt", "clothing"): 100})
-    assert table.facts_text({"t-shirt"}) is None and len(table.facts({"t-shirt"})) == 1
+def test_rows_are_made_once_per_set_of_asked_words():
+    table = Entailments(attributes={("t-shirt", "clothing"): 100, ("kitten", "cat"): 200})
+    first = table.facts_by_predicate({"t-shirt"})
+    assert first is table.facts_by_predicate(["t-shirt"])  # kept: the solver hands them to clingo as they are
+    assert table.facts({"t-shirt"}) == first["attr_entails"] and first["rel_entails"] == []
