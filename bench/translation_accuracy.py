@@ -116,7 +116,13 @@ class Run:
             + ("|route=1" if self.routed else "")
             + (f"|fill={2 if self.before_grounding else FILL_VERSIONS}" if s.template_fill else "")
             + ("" if self.before_grounding else f"|ground={GROUNDING_VERSION}")
+            + ("" if self.before_grounding else DECODING)
         )
+
+
+# The local model's decoding: with llama.cpp's fused attention (LlamaCppBackend's flash_attn) its
+# logits differ in the last bits, so its translations are records of their own.
+DECODING = "|attn=fused"
 
 
 # What the default run must reach on the test part (semantic equivalence), and its median time.

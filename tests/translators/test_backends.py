@@ -291,6 +291,12 @@ def test_the_warmed_prompt_state_is_kept_and_read_back_on_the_next_start(monkeyp
     started("evaluated").close()  # an unreadable state is evaluated again and replaced
     assert saved.stat().st_size > 1000
 
+    # Without fused attention the KV cache has another layout: its state is one of its own.
+    plain = LlamaCppBackend("smollm2-135m", n_ctx=512, n_threads=1, flash_attn=False)
+    assert plain.warm(request("?", max_tokens=1)) == "evaluated"
+    plain.close()
+    assert len(list((tmp_path / "models").glob("*.state"))) == 2
+
 
 @pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed")
 def test_compiled_grammars_are_bounded_though_every_question_has_its_own():
