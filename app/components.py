@@ -152,8 +152,9 @@ def load_taxonomy_once(taxonomy_dir: str | None) -> CuratedTaxonomy | WordNetTax
 def keep_loaded() -> None:
     """Leave what is loaded now (models, WordNet, the bank, the entailment table) out of the
     collector's full passes, which would otherwise walk it all while a request waits."""
-    # A full collection in a loaded solver worker took 146-175 ms, four times in 3,000 solves
-    # (a request that meets one waits that long); with the loaded objects frozen, 6-37 ms.
+    # A full collection in a loaded solver worker took 150-190 ms, four times in 3,000 solves
+    # (a request that meets one waits that long); with the loaded objects frozen, 6-37 ms
+    # (bench/collection_pause.py).
     gc.collect()
     gc.freeze()
 

@@ -1,7 +1,7 @@
 """Full garbage collections in a loaded solver process, with and without the loaded parts kept out.
 
-A solver worker loads WordNet and the entailment table at start (`app.solver_pool`), about a million
-objects that live as long as the process. Python's full collection walks every tracked object, so a
+A solver worker loads WordNet and the entailment table at start (`app.solver_pool`), about half a
+million tracked objects that live as long as the process. Python's full collection walks every tracked object, so a
 request that meets one waits for the whole walk. `app.components.keep_loaded` (run at the end of a
 worker's start and of `Components.warm_up`) freezes what is loaded, so full passes walk only what
 came after.
@@ -70,7 +70,8 @@ def run(keep: bool) -> dict:
     began = time.perf_counter()
     for request in range(REQUESTS):
         program = parse_flat(random_program(rng))
-        # A new text every few requests, as images come: readings and indexes are kept and dropped.
+        # A new text every few requests, as images come: readings and indexes are kept and dropped
+        # (the fact that makes it new is one no question's rules read).
         text = texts[rng.randrange(len(texts))] + f"\nis_attr(image{request // 4})."
         start = time.perf_counter()
         pipeline.solve_here(program, scene_facts=text, top_k=5)
