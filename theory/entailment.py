@@ -34,6 +34,18 @@ ENTAILMENT_PREDICATES = ("rel_entails", "attr_entails")  # one of arity 3 per ki
 DEFAULT_PROBABILITY = 0.5
 
 
+@dataclass(frozen=True)
+class _AskedRows:
+    """The rows about one set of asked words: as atoms by predicate, and the words they name."""
+
+    facts: dict[str, list[clingo.Symbol]]
+    words: tuple[frozenset[str], frozenset[str]]  # relations, attribute values
+
+
+def _row_facts(name: str, rows: list[tuple[tuple[str, str], int]]) -> list[clingo.Symbol]:
+    return [clingo.Function(name, [clingo.Function(s), clingo.Function(g), clingo.Number(c)]) for (s, g), c in rows]
+
+
 class EntailmentTableError(ValueError):
     """A line of an entailment table that cannot be read."""
 
@@ -59,36 +71,31 @@ class Entailments:
 
     def facts_by_predicate(self, asked: Collection[str] | None = None) -> dict[str, list[clingo.Symbol]]:
         """`facts(asked)` by predicate name, made once per set of asked words (do not change them)."""
-        key = None if asked is None else frozenset(asked)
-        kept = self._facts_asked.get(key)
-        if kept is None:
-            kept = self._facts_asked[key] = self._facts(key)
-            if len(self._facts_asked) > 4096:  # distinct word sets of questions: a few thousand at most
-                self._facts_asked.clear()
-        return kept
-
-    @cached_property
-    def _facts_asked(self) -> dict[frozenset[str] | None, dict[str, list[clingo.Symbol]]]:
-        # Symbols are immutable; the rows of one set of asked words are made once (1 ms each time),
-        # and handed to clingo as they are (`theory.solver`: parsing them as text cost 3 us a row).
-        return {}
+        return self._asked(None if asked is None else frozenset(asked)).facts
 
     def words(self, asked: Collection[str]) -> tuple[frozenset[str], frozenset[str]]:
         """The relations and the attribute values that the rows `facts(asked)` gives name."""
-        key = frozenset(asked)
-        kept = self._words_asked.get(key)
+        return self._asked(frozenset(asked)).words
+
+    def _asked(self, key: frozenset[str] | None) -> _AskedRows:
+        kept = self._rows_asked.get(key)
         if kept is None:
             relations, attributes = self._rows(key)
-            kept = self._words_asked[key] = (
-                frozenset(w for (s, g), _ in relations for w in (s, g)),
-                frozenset(w for (s, g), _ in attributes for w in (s, g)),
+            kept = self._rows_asked[key] = _AskedRows(
+                {name: _row_facts(name, rows) for name, rows in zip(ENTAILMENT_PREDICATES, (relations, attributes))},
+                (
+                    frozenset(w for (s, g), _ in relations for w in (s, g)),
+                    frozenset(w for (s, g), _ in attributes for w in (s, g)),
+                ),
             )
-            if len(self._words_asked) > 4096:
-                self._words_asked.clear()
+            if len(self._rows_asked) > 4096:  # distinct word sets of questions: a few thousand at most
+                self._rows_asked.clear()
         return kept
 
     @cached_property
-    def _words_asked(self) -> dict[frozenset[str], tuple[frozenset[str], frozenset[str]]]:
+    def _rows_asked(self) -> dict[frozenset[str] | None, _AskedRows]:
+        # Symbols are immutable; the rows of one set of asked words are made once (1 ms each time),
+        # and handed to clingo as they are (`theory.solver`: parsing them as text cost 3 us a row).
         return {}
 
     def _rows(self, asked: frozenset[str] | None) -> tuple[list[tuple[tuple[str, str], int]], ...]:
@@ -100,15 +107,6 @@ class Entailments:
                 general |= asked  # an asked general relation holds through its specific ones
             rows.append([(pair, c) for pair, c in sorted(table.items()) if pair[1] in general])
         return tuple(rows)
-
-    def _facts(self, asked: frozenset[str] | None) -> dict[str, list[clingo.Symbol]]:
-        def row(name: str, specific: str, general: str, cost: int) -> clingo.Symbol:
-            return clingo.Function(name, [clingo.Function(specific), clingo.Function(general), clingo.Number(cost)])
-
-        return {
-            name: [row(name, s, g, c) for (s, g), c in rows]
-            for name, rows in zip(ENTAILMENT_PREDICATES, self._rows(asked))
-        }
 
     def generalisations(self, word: str) -> list[str]:
         """The general words that may stand for `word` (relation or attribute value)."""

@@ -27,7 +27,7 @@ import weakref
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache
 
 import clingo
 from clingo import ast
@@ -39,7 +39,7 @@ from theory.operations import OPERATIONS, Kind
 from theory.program import Program, ProgramError, Step
 from theory.relevance import Theory
 from theory.scene_facts import SceneFacts
-from theory.solver import KEPT_SCENE_CHARS, KEPT_SCENE_TEXTS, ground_question, printed, read_scene, theory_statements
+from theory.solver import ground_question, kept_per_text, printed, read_scene, theory_statements
 
 NEAREST = 3  # words the scene has, shown in place of a missing one
 _NAMES_SHOWN = 3
@@ -169,7 +169,7 @@ _VIEWS_KEPT = 64
 def _scene_view(scene: SceneFacts | SceneText) -> _Scene:
     """The words of a whole scene, read once per scene object (a cached encoding serves many requests)."""
     if isinstance(scene, SceneText):
-        return _text_view(scene) if len(scene.text) <= KEPT_SCENE_CHARS else _read_text_view(scene)
+        return _text_view(scene)
     kept = _VIEWS.get(id(scene))
     if kept is not None and kept[0]() is scene:
         return kept[1]
@@ -180,13 +180,9 @@ def _scene_view(scene: SceneFacts | SceneText) -> _Scene:
     return view
 
 
-@lru_cache(maxsize=KEPT_SCENE_TEXTS)
+@kept_per_text
 def _text_view(scene: SceneText) -> _Scene:
     """The words of a scene given as text (read once per text: several questions ask one scene)."""
-    return _read_text_view(scene)
-
-
-def _read_text_view(scene: SceneText) -> _Scene:
     return _results_and_scene(symbols_of(scene.atoms(frozenset({"has_attr", "has_rel"}))))[1]
 
 

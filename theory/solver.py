@@ -18,10 +18,10 @@ from __future__ import annotations
 import re
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from functools import lru_cache
+from functools import lru_cache, wraps
 from importlib import resources
 from typing import Protocol, TypeVar
 
@@ -336,7 +336,7 @@ def _natural(text: str) -> tuple[int, int | str]:
 def read_scene(text: str) -> SceneFacts | SceneText:
     """Scene text for clingo: plain facts as they are, anything else through the reader that
     explains errors (raises `ProgramError`)."""
-    plain = _plain_kept(text) if len(text) <= KEPT_SCENE_CHARS else plain_scene(text, SCENE_PREDICATES)
+    plain = _plain_text(text)
     return plain if plain is not None else SceneFacts.from_asp(text)
 
 
@@ -346,13 +346,30 @@ def read_scene(text: str) -> SceneFacts | SceneText:
 KEPT_SCENE_TEXTS = 8
 KEPT_SCENE_CHARS = 1 << 19
 
+_Text = TypeVar("_Text", str, SceneText)
+_Result = TypeVar("_Result")
 
-@lru_cache(maxsize=KEPT_SCENE_TEXTS)
-def _plain_kept(text: str) -> SceneText | None:
+
+def kept_per_text(function: Callable[[_Text], _Result]) -> Callable[[_Text], _Result]:
+    """A function of one scene text (or of its reading) whose result is kept for the last
+    `KEPT_SCENE_TEXTS` texts of at most `KEPT_SCENE_CHARS` characters; longer ones are computed
+    every time, as a text may be megabytes."""
+    kept = lru_cache(maxsize=KEPT_SCENE_TEXTS)(function)
+
+    @wraps(function)
+    def call(argument: _Text) -> _Result:
+        text = argument if isinstance(argument, str) else argument.text
+        return kept(argument) if len(text) <= KEPT_SCENE_CHARS else function(argument)
+
+    return call
+
+
+@kept_per_text
+def _plain_text(text: str) -> SceneText | None:
     return plain_scene(text, SCENE_PREDICATES)
 
 
-@lru_cache(maxsize=KEPT_SCENE_TEXTS)
+@kept_per_text
 def _compact(text: str) -> str:
     """Scene text without blanks, after a period (kept per text, as the reading is)."""
     return "." + text.translate(_BLANKS)
@@ -458,12 +475,17 @@ def _fact_index(compact: str) -> _FactIndex:
         index.predicate[name].append(at)
         if name == "has_attr" or name == "has_rel":
             _, middle, last = arguments.split(",")
-            if name == "has_attr":
-                index.attribute_category[middle].append(at)
-                index.attribute_value[last].append(at)
-            else:
-                index.relation[middle].append(at)
+            _place_by_words(index, name, middle, last, at)
     return index
+
+
+def _place_by_words(index: _WordIndex[_Place], name: str, middle: str, last: str, place: _Place) -> None:
+    """Where a has_attr(O,middle,last) or has_rel(S,middle,O) fact stands, under the words the theory reads it by."""
+    if name == "has_attr":
+        index.attribute_category[middle].append(place)
+        index.attribute_value[last].append(place)
+    else:
+        index.relation[middle].append(place)
 
 
 def _named_facts(
@@ -479,7 +501,7 @@ def _named_facts(
     # scans in C: a dozen words cost less than one pass of a pattern made for them (compiling
     # one costs 0.5 ms, for every question with new words).
     given, kept = text, len(text) <= KEPT_SCENE_CHARS
-    text = _compact(text) if kept else "." + text.translate(_BLANKS)
+    text = _compact(text)
     attributes, relations = ("has_attr", 3) in reads, ("has_rel", 3) in reads
     others = tuple(
         sorted(name for name, _ in reads if name in SCENE_PREDICATES and name not in ("has_attr", "has_rel"))
@@ -587,21 +609,15 @@ class _ChoiceIndex:
 _NO_WEIGHT_B = NO_WEIGHT.encode()
 
 
+@kept_per_text
 def _choice_index(scene: SceneText) -> _ChoiceIndex:
-    """The index of a weighted scene text's atoms, kept for the last few texts of the kept size."""
-    return _kept_choice_index(scene) if len(scene.text) <= KEPT_SCENE_CHARS else _index_choices(scene)
-
-
-@lru_cache(maxsize=KEPT_SCENE_TEXTS)
-def _kept_choice_index(scene: SceneText) -> _ChoiceIndex:
-    return _index_choices(scene)
-
-
-def _index_choices(scene: SceneText) -> _ChoiceIndex:
+    """The index of a weighted scene text's atoms."""
     index = _ChoiceIndex(defaultdict(list), defaultdict(list), defaultdict(list), [])
     for group, (predicate, _, atoms) in enumerate(scene.clingo_atoms):
         choice = predicate.startswith(CHOICE_PREFIX)
         name = predicate[len(CHOICE_PREFIX) :] if choice else predicate
+        if not choice and name not in ("has_attr", "has_rel"):
+            continue  # certain facts kept or dropped with their predicate
         for at, atom in enumerate(atoms):
             arguments = atom[atom.index(b"(") + 1 : -1].split(b",")
             if choice:
@@ -614,12 +630,7 @@ def _index_choices(scene: SceneText) -> _ChoiceIndex:
                     continue
             if b'"' in atom or len(arguments) != 3 or name not in ("has_attr", "has_rel"):
                 continue  # kept or dropped with its predicate
-            middle, last = arguments[1].strip().decode(), arguments[2].strip().decode()
-            if name == "has_attr":
-                index.attribute_category[middle].append((group, at))
-                index.attribute_value[last].append((group, at))
-            else:
-                index.relation[middle].append((group, at))
+            _place_by_words(index, name, arguments[1].strip().decode(), arguments[2].strip().decode(), (group, at))
     return index
 
 
