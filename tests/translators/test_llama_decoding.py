@@ -6,7 +6,7 @@ import functools
 import importlib.util
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 needs_llama = pytest.mark.skipif(
@@ -19,6 +19,7 @@ needs_model = pytest.mark.skipif(
 
 
 @needs_llama
+@settings(deadline=None)  # the first example imports llama_cpp
 @given(st.lists(st.integers(0, 4), max_size=30), st.integers(1, 8))
 def test_drafts_continue_an_earlier_occurrence_of_the_text_s_last_tokens(history, count):
     from translators.backends.llama_decoding import LONGEST_NGRAM, draft
@@ -42,7 +43,8 @@ def test_drafts_continue_an_earlier_occurrence_of_the_text_s_last_tokens(history
 @needs_model
 def test_the_sampler_chain_and_the_greedy_path_agree_on_grammar_constrained_text():
     """The same text and per-token log-probabilities with and without drafts as through
-    llama-cpp-python's own sampling loop (which applies the grammar to the whole vocabulary)."""
+    llama-cpp-python's own sampling loop (which applies the grammar to the whole vocabulary),
+    also where the greedy path ends without the end token's logits."""
     from llama_cpp import Llama
 
     from translators.backends.base import GenerationRequest
@@ -51,6 +53,7 @@ def test_the_sampler_chain_and_the_greedy_path_agree_on_grammar_constrained_text
 
     grammar = 'root ::= "answer: " ("yes" | "no" | [a-z]+ ("_" [a-z]+)*) "."'
     outputs = {}
+    ended = []  # whether a greedy text stopped where the grammar allowed only its end
     for mode in ("chain", "greedy", "drafts"):
         backend = LlamaCppBackend("smollm2-135m", n_ctx=512, n_threads=1, prompt_lookup=mode == "drafts")
         llama = backend._load()
@@ -67,8 +70,11 @@ def test_the_sampler_chain_and_the_greedy_path_agree_on_grammar_constrained_text
             request = GenerationRequest(prompt, question, max_tokens=12, grammar=grammar)
             generation = backend.generate(request)
             texts.append((generation.text, list(generation.token_logprobs or ())))
+            if mode != "chain":
+                ended.append(llama.stats.ended)
         outputs[mode] = texts
         backend.close()
+    assert any(ended) and not all(ended)  # both ways of ending are compared
     assert outputs["greedy"] == outputs["chain"]  # one token at a time: the very same logits
     # A batch of drafts computes the logits in another order of sums: the same text, the
     # log-probabilities equal to a few hundredths.
