@@ -44,14 +44,16 @@ def test_drafts_continue_an_earlier_occurrence_of_the_text_s_last_tokens(history
 def test_the_sampler_chain_and_the_greedy_path_agree_on_grammar_constrained_text():
     """The same text and per-token log-probabilities with and without drafts as through
     llama-cpp-python's own sampling loop (which applies the grammar to the whole vocabulary),
-    also where the greedy path ends without the end token's logits."""
+    also where the greedy path ends without the end token's logits and where the grammar may end
+    or go on."""
     from llama_cpp import Llama
 
     from translators.backends.base import GenerationRequest
     from translators.backends.local import LlamaCppBackend
     from translators.prompts import Prompt
 
-    grammar = 'root ::= "answer: " ("yes" | "no" | [a-z]+ ("_" [a-z]+)*) "."'
+    whole = 'root ::= "answer: " ("yes" | "no" | [a-z]+ ("_" [a-z]+)*) "."'
+    open_ended = 'root ::= "answer: " [a-z]+ ("." [a-z]*)?'  # may end, or go on, after any letter
     outputs = {}
     ended = []  # whether a greedy text stopped where the grammar allowed only its end
     for mode in ("chain", "greedy", "drafts"):
@@ -60,10 +62,11 @@ def test_the_sampler_chain_and_the_greedy_path_agree_on_grammar_constrained_text
         if mode == "chain":
             llama.generate = functools.partial(Llama.generate, llama)  # llama-cpp-python's own loop
         texts = []
-        for question in (
-            "Is the sky blue?",
-            "What animal barks?",
-            "What color is grass? answer: green. What color is snow?",
+        for question, grammar in (
+            ("Is the sky blue?", whole),
+            ("What animal barks?", whole),
+            ("What color is grass? answer: green. What color is snow?", whole),
+            ("What color is grass?", open_ended),
         ):
             messages = [{"role": "system", "content": "Answer in one word."}, {"role": "user", "content": question}]
             prompt = Prompt(messages, f"{question}\n", [], "test", "nested")
