@@ -112,7 +112,11 @@ class GrammarCheck:
         llama_cpp.llama_sampler_apply(self._sampler, ctypes.byref(self._all_array))
         kept = self._all[: self._all_array.size]
         allowed = kept["id"][np.isfinite(kept["logit"])]
-        return all(llama_cpp.llama_vocab_is_eog(self._vocab, int(token)) for token in allowed)
+        return all(self.is_end(int(token)) for token in allowed)
+
+    def is_end(self, token: int) -> bool:
+        """Whether `token` ends a generation (an end-of-generation token of the model's vocabulary)."""
+        return bool(llama_cpp.llama_vocab_is_eog(self._vocab, token))
 
     def close(self) -> None:
         if self._sampler:
@@ -207,45 +211,36 @@ class SpeculativeLlama(Llama):
                 return True
 
             end = self.token_eos()
-            known = self.n_tokens
-            first = choose(logits, known)
-            if first is None:
-                return
-            token = first
-            history.append(token)
-            stats.output_s = time.perf_counter() - started
-            yield token
-            if ends(token, logits, known):
-                yield end
-                return
+            # rows[i] follows the token at position base + i: first the prompt's last token alone,
+            # then each batch of a chosen token and its drafts.
+            rows, base = logits[np.newaxis], self.n_tokens - 1
+            drafts: list[int] = []
             while True:
-                drafts = draft(history)[: max(0, self._n_ctx - self.n_tokens - 1)] if self.drafts else []
-                # An end token ends the text where it is chosen: the row after it is never read.
-                drafts = list(
-                    itertools.takewhile(lambda t: not llama_cpp.llama_vocab_is_eog(self._model.vocab, t), drafts)
-                )
-                base = self.n_tokens
-                rows = self._evaluate_all([token, *drafts])
-                stats.drafted += len(drafts)
                 for index, row in enumerate(rows):
-                    chosen = choose(row, base + index + 1)
+                    known = base + index + 1
+                    chosen = choose(row, known)
                     if chosen is None:
                         return
                     history.append(chosen)
                     stats.output_s = time.perf_counter() - started
                     yield chosen
-                    if ends(chosen, row, base + index + 1):
+                    if ends(chosen, row, known):
                         yield end
                         return
                     if index < len(drafts) and chosen == drafts[index]:
                         stats.accepted += 1
                         continue  # the draft was the model's own choice: its row is the next one
-                    kept = base + index + 1  # the wrong draft and those after it leave the cache
-                    if kept < self.n_tokens:
-                        self._ctx.kv_cache_seq_rm(-1, kept, -1)
-                        self.n_tokens = kept
+                    if known < self.n_tokens:  # the wrong draft and those after it leave the cache
+                        self._ctx.kv_cache_seq_rm(-1, known, -1)
+                        self.n_tokens = known
                     token = chosen
                     break
+                drafts = draft(history)[: max(0, self._n_ctx - self.n_tokens - 1)] if self.drafts else []
+                # An end token ends the text where it is chosen: the row after it is never read.
+                drafts = list(itertools.takewhile(lambda t: not check.is_end(t), drafts))
+                base = self.n_tokens
+                rows = self._evaluate_all([token, *drafts])
+                stats.drafted += len(drafts)
         finally:
             check.close()
             self._requires_eval = True  # the context's last logits may be a dropped draft's
