@@ -217,10 +217,34 @@ def test_fast_and_ast_readers_agree(parts, separator):
     if fast is not None:
         reread = SceneFacts.from_asp(text)  # what the AST reader makes of the same text
         assert (len(fast), fast.weak_constraint_count) == (len(reread), reread.weak_constraint_count)
+        # The predicates it says the text uses include every one it has (rules over the others are left out).
+        assert fast.signatures >= {(a.name, len(a.arguments)) for a in [*reread.facts, *reread.weighted]}
         # Clingo reads the facts as a set, and the fast reader writes them grouped by predicate.
         assert sorted(clingo_facts(weighted_text(fast))) == sorted(
             clingo_facts(weighted_text(reread) if reread.weighted else "")
         )
+
+
+# Arguments spelled from letters that make ``not`` and its neighbours, digits, quotes and escapes.
+_ARGUMENT = st.one_of(
+    st.sampled_from(["not", "no", "n", "nota", "not_", "nt", "nOt", "0", "-0", "01", "-12", '"a"', '"no\\"t"', "a b"]),
+    st.text(alphabet="notNTa_'0159-\"\\ ", max_size=6),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from([*sorted(SCENE_PREDICATES), "p", "Object"]), st.lists(_ARGUMENT, max_size=4)),
+        max_size=6,
+    ),
+    st.sampled_from(["", "\n", "\n\n", " ", "\t", "\r\n"]),
+)
+def test_text_of_facts_is_admitted_by_the_plain_grammar_exactly(facts, separator):
+    # Text of facts is checked by RE2's automaton, other text by the plain grammar in `re` (`scan`):
+    # both must admit the same texts.
+    text = separator.join(f"{name}({','.join(arguments)})." for name, arguments in facts)
+    assert (plain_scene(text, SCENE_PREDICATES) is not None) == (scan(text, SCENE_PREDICATES) is not None), text
 
 
 @settings(max_examples=300, deadline=None)
