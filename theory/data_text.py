@@ -1,4 +1,5 @@
-"""Fast reading of data text in its plain form, at the speed of the C regular-expression engine.
+"""Fast reading of data text in its plain form, at the speed of C regular-expression engines: RE2's
+automaton checks text of facts alone, Python's `re` reads statements where their parts are needed.
 
 A regular grammar admits only plain statements: ground facts of the allowed predicates (with
 their arities) over constants, integers and strings, and, for scenes, ``{ atom }.``, the two
