@@ -42,6 +42,7 @@ _RE2_CONSTANT = (
 )
 _RE2_TERM = rb"(?:" + _RE2_CONSTANT + rb"|" + _INTEGER + rb"|" + _STRING + rb")"
 _SPACE = rb"[ \t\r\n]*+"
+_RE2_SPACE = rb"[ \t\r\n]*"  # RE2 has no possessive quantifiers (nor needs them: it never backtracks)
 _COMMENT = rb"%(?!\*)[^\n\x00]*+"  # a line comment; a block comment (%* *%) goes to the AST reader
 
 
@@ -119,12 +120,10 @@ def _facts_only(allowed: tuple[tuple[str, int], ...], blanks: bool) -> re2._Rege
     constraints; without `blanks`, for text whose only spacing is newlines (as scenes are printed).
     Checked by RE2: its automaton reads a whole scene graph's text in a third of the time `re`
     takes, as each byte is read once (and a text of megabytes in linear time)."""
-    if not blanks:
-        return re2.compile(rb"\n*(?:" + _atom(dict(allowed), b"", _RE2_TERM) + rb"\.\n*)*", _RE2_OPTIONS)
-    space = rb"[ \t\r\n]*"
-    return re2.compile(
-        space + b"(?:" + _atom(dict(allowed), space, _RE2_TERM) + space + rb"\." + space + b")*", _RE2_OPTIONS
-    )
+    inside = _RE2_SPACE if blanks else b""  # between the tokens of a fact
+    between = _RE2_SPACE if blanks else rb"\n*"  # between facts
+    atom = _atom(dict(allowed), inside, _RE2_TERM)
+    return re2.compile(between + b"(?:" + atom + inside + rb"\." + between + b")*", _RE2_OPTIONS)
 
 
 _BLANKS = b" \t"  # taken out of an atom without strings: one text for one atom however it is spaced
