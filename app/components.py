@@ -15,6 +15,8 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
+from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from app.config import Settings
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
     from translators.bank import ExampleBank
     from translators.cache import TranslationCache
     from translators.embeddings import Embedder
+    from translators.meaning import WordKinship
     from translators.ontology import Ontology
     from translators.retrieval import Retriever
     from translators.translate import Translation, TranslationSettings, Translator
@@ -127,6 +130,26 @@ class Lazy(Generic[T]):
         return "ready" if self._value is not None else self.error or "not loaded"
 
 
+def bundled_calibration_path() -> Path:
+    """The calibration shipped with the service (app/data/calibration.json, made by
+    bench/default_calibration.py on the validation part of the GQA split)."""
+    return Path(str(resources.files("app") / "data" / "calibration.json"))
+
+
+@lru_cache(maxsize=1)
+def word_kinship() -> WordKinship | None:
+    """WordNet's synonyms and senses for question coverage (translators.meaning), loaded once per
+    process; None where WordNet is missing, and coverage then matches spellings and stems only."""
+    from scene.word_kinship import WordNetKinship
+
+    kinship = WordNetKinship()
+    try:
+        kinship.wordnet  # noqa: B018
+    except Exception:  # noqa: BLE001 - the taxonomy reports a missing WordNet by name; coverage degrades
+        return None
+    return kinship
+
+
 @lru_cache(maxsize=4)
 def load_taxonomy_once(taxonomy_dir: str | None) -> CuratedTaxonomy | WordNetTaxonomy:
     """The curated taxonomy in `taxonomy_dir`, else WordNet (loaded once per process)."""
@@ -179,6 +202,7 @@ class Components:
         self._image_scene_builder: Lazy[ImageSceneBuilder] = Lazy(self._load_image_scene_builder)
         self._entailments: Lazy[Entailments | None] = Lazy(self._load_entailments)
         self._calibration: Lazy[Calibration | bool] = Lazy(self._load_calibration)
+        self.calibration_note: str | None = None  # why the bundled calibration is not used, when it is not
         self._retrievers: dict[tuple[bool, bool], Retriever] = {}
         self._translators: dict[tuple[TranslationSettings, str | None], Translator] = {}
         self._recorders: dict[tuple[str, str], Backend] = {}
@@ -212,7 +236,12 @@ class Components:
             "translator": self._question_translator.status,
             "scene_graphs": self._scene_graph_encoder.status,
             "images": self._image_status(),
-        } | ({"calibration": self._calibration.status} if self.settings.calibration else {})
+        } | ({"calibration": self._calibration_status()} if self.settings.calibration not in (None, "", "off") else {})
+
+    def _calibration_status(self) -> str:
+        status = self._calibration.status
+        # A bundled calibration that does not hold for these settings is not an error: no abstention.
+        return f"ready ({self.calibration_note})" if status == "ready" and self.calibration_note else status
 
     def _image_status(self) -> str:
         # Before the first image: whether the vision weights are on this machine, and how to get them.
@@ -232,7 +261,7 @@ class Components:
         for part in (self._scene_graph_encoder, self._image_reader):
             with contextlib.suppress(PipelineError):
                 part.get()
-        if self.settings.calibration:
+        if self.settings.calibration not in (None, "", "off"):
             # A configured calibration that does not load makes the service not ready, not silent.
             with contextlib.suppress(PipelineError):
                 self._calibration.get()
@@ -346,6 +375,7 @@ class Components:
             cache=cache,
             grounder=grounder,
             ontology=self.ontology,
+            kinship=word_kinship(),
         )
         if shared:
             with self._lock:
@@ -367,6 +397,7 @@ class Components:
             retriever=self._retriever(semantic_only=False, templates=options.template_retrieval),
             embedder=self.embedder(),
             ontology=self.ontology,
+            kinship=word_kinship(),
         )
         with self._lock:
             return self._routed.setdefault(options, routed)
@@ -427,12 +458,18 @@ class Components:
     def _load_calibration(self) -> Calibration | bool:
         # False stands for "none configured" (a Lazy part is built once and must not be None).
         path = self.settings.calibration
-        if not path:
+        if not path or path == "off":
             return False
+        bundled = path == "bundled"
         try:
-            calibration = Calibration.load(path)
+            calibration = Calibration.load(bundled_calibration_path() if bundled else path)
             calibration.check_settings(self.confidence_settings(self.translation_settings()))
         except CalibrationError as exc:
+            if bundled:
+                # The shipped calibration holds for the default settings only: with others the
+                # service answers without abstaining, as with none configured, and says so.
+                self.calibration_note = f"bundled calibration not used: {exc}"
+                return False
             raise PipelineError("model_unavailable", f"{exc} (ASPVQA_CALIBRATION)") from None
         return calibration
 

@@ -96,7 +96,10 @@ class Settings(BaseSettings, TranslationOptions):
         1, ge=1, le=16, description="translations per question whose agreement is part of the confidence (1: none)"
     )
     calibration: str | None = Field(
-        None, description="calibration file from `aspvqa calibrate`: /answer then says when it abstains"
+        "bundled",
+        description="when /answer abstains (holds an answer back as not sure): bundled (the shipped calibration, "
+        "made on the validation part of the GQA split with the default settings; it holds only for those), off "
+        "(never abstain), or a calibration file from `aspvqa calibrate`",
     )
 
     # Scene from an image.

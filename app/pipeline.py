@@ -33,6 +33,7 @@ from theory.representations import TEXT_REPRESENTATIONS, format_program
 from theory.solver import Answer, Support, read_scene
 from translators.options import TranslationOptions
 from translators.program_text import ReadProgram, read_program
+from trust.abstention import decide, program_decision
 from trust.calibration import Abstention, Calibration, CalibrationError
 from trust.claims import ClaimError, as_claim, claim_from_answer
 from trust.confidence import ConfidenceParts, confidence, confidence_parts
@@ -175,6 +176,10 @@ class Pipeline:
         """The question as a program (validated flat form inside); `options` default to the settings'."""
         self._check_question(question)
         return self.components.question_translator(question, options=options or self.settings.options(), llm=llm)
+
+    def translation_decision(self, translation: TranslationOutcome) -> tuple[float | None, Abstention | None]:
+        """(the program's confidence, the configured calibration's decision on it) for a translation alone."""
+        return program_decision(translation.evidence, self.components.calibration, translation.calibration_settings)
 
     def parse_given_program(self, text: str, representation: str | None) -> ReadProgram:
         """A program supplied by the user in any syntax; None: the syntax its first characters show."""
@@ -528,13 +533,9 @@ class Pipeline:
 def _abstention(
     calibration: Calibration | None, translation: TranslationOutcome | None, score: float, risk: float | None
 ) -> Abstention | None:
-    if calibration is None or translation is None:
+    if translation is None:
         return None
     try:
-        calibration.check_settings(translation.calibration_settings)
+        return decide(calibration, translation.calibration_settings, score, risk)
     except CalibrationError as exc:
-        if risk is not None:
-            raise PipelineError("invalid_input", str(exc)) from None
-        # This request chose other options (model, examples ...): no calibrated decision for it.
-        return Abstention.undecided(str(exc), calibration.method)
-    return calibration.decide(score, risk)
+        raise PipelineError("invalid_input", str(exc)) from None

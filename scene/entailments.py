@@ -39,6 +39,31 @@ HAND_WRITTEN: tuple[tuple[str, str, str], ...] = (
 )
 
 
+# Words that name the same thing in scenes and questions, chosen by hand among the pairs that share a
+# WordNet synset (tests/scene/test_entailments.py checks that each does): WordNet's shared senses alone
+# also pair "bike" with "motorcycle" and "white" with "caucasian", so the choice is not automatic.
+SYNONYMS: tuple[tuple[str, str], ...] = (
+    ("airplane", "plane"),
+    ("automobile", "car"),
+    ("bicycle", "bike"),
+    ("big", "large"),
+    ("carpet", "rug"),
+    ("child", "kid"),
+    ("closed", "shut"),
+    ("cloth", "fabric"),
+    ("couch", "sofa"),
+    ("forest", "woods"),
+    ("french_fries", "fries"),
+    ("handbag", "purse"),
+    ("hazy", "misty"),
+    ("photo", "photograph"),
+    ("rail", "railing"),
+    ("remote", "remote_control"),
+    ("rock", "stone"),
+    ("shop", "store"),
+    ("television", "tv"),
+)
+
 # Function words that end many relations without being their meaning ("in front of" is not "of").
 _TOO_GENERAL = frozenset({"of", "to", "by", "from"})
 
@@ -107,9 +132,8 @@ def derive_entailments(
     covered: dict[tuple[str, str], int] = defaultdict(int)  # (kind, general) -> specific words it covers
     for (_, general), kind in kinds.items():
         covered[(kind, general)] += 1
-    return build_entailments(
-        (kind, specific, general, 1.0 / covered[(kind, general)]) for (specific, general), kind in kinds.items()
-    )
+    rows = [(kind, specific, general, 1.0 / covered[(kind, general)]) for (specific, general), kind in kinds.items()]
+    return build_entailments([*rows, *(("synonym", a, b, 1.0) for a, b in SYNONYMS)])
 
 
 def entailments_from_ontology(data: Mapping[str, Any], wordnet: Any | None = None) -> Entailments:
@@ -137,7 +161,10 @@ def write_table(argv: list[str] | None = None) -> None:
     table = entailments_from_ontology(json.loads(args.ontology.read_text(encoding="utf-8")), wordnet)
     header = "# Vocabulary entailments (python -m scene.entailments), edited by hand where noted.\n"
     args.out.write_text(header + table.to_tsv(), encoding="utf-8")
-    print(f"{len(table.relations)} relation and {len(table.attributes)} attribute entailments -> {args.out}")
+    print(
+        f"{len(table.relations)} relation and {len(table.attributes)} attribute entailments, "
+        f"{len(table.synonyms) // 2} synonyms -> {args.out}"
+    )
 
 
 if __name__ == "__main__":

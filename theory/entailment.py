@@ -29,8 +29,9 @@ import clingo
 
 from theory.scene_facts import asp_constant
 
-KINDS = ("relation", "attribute")
-ENTAILMENT_PREDICATES = ("rel_entails", "attr_entails")  # one of arity 3 per kind, in KINDS' order
+KINDS = ("relation", "attribute", "synonym")
+# One of arity 3 per kind, in KINDS' order; a synonym's third argument is 0 (it is read exactly).
+ENTAILMENT_PREDICATES = ("rel_entails", "attr_entails", "attr_synonym")
 DEFAULT_PROBABILITY = 0.5
 
 
@@ -39,7 +40,7 @@ class _AskedRows:
     """The rows about one set of asked words: as atoms by predicate, and the words they name."""
 
     facts: dict[str, list[clingo.Symbol]]
-    words: tuple[frozenset[str], frozenset[str]]  # relations, attribute values
+    words: tuple[frozenset[str], frozenset[str]]  # relations, attribute values (synonyms included)
 
 
 def _row_facts(name: str, rows: list[tuple[tuple[str, str], int]]) -> list[clingo.Symbol]:
@@ -56,9 +57,12 @@ class Entailments:
 
     relations: dict[tuple[str, str], int] = field(default_factory=dict)
     attributes: dict[tuple[str, str], int] = field(default_factory=dict)
+    # (asked, scene word) -> 0 for words that name the same thing ("bike", "bicycle"), both ways:
+    # the scene's word is read as the asked one exactly, not approximately.
+    synonyms: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def __len__(self) -> int:
-        return len(self.relations) + len(self.attributes)
+        return len(self.relations) + len(self.attributes) + len(self.synonyms)
 
     def facts(self, asked: Collection[str] | None = None) -> list[clingo.Symbol]:
         """The table as ``rel_entails/3`` and ``attr_entails/3`` atoms.
@@ -80,12 +84,15 @@ class Entailments:
     def _asked(self, key: frozenset[str] | None) -> _AskedRows:
         kept = self._rows_asked.get(key)
         if kept is None:
-            relations, attributes = self._rows(key)
+            relations, attributes, synonyms = self._rows(key)
             kept = self._rows_asked[key] = _AskedRows(
-                {name: _row_facts(name, rows) for name, rows in zip(ENTAILMENT_PREDICATES, (relations, attributes))},
+                {
+                    name: _row_facts(name, rows)
+                    for name, rows in zip(ENTAILMENT_PREDICATES, (relations, attributes, synonyms))
+                },
                 (
                     frozenset(w for (s, g), _ in relations for w in (s, g)),
-                    frozenset(w for (s, g), _ in attributes for w in (s, g)),
+                    frozenset(w for (s, g), _ in (*attributes, *synonyms) for w in (s, g)),
                 ),
             )
             if len(self._rows_asked) > 4096:  # distinct word sets of questions: a few thousand at most
@@ -99,13 +106,15 @@ class Entailments:
         return {}
 
     def _rows(self, asked: frozenset[str] | None) -> tuple[list[tuple[tuple[str, str], int]], ...]:
-        """The relation rows and the attribute rows about the general words of `asked` (all: None)."""
+        """The relation rows and the attribute rows about the general words of `asked`, and the
+        synonym rows of `asked` (all: None)."""
         rows = []
         for kind, table in (("relation", self.relations), ("attribute", self.attributes)):
             general = {g for (s, g) in table if asked is None or s in asked}
             if kind == "relation" and asked is not None:
                 general |= asked  # an asked general relation holds through its specific ones
             rows.append([(pair, c) for pair, c in sorted(table.items()) if pair[1] in general])
+        rows.append([(pair, c) for pair, c in sorted(self.synonyms.items()) if asked is None or pair[0] in asked])
         return tuple(rows)
 
     def generalisations(self, word: str) -> list[str]:
@@ -127,7 +136,7 @@ class Entailments:
     def _general_of(self) -> dict[str, tuple[str, ...]]:
         # Indexed once: a why-not explanation asks for the general words of every scene word.
         found: dict[str, set[str]] = {}
-        for table in (self.relations, self.attributes):
+        for table in (self.relations, self.attributes, self.synonyms):
             for specific, general in table:
                 found.setdefault(specific, set()).add(general)
         return {word: tuple(sorted(generals)) for word, generals in found.items()}
@@ -152,14 +161,18 @@ def build_entailments(rows: Iterable[tuple[str, str, str, float]]) -> Entailment
     """A table from (kind, specific, general, probability) rows; words become ASP constants."""
     relations: dict[tuple[str, str], int] = {}
     attributes: dict[tuple[str, str], int] = {}
+    synonyms: dict[tuple[str, str], int] = {}
     for kind, specific, general, probability in rows:
         if kind not in KINDS:
             raise EntailmentTableError(f"kind {kind!r} is not one of {', '.join(KINDS)}")
         key = (asp_constant(specific), asp_constant(general))
         if key[0] == key[1]:
             continue
+        if kind == "synonym":
+            synonyms[key] = synonyms[key[::-1]] = 0  # the probability column is ignored: both name one thing
+            continue
         (relations if kind == "relation" else attributes)[key] = entailment_cost(probability)
-    return Entailments(relations, attributes)
+    return Entailments(relations, attributes, synonyms)
 
 
 def parse_entailments(text: str, source: str = "<table>") -> Entailments:

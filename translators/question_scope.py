@@ -18,6 +18,7 @@ Example:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 # What the programs can answer, for the refusal message.
@@ -57,23 +58,66 @@ _EXPLANATIONS = {
     "time": "it asks when, and the scene has no time",
     "opinion": "it asks for an opinion or advice",
     "text": "it asks for text written in the picture, which the scene does not read",
+    "maker": "it asks who did something before the picture was taken, and the scene shows only what is there",
+    "measurement": "it asks for a measurement or an amount (how old, how far, how much), and the scene has no units",
 }
+# Categories whose answer a person expects in units (years, metres, kilograms), not as a word.
+MEASURED_CATEGORIES = frozenset({"age", "height", "length", "width", "depth", "thickness", "weight", "temperature"})
+_DEGREE = re.compile(r"^how (\w+) (?:is|are|was|were|does|do|did|can|could|will|would)\b")
+# "Who painted the fence?", "Who made the table?": a past deed; "Who is wearing ..." asks who is there.
+_IRREGULAR_PAST = frozenset("made built drew wrote took gave bought sold brought grew put left set threw".split())
+_DEED = re.compile(r"^who (\w+)\b")
+_NOT_DEEDS = frozenset("is are was were does do did has have had can could will would should may might must".split())
 
 
 @dataclass(frozen=True)
 class Unsupported:
-    """Why a question is outside the language, in one line a user can act on."""
+    """Why a question is outside the language, in one line a user can act on.
+
+    `kind` is a form of `_FORMS`, "measurement" or "maker", or "inexpressible" when the words of
+    `words` can be said by no program that means the question (`translators.meaning`); `reason`
+    adds what a program that was tried got wrong.
+    """
 
     kind: str
+    words: tuple[str, ...] = ()
+    reason: str | None = None
 
     @property
     def message(self) -> str:
+        if self.kind == "inexpressible":
+            said = ", ".join(repr(w) for w in self.words)
+            why = f"cannot express {said}" if self.words else "no program means the question"
+            if self.reason:
+                why += f" ({self.reason})"
+            return f"this question cannot be answered from the scene: {why}; {ANSWERABLE}"
         return f"this question cannot be answered from the scene: {_EXPLANATIONS[self.kind]}; {ANSWERABLE}"
+
+
+def _normalised(question: str) -> str:
+    return " ".join(question.lower().replace("’", "'").split())
+
+
+def beyond_the_scene(question: str, value_category: Callable[[str], str | None]) -> Unsupported | None:
+    """A measurement ("How old is the fence?", "How far ...") or a past deed ("Who painted the
+    fence?"), or None. `value_category` gives an attribute value's category: "How big" and "How
+    clean" ask for a word of a category and stay in scope; "how old" asks for years."""
+    text = _normalised(question)
+    if (degree := _DEGREE.match(text)) is not None and degree.group(1) != "many":
+        word = degree.group(1)
+        category = value_category(word)
+        if category is None or category in MEASURED_CATEGORIES:
+            return Unsupported("measurement", (word,))
+    if (deed := _DEED.match(text)) is not None:
+        verb = deed.group(1)
+        if verb not in _NOT_DEEDS and (verb in _IRREGULAR_PAST or (verb.endswith("ed") and len(verb) > 4)):
+            return Unsupported("maker", (verb,))
+    return None
 
 
 def out_of_scope(question: str) -> Unsupported | None:
     """Why `question` is outside what the programs can express, or None when it is not."""
-    text = " ".join(question.lower().replace("’", "'").split())
+    text = _normalised(question)
     for kind, pattern in _FORMS:
         if pattern.search(text):
             return Unsupported(kind)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -42,14 +42,17 @@ from translators.consistency import majority_vote
 from translators.embeddings import Embedder
 from translators.evidence import TranslationEvidence
 from translators.grammar import offered_either_side, program_grammar
-from translators.grounded_words import QuestionWords, invented, question_words, with_usual_names
+from translators.grounded_words import QuestionWords, invented, question_words, stem, with_usual_names
+from translators.indirect_wording import direct_question
+from translators.meaning import WordKinship, inexpressible, uncovered
 from translators.named_objects import named_objects, said_groups, said_values, unnamed, unsaid
 from translators.ontology import Ontology, bundled_ontology
 from translators.options import TranslationOptions
 from translators.prompts import DEFAULT_PROMPT, PROMPTS, build_prompt, covering_examples
 from translators.question_frame import Frame, frame_of, misfit
-from translators.question_scope import out_of_scope
+from translators.question_scope import Unsupported, beyond_the_scene, out_of_scope
 from translators.question_text import read_as_scene
+from translators.read_back import mismatch
 from translators.relation_check import as_relation_check
 from translators.relation_direction import direct_relations
 from translators.repair import MAX_REPAIRS, interpret_output
@@ -60,7 +63,7 @@ from translators.templating import Templater
 from translators.vocabulary import Grounder
 
 # Changes whenever what a question's words or frame allow changes, so stored translations are not reused.
-GROUNDING_VERSION = 31
+GROUNDING_VERSION = 32
 
 
 class TranslationSettings(TranslationOptions):
@@ -80,6 +83,9 @@ class TranslationSettings(TranslationOptions):
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     samples: int = Field(1, ge=1, le=16)
     seed: int = 0
+    # Every content word of a question must be accounted for by its program, which must read back
+    # as the question (translators.meaning, translators.read_back); else the next candidate, or a decline.
+    meaning_check: bool = True
 
     @field_validator("prompt_version")
     @classmethod
@@ -275,8 +281,12 @@ class Translator:
         grounder: Grounder | None = None,
         ontology: Ontology | None = None,
         fixed: Sequence[Example] | None = None,
+        kinship: WordKinship | None = None,
     ) -> None:
         self.settings = settings
+        # Synonyms, hypernyms and whether a scene could hold a word (WordNet, given by the caller);
+        # without it coverage matches spellings and stems only.
+        self.kinship = kinship
         # Schema-aware decoding uses the given ontology, else the bundled one.
         self.ontology = (ontology or bundled_ontology()) if settings.schema_decoding else None
         self.bank = bank
@@ -318,6 +328,20 @@ class Translator:
         if settings.template_fill:
             self._key_base["fill_rules"] = f"{FILL_RULES_VERSION}.{COMPOSITION_VERSION}"
         self._key_base["grounded"] = GROUNDING_VERSION
+        self._key_base["kinship"] = kinship is not None
+        vocabulary = self.ontology or bundled_ontology()
+        self._known_stems = frozenset(
+            stem(part)
+            for word in (
+                *vocabulary.classes,
+                *vocabulary.categories,
+                *vocabulary.relations,
+                *vocabulary.uncategorised,
+                *(v for values in vocabulary.categories.values() for v in values),
+            )
+            for part in word.split("_")
+            if part
+        )
         self._warmed = False
         self._warm_lock = threading.Lock()
 
@@ -367,17 +391,26 @@ class Translator:
             return result
         s = self.settings
         start = time.perf_counter()
-        if PROMPTS[s.prompt_version].for_questions and (scope := out_of_scope(question)) is not None:
-            # No program says why or what if: refused, rather than a program that answers something else.
+        for_questions = PROMPTS[s.prompt_version].for_questions
+        # "Could you tell me what color the mug is?" asks "What color is the mug?".
+        direct = direct_question(question) if for_questions else question
+        asked = read_as_scene(direct)
+        checked = for_questions and s.meaning_check
+        if for_questions and (scope := self._beyond_language(direct, asked, checked)) is not None:
+            # No program says why, what if or what brand: refused, rather than a program that answers something else.
             return Translation(
                 question, question_id, None, scope.message, [], [], {"total_s": time.perf_counter() - start},
                 unsupported=scope.kind,
             )  # fmt: skip
-        asked = read_as_scene(question)
         words, frame = question_words(asked), frame_of(asked)
+        # Why candidate programs did not mean the question (uncovered words, a wrong reading), for a decline.
+        unmeant: list[tuple[tuple[str, ...], str]] = []
+
+        def meaning(program: Program) -> str | None:
+            return self._unmeant(program, asked, unmeant) if checked else None
 
         def fits(program: Program) -> bool:
-            return _problems(program, words, frame) is None
+            return _problems(program, words, frame, meaning) is None
 
         for source, filler in (("template", self.filler), ("composed", self.composer)):
             # Only programs in the question's words that answer as it asks take part in the vote.
@@ -411,7 +444,7 @@ class Translator:
                 asked, order, s.representation, s.prompt_version, self.fixed, self.ontology, exclude_ids=exclude
             )
             try:
-                program, error = self._attempts(question, prompt, sample, attempts, words, frame, grammar)
+                program, error = self._attempts(question, prompt, sample, attempts, words, frame, grammar, meaning)
             except RetryableBackendError as exc:
                 # A vote over fewer candidates would not be this setting's answer: stop here.
                 retryable, error = True, str(exc)
@@ -422,7 +455,7 @@ class Translator:
             if program is not None and self.ontology is not None:
                 repaired, repairs = repair_program(program, self.ontology)
                 # A repair that would name a word the question lacks is not made.
-                if _problems(repaired, words, frame) is None:
+                if _problems(repaired, words, frame, meaning) is None:
                     program, made = repaired, [f.__dict__ for f in repairs]
             if program is not None:
                 program, said = self._as_said(program, asked)
@@ -440,7 +473,9 @@ class Translator:
             named = _said(asked, self.composer.filler)
             missing = _unnamed(program, named, asked)
             if missing:
-                composed, composed_fix = self._with_references(asked, exclude, words, frame, named, attempts, missing)
+                composed, composed_fix = self._with_references(
+                    asked, exclude, words, frame, named, attempts, missing, meaning
+                )
                 program = composed or program
         result = Translation(
             question=question,
@@ -465,7 +500,36 @@ class Translator:
             result.samples = [format_flat(p) if p is not None else None for p in vote.programs]
             result.agreement = vote.agreement
         result.schema_fixes = (fixes[chosen] if fixes else []) + composed_fix
+        if program is None and not retryable and unmeant:
+            # Programs were written, but none means the question: a decline that names what was left out.
+            decline = _decline(unmeant)
+            result.error, result.unsupported = decline.message, decline.kind
         return self._finish(result, start, key)
+
+    def _beyond_language(self, direct: str, asked: str, checked: bool) -> Unsupported | None:
+        """Why no program can mean the question, found from its words alone (None: try programs)."""
+        scope = out_of_scope(direct)
+        if scope is not None or not checked:
+            return scope
+        vocabulary = self.ontology or bundled_ontology()
+        scope = beyond_the_scene(direct, vocabulary.category_of)
+        if scope is not None:
+            return scope
+        cannot = inexpressible(asked, lambda w: stem(w) in self._known_stems, self.kinship)
+        return Unsupported("inexpressible", cannot) if cannot else None
+
+    def _unmeant(self, program: Program, asked: str, unmeant: list[tuple[tuple[str, ...], str]]) -> str | None:
+        """Why `program` does not mean `asked` (recorded in `unmeant`), or None when it does."""
+        left_out = uncovered(asked, program, self.kinship)
+        if left_out:
+            said = ", ".join(repr(w) for w in left_out)
+            problem = f"the program does not express {said} of the question"
+            unmeant.append((left_out, problem))
+            return problem
+        problem = mismatch(program, asked, self.ontology or bundled_ontology())
+        if problem is not None:
+            unmeant.append(((), problem))
+        return problem
 
     def _with_references(
         self,
@@ -476,6 +540,7 @@ class Translator:
         named: Said,
         attempts: list[Attempt],
         missing: list[str],
+        meaning: Callable[[Program], str | None],
     ) -> tuple[Program | None, list[dict[str, Any]]]:
         """The program of the question asked with its relating references said as bare nouns, those
         references composed back in, when that names every object the question names and fits it
@@ -490,7 +555,7 @@ class Translator:
         if inner.program is None:
             return None, []
         made = compose(inner.program, references)
-        if made is None or _problems(made, words, frame) is not None:
+        if made is None or _problems(made, words, frame, meaning) is not None:
             return None, []
         if _unnamed(made, named, asked):
             return None, []
@@ -573,6 +638,7 @@ class Translator:
         words: QuestionWords,
         frame: Frame,
         grammar: str | None,
+        meaning: Callable[[Program], str | None],
     ) -> tuple[Program | None, str]:
         s = self.settings
         if not self._warmed and self.backend.saves_prefix:
@@ -605,7 +671,10 @@ class Translator:
                 error = f"{repairs[-1][1]}; then {exc}" if repairs else str(exc)
                 return None, error
             outcome = interpret_output(generation.text, s.representation)
-            if outcome.program is not None and (problem := _problems(outcome.program, words, frame)) is not None:
+            if (
+                outcome.program is not None
+                and (problem := _problems(outcome.program, words, frame, meaning)) is not None
+            ):
                 # Never answer with a word the question does not say: fed back like a parse error.
                 outcome = replace(outcome, program=None, error=problem)
             attempts.append(
@@ -645,9 +714,25 @@ def _unnamed(program: Program, named: Said, question: str) -> list[str]:
     return unnamed(program, objects) + unsaid(program, values, question)
 
 
-def _problems(program: Program, words: QuestionWords, frame: Frame) -> str | None:
-    """Why a program cannot be the question's (an invented word, the wrong kind of answer, or a
-    choice between words the question does not offer), or None."""
+def _decline(unmeant: list[tuple[tuple[str, ...], str]]) -> Unsupported:
+    """The decline of a question none of whose candidate programs meant it: the words they left out
+    most often (or, when each said every word, the first wrong reading)."""
+    counts: dict[str, int] = {}
+    for left_out, _ in unmeant:
+        for word in left_out:
+            counts[word] = counts.get(word, 0) + 1
+    if counts:
+        most = max(counts.values())
+        return Unsupported("inexpressible", tuple(w for w, n in counts.items() if n == most))
+    return Unsupported("inexpressible", (), unmeant[0][1])
+
+
+def _problems(
+    program: Program, words: QuestionWords, frame: Frame, meaning: Callable[[Program], str | None] | None = None
+) -> str | None:
+    """Why a program cannot be the question's (an invented word, the wrong kind of answer, a
+    choice between words the question does not offer, or, with `meaning`, a question word it does
+    not account for or a reading that asks something else), or None."""
     made_up = invented(program, words)
     if made_up:
         return "; ".join(str(m) for m in made_up)
@@ -657,4 +742,7 @@ def _problems(program: Program, words: QuestionWords, frame: Frame) -> str | Non
         _, first, second = step.arguments
         if not offered_either_side(first, second, words):
             return f"step {step.id} chooses between {first!r} and {second!r}, not the two words around 'or'"
-    return misfit(program, frame)
+    wrong_kind = misfit(program, frame)
+    if wrong_kind is not None or meaning is None:
+        return wrong_kind
+    return meaning(program)

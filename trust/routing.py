@@ -27,6 +27,7 @@ from theory.cache import cache_dir
 from translators.backends.base import Backend
 from translators.bank import ExampleBank
 from translators.embeddings import Embedder
+from translators.meaning import WordKinship
 from translators.ontology import Ontology
 from translators.prompts import routed_prompt
 from translators.retrieval import Retriever
@@ -147,6 +148,7 @@ class RoutedTranslator:
         embedder: Embedder,
         ontology: Ontology | None = None,
         router: QuestionRouter | None = None,
+        kinship: WordKinship | None = None,
     ) -> None:
         self.settings, self.embedder = settings, embedder
         self.router = router or router_for(bank, retriever)
@@ -159,10 +161,19 @@ class RoutedTranslator:
             pool = retriever.restricted(members)
             typed = settings.model_copy(update={"prompt_version": routed_prompt(settings.prompt_version, structural)})
             self.translators[structural] = Translator(
-                typed, pool.bank, backend, embedder=embedder, retriever=pool, ontology=ontology, fixed=fixed
+                typed,
+                pool.bank,
+                backend,
+                embedder=embedder,
+                retriever=pool,
+                ontology=ontology,
+                fixed=fixed,
+                kinship=kinship,
             )
         # A type with no examples in the bank keeps the whole bank and the plain prompt.
-        self.fallback = Translator(settings, bank, backend, embedder=embedder, retriever=retriever, ontology=ontology)
+        self.fallback = Translator(
+            settings, bank, backend, embedder=embedder, retriever=retriever, ontology=ontology, kinship=kinship
+        )
 
     def route(self, question: str) -> tuple[QuestionType, np.ndarray]:
         """The question's predicted types, and its embedding (reused by retrieval)."""

@@ -22,15 +22,27 @@ from app.api.schemas import (
 from app.components import TranslationOutcome
 from app.pipeline import AnswerOutcome, VerifyOutcome, show_program
 from theory import format_flat
+from translators.read_back import reading
+from trust.calibration import Abstention
 from trust.verify import SubClaimVerdict
 
 
 def translation_response(
-    question: str, representation: str, translation: TranslationOutcome, timings: dict[str, float]
+    question: str,
+    representation: str,
+    translation: TranslationOutcome,
+    timings: dict[str, float],
+    decision: tuple[float | None, Abstention | None] = (None, None),
 ) -> TranslateResponse:
-    """The body of one translation."""
+    """The body of one translation, with its confidence and the calibration's decision on it."""
+    score, abstention = decision
+    held_back = abstention is not None and abstention.abstained is True
     return TranslateResponse(
         question=question,
+        status="abstained" if held_back else "ok",
+        confidence=score,
+        reason=abstention.reason if held_back and abstention is not None else None,
+        reads_as=reading(translation.program),
         representation=representation,
         program=show_program(translation.program, representation),
         flat=format_flat(translation.program),

@@ -53,9 +53,22 @@ class ExampleShown(BaseModel):
 
 
 class TranslateResponse(BaseModel):
-    """The program in the requested representation and in flat ASP."""
+    """The program in the requested representation and in flat ASP, with how sure it is.
+
+    A question no program can express is declined with 422 and `status: unsupported` (`ErrorBody`).
+    """
 
     question: str
+    status: Literal["ok", "abstained"] = Field(
+        "ok",
+        description="abstained: the program's confidence is below the configured calibration's threshold, so an "
+        "answer from it would be held back as not sure (the program is still given)",
+    )
+    confidence: float | None = Field(
+        None, description="how likely the program is right (trust.confidence; the scene's doubt is not in it)"
+    )
+    reason: str | None = Field(None, description="why the program is held back as not sure (status abstained)")
+    reads_as: str | None = Field(None, description="the program read back in plain words, for checking")
     representation: str
     program: str
     flat: str
@@ -215,7 +228,8 @@ class ErrorBody(BaseModel):
     status: str | None = Field(
         None,
         description=f"the kind of error: {', '.join(PipelineError.STATUS)} or error (an unexpected one); "
-        "unsupported: a question no program can express (why, what if, an opinion, text in the picture)",
+        "unsupported: a question no program can express (why, what if, an opinion, text in the picture, or a word "
+        "no program can say, such as a brand or a price; the detail names it)",
     )
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from pydantic import ValidationError
@@ -19,7 +20,10 @@ from translators.cache import TranslationCache
 from translators.embeddings import Embedder
 from translators.options import REPRESENTATIONS
 from translators.prompts import DEFAULT_PROMPT
+from translators.read_back import reading
 from translators.retrieval import Sampling
+from translators.translate import Translation, TranslationSettings
+from trust.abstention import program_decision
 
 
 def wordnet_related_terms(word: str) -> list[str]:
@@ -50,6 +54,34 @@ def _grounder(folder: Path, embedder: Embedder):  # noqa: ANN202 - translators.v
         fail(f"cannot read vocabulary from {folder}: {exc}")
     related = wordnet_related_terms if wordnet_available() else None
     return Grounder(vocabulary, embedder=embedder, related_terms=related)
+
+
+def _judge(components: Components, settings: TranslationSettings) -> Callable[[Translation], dict[str, Any]]:
+    """A translation's JSON record with its status (ok, unsupported, abstained, or error: no valid
+    program), its confidence and the reason of a decline, decided as `POST /translate` decides."""
+    try:
+        calibration = components.calibration
+    except PipelineError as exc:
+        fail(exc.message)
+    calibrated_for = components.confidence_settings(settings)
+
+    def judged(result: Translation) -> dict[str, Any]:
+        record = result.to_json()
+        score, abstention = program_decision(result.evidence, calibration, calibrated_for)
+        if result.unsupported is not None:
+            status, reason = "unsupported", result.error
+        elif result.program is None:
+            status, reason = "error", result.error
+        elif abstention is not None and abstention.abstained:
+            status, reason = "abstained", abstention.reason
+        else:
+            status, reason = "ok", None
+        record |= {"status": status, "confidence": score, "reason": reason}
+        if result.program is not None:
+            record["reads_as"] = reading(result.program)
+        return record
+
+    return judged
 
 
 def translate_command(
@@ -178,10 +210,11 @@ def translate_command(
         fail(exc.message)
     except (BackendError, RuntimeError, OSError) as exc:
         fail(str(exc))
+    judge = _judge(components, settings)
     if question is not None:
         result = translator.translate(question)
         if as_json:
-            typer.echo(json.dumps(result.to_json()))
+            typer.echo(json.dumps(judge(result)))
         elif result.program is not None:
             typer.echo(result.flat)
         if result.program is None:
@@ -200,7 +233,7 @@ def translate_command(
         qid = record.get("questionId", record.get("question_id"))
         result = translator.translate(text, str(qid) if qid is not None else None)
         failures += result.program is None
-        typer.echo(json.dumps(result.to_json()))
+        typer.echo(json.dumps(judge(result)))
     if failures:
         typer.echo(f"{failures} of {len(records)} question(s) got no valid program", err=True)
         raise typer.Exit(1)

@@ -58,3 +58,18 @@ def test_the_command_writes_a_table_the_theory_reads(tmp_path: Path):
 def test_the_shipped_table_holds_the_readings_of_the_shipped_vocabulary():
     table = bundled_entailments()
     assert len(table.relations) > 50 and len(table.attributes) > 500
+
+
+@pytest.mark.skipif(not wordnet_available(), reason="WordNet is not installed: run `make wordnet`")
+def test_every_synonym_pair_shares_a_wordnet_sense():
+    from scene.entailments import SYNONYMS
+
+    wordnet = load_wordnet()
+    for first, second in SYNONYMS:
+        assert set(wordnet.synsets(first)[:3]) & set(wordnet.synsets(second)[:3]), (first, second)
+
+
+def test_the_shipped_table_reads_synonyms_both_ways():
+    table = bundled_entailments()
+    assert table.synonyms[("bike", "bicycle")] == table.synonyms[("bicycle", "bike")] == 0
+    assert ("closed", "shut") in table.synonyms

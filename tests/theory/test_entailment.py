@@ -144,3 +144,29 @@ def test_rows_are_made_once_per_set_of_asked_words():
     first = table.facts_by_predicate({"t-shirt"})
     assert first is table.facts_by_predicate(["t-shirt"])  # kept: the solver hands them to clingo as they are
     assert table.facts({"t-shirt"}) == first["attr_entails"] and first["rel_entails"] == []
+
+
+SYNONYMS = parse_entailments("synonym\tshut\tclosed\t1\nsynonym\tbicycle\tbike\n")
+GARAGE = build_scene({1: {"class": "door", "other": "shut"}, 2: {"class": "bike"}, 3: {"class": "car"}}, [])
+
+
+@pytest.mark.parametrize(
+    ("program", "answer"),
+    [
+        ("scene(0). select(1,0,door). unique(2,1). verify_attr(3,2,other,closed). end(3).", "yes"),
+        ("scene(0). select(1,0,door). filter_any(2,1,closed). exist(3,2). end(3).", "yes"),
+        ("scene(0). select(1,0,bicycle). exist(2,1). end(2).", "yes"),
+        ("scene(0). select(1,0,car). unique(2,1). verify_attr(3,2,other,closed). end(3).", "no"),
+    ],
+)
+def test_a_synonym_is_read_exactly_with_the_scene_fact_in_the_support(program, answer):
+    result = solve(program, GARAGE, entailments=SYNONYMS)
+    top = result.answers[0]
+    assert top.answer == answer and not top.approximate and sum(top.cost) == 0
+    if answer == "yes":
+        assert any("shut" in f or "bike" in f for f in top.support.facts)
+
+
+def test_without_the_table_a_synonym_is_not_read():
+    program = "scene(0). select(1,0,bicycle). exist(2,1). end(2)."
+    assert solve(program, GARAGE).answers[0].answer == "no"

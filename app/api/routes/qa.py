@@ -59,7 +59,11 @@ async def translate(body: TranslateRequest, request: Request) -> TranslateRespon
             settings.translate_timeout_s, "translation", pipeline.translate, body.question, options, llm=body.llm
         )
     return translation_response(
-        body.question, options.representation, translation, {"translate": round(translation.seconds, 6)}
+        body.question,
+        options.representation,
+        translation,
+        {"translate": round(translation.seconds, 6)},
+        pipeline.translation_decision(translation),
     )
 
 

@@ -1,0 +1,98 @@
+"""Word meanings from WordNet for question coverage (`translators.meaning.WordKinship`).
+
+Two questions about a word of a question:
+
+- is it another name for a word of the program, or a more general one? Synonyms share a synset
+  among their first senses ("bike" and `bicycle`, "fridge" and `refrigerator`); a hypernym is in
+  the hypernym closure of the program word's first noun senses ("animal" for `horse`);
+- could a scene hold it at all? A scene holds physical things, their attribute values and their
+  relations. A word read as a verb of thinking, feeling, owning, perceiving, making or saying, or
+  as a noun whose most frequent sense is an abstraction (a trade name, a price, a year, a plan)
+  names nothing a scene has: "What brand is the sauce?" cannot be asked of a scene. Words WordNet
+  does not know are given the benefit of the doubt.
+
+Example:
+    >>> kin = WordNetKinship()
+    >>> kin.related("bike", "bicycle"), kin.related("animal", "horse"), kin.related("horse", "animal")
+    (True, True, False)
+    >>> kin.expressible("brand"), kin.expressible("price"), kin.expressible("horse"), kin.expressible("wet")
+    (False, False, True, True)
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from scene.wordnet import load_wordnet
+
+if TYPE_CHECKING:
+    from nltk.corpus.reader.wordnet import Synset, WordNetCorpusReader
+
+# Lexicographer files of senses that name no thing, value or relation of a scene.
+_ABSTRACT = "communication possession time cognition motive feeling quantity attribute relation act event state process"
+ABSTRACT_NOUNS = frozenset(f"noun.{name}" for name in _ABSTRACT.split())
+ABSTRACT_VERBS = frozenset(
+    f"verb.{name}" for name in "cognition emotion possession perception creation communication stative".split()
+)
+_SENSES = 3  # the first senses carry a word's usual meaning; later ones link unrelated words
+
+
+class WordNetKinship:
+    """`translators.meaning.WordKinship` by WordNet (loaded on first use)."""
+
+    def __init__(self, wordnet: WordNetCorpusReader | None = None) -> None:
+        self._wordnet = wordnet
+
+    @property
+    def wordnet(self) -> WordNetCorpusReader:
+        if self._wordnet is None:
+            self._wordnet = load_wordnet()
+        return self._wordnet
+
+    def _synsets(self, word: str, pos: str | None = None) -> list[Synset]:
+        return list(self.wordnet.synsets(word, pos))
+
+    def related(self, asked: str, named: str) -> bool:
+        """Whether `asked` is a synonym of `named` or more general than it."""
+        return _related(self, asked, named)
+
+    def expressible(self, asked: str) -> bool:
+        """Whether some scene could hold `asked` (see the module docstring)."""
+        return _expressible(self, asked)
+
+
+@lru_cache(maxsize=65536)
+def _related(kin: WordNetKinship, asked: str, named: str) -> bool:
+    if asked == named:
+        return True
+    asked_senses = kin._synsets(asked)[:_SENSES]
+    if not asked_senses:
+        return False
+    named_senses = kin._synsets(named)[:_SENSES]
+    if set(asked_senses) & set(named_senses):
+        return True
+    general = set(asked_senses)
+    for sense in kin._synsets(named, "n")[:2]:
+        if general & set(sense.closure(lambda s: s.hypernyms() + s.instance_hypernyms())):
+            return True
+    # A direct kind of the named thing is another name for it in a scene ("fridge", an electric
+    # refrigerator, for `refrigerator`).
+    return any(set(a.hypernyms()) & set(named_senses) for a in asked_senses if a.pos() == "n")
+
+
+@lru_cache(maxsize=65536)
+def _expressible(kin: WordNetKinship, asked: str) -> bool:
+    verbs = kin._synsets(asked, "v")
+    # An inflected verb form ("thinking", "owns", "designed") is read as the verb.
+    if verbs and asked.endswith(("ing", "ed", "s")) and kin.wordnet.morphy(asked, "v") not in (None, asked):
+        return verbs[0].lexname() not in ABSTRACT_VERBS
+    if kin._synsets(asked, "a") or kin._synsets(asked, "s"):
+        return True  # attribute values are open: a scene graph may say any adjective ("wet", "old")
+    nouns = kin._synsets(asked, "n")
+    if nouns:
+        return nouns[0].lexname() not in ABSTRACT_NOUNS
+    if verbs:
+        return verbs[0].lexname() not in ABSTRACT_VERBS
+    # Only an adverb ("usually") says how often or how much, which a scene does not; unknown words pass.
+    return not kin._synsets(asked, "r")

@@ -1,0 +1,34 @@
+"""WordNet tells synonyms and more general words, and words no scene could hold."""
+
+from __future__ import annotations
+
+import pytest
+
+from scene.word_kinship import WordNetKinship
+
+
+@pytest.fixture(scope="module")
+def kin() -> WordNetKinship:
+    return WordNetKinship()
+
+
+@pytest.mark.parametrize(
+    ("asked", "named"), [("bike", "bicycle"), ("fridge", "refrigerator"), ("shut", "closed"), ("animal", "dog")]
+)
+def test_synonyms_and_hypernyms_are_related(kin, asked, named):
+    assert kin.related(asked, named)
+
+
+@pytest.mark.parametrize(("asked", "named"), [("dog", "animal"), ("sauce", "horse"), ("brand", "sauce")])
+def test_a_more_specific_or_unrelated_word_is_not(kin, asked, named):
+    assert not kin.related(asked, named)
+
+
+@pytest.mark.parametrize("word", ["brand", "price", "year", "owns", "thinking", "taste", "designed", "usually"])
+def test_abstract_words_are_not_expressible(kin, word):
+    assert not kin.expressible(word)
+
+
+@pytest.mark.parametrize("word", ["horse", "wet", "old", "sofa", "wearing", "skateboarder", "xyzzy"])
+def test_things_values_relations_and_unknown_words_are(kin, word):
+    assert kin.expressible(word)

@@ -1,0 +1,96 @@
+"""Polite and indirect wordings are read as the question they wrap; direct questions stay as they are."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.support import GQA_DIR
+from translators.indirect_wording import direct_question
+from translators.question_frame import Frame, frame_of
+
+QUESTIONS = GQA_DIR / "questions"
+
+
+@pytest.mark.parametrize(
+    ("wrapped", "direct"),
+    [
+        ("Could you tell me what color the mug is?", "What color is the mug?"),
+        ("Do you know whether the door is closed?", "Is the door closed?"),
+        ("I wonder if there is a cat on the chair.", "Is there a cat on the chair?"),
+        ("Tell me how many windows there are.", "How many windows are there?"),
+        ("Please count the pillows", "How many pillows are there?"),
+        ("Could you count the dogs for me?", "How many dogs are there?"),
+        ("Would you say the sky is dark?", "Is the sky dark?"),
+        ("Will I find a dog in this room?", "Is there a dog in this room?"),
+        ("Can you tell me what the table is made of?", "What is the table made of?"),
+        ("I'm curious what the white dog is sitting on.", "What is the white dog sitting on?"),
+        ("Is it true that the mug and the table are the same color?", "Are the mug and the table the same color?"),
+        ("Tell me the color of the sofa.", "What is the color of the sofa?"),
+        ("Any idea what animal is near the building?", "What animal is near the building?"),
+        ("Can you find out whether or not the lamp is on?", "Is the lamp on?"),
+        ("I'd like to know how many pillows the sofa has", "How many pillows does the sofa have?"),
+        ("Let me know if the dog is big or small, please.", "Is the dog big or small?"),
+    ],
+)
+def test_the_wrapped_question_is_asked(wrapped, direct):
+    assert direct_question(wrapped) == direct
+
+
+@pytest.mark.parametrize(
+    ("wrapped", "frame"),
+    [
+        ("Could you tell me whether the apple is red or green?", Frame.CHOICE),
+        ("Do you know how many cars there are?", Frame.COUNT),
+        ("I wonder what the man is holding", Frame.OPEN),
+        ("Can you check if there is a cat?", Frame.YES_NO),
+    ],
+)
+def test_the_frame_is_the_wrapped_question_s(wrapped, frame):
+    assert frame_of(direct_question(wrapped)) is frame
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What color is the mug?",
+        "Is the door closed?",
+        "Who is wearing a hat?",
+        "What color do you think the coat is?",
+        "Would you recommend the sofa?",
+        "Why is the man smiling?",
+    ],
+)
+def test_questions_without_a_frame_are_unchanged(question):
+    assert direct_question(question) == question
+
+
+_WH = st.sampled_from(["What", "Which", "Who", "Where", "How", "Is", "Are", "Does", "Do"])
+_WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8)
+
+
+@given(_WH, st.lists(_WORD, max_size=8))
+def test_a_question_that_opens_with_a_wh_word_or_a_verb_is_never_rewritten(first, words):
+    question = " ".join([first, *words]) + "?"
+    assert direct_question(question) == question
+
+
+@given(st.text(max_size=200))
+def test_any_text_is_read_without_error_and_rewriting_is_stable(text):
+    once = direct_question(text)
+    assert isinstance(once, str)
+    assert direct_question(once) == once or once == text
+
+
+@pytest.mark.skipif(not QUESTIONS.is_dir(), reason="the real GQA sample (../shared/data/gqa) is absent")
+def test_real_gqa_questions_change_only_where_they_ask_whether_one_sees_something():
+    sample = json.loads((QUESTIONS / "val_balanced_sample.json").read_text())
+    train = json.loads((QUESTIONS / "train_balanced_sample50.json").read_text())
+    questions = [q["question"] for q in sample.values()] + [q["question"] for q in train]
+    changed = [(q, direct_question(q)) for q in questions if direct_question(q) != q]
+    # GQA's own indirect forms: "Do you see ...?" (is there) and "Do you think ...?" (its filler).
+    assert all(q.startswith(("Do you see", "Do you think")) for q, _ in changed)
+    assert all(frame_of(d) is frame_of(q) for q, d in changed)

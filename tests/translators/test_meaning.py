@@ -1,0 +1,96 @@
+"""Every content word of a question is accounted for by its program, or the program means another question."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from scene.word_kinship import WordNetKinship
+from tests.support import GQA_DIR
+from theory.flat import parse_flat
+from translators.grounded_words import stem
+from translators.meaning import content_words, inexpressible, uncovered
+from translators.ontology import bundled_ontology
+from translators.question_text import read_as_scene
+
+QUESTIONS = GQA_DIR / "questions"
+
+
+def _query(cls: str, category: str) -> str:
+    return f"scene(0). select(1, 0, {cls}). unique(2, 1). query(3, 2, {category}). end(3)."
+
+
+@pytest.mark.parametrize(
+    ("question", "program", "left_out"),
+    [
+        ("What brand is the sauce?", _query("sauce", "name"), ("brand",)),
+        ("How expensive is the sofa?", _query("sofa", "weight"), ("expensive",)),
+        ("What color is the sofa?", _query("sofa", "color"), ()),
+        ("What colour is the sofa?", _query("sofa", "color"), ()),
+        ("What is the fence made of?", _query("fence", "material"), ()),
+        ("What is the fence made of?", _query("fence", "color"), ("made",)),
+        ("How many dogs are there?", "scene(0). select(1, 0, dog). count(2, 1). end(2).", ()),
+        ("Is the tennis racket black?", "scene(0). select(1, 0, racket). verify_attr(2, 1, color, black). end(2).", ()),
+        (
+            "Are the sofa and the lamp the same color?",
+            "scene(0). select(1, 0, sofa). unique(2, 1). select(3, 0, lamp). unique(4, 3). "
+            "two_same(5, 2, 4, color). end(5).",
+            (),
+        ),
+    ],
+)
+def test_words_the_program_leaves_out_are_named(question, program, left_out):
+    assert uncovered(question, parse_flat(program)) == left_out
+
+
+def test_wordnet_relates_synonyms_and_more_general_words():
+    kin = WordNetKinship()
+    bike = parse_flat("scene(0). select(1, 0, bicycle). exist(2, 1). end(2).")
+    horse = parse_flat(_query("horse", "color"))
+    assert uncovered("Is there a bike?", bike) == ("bike",)
+    assert uncovered("Is there a bike?", bike, kin) == ()
+    assert uncovered("What color is the animal?", horse, kin) == ()
+    assert uncovered("What color is the sauce?", horse, kin) == ("sauce",)
+
+
+def _known(word: str) -> bool:
+    o = bundled_ontology()
+    words = {*o.classes, *o.categories, *o.relations, *(v for vs in o.categories.values() for v in vs)}
+    return stem(word) in {stem(p) for w in words for p in w.split("_")}
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What brand is the sauce?",
+        "What is the price of the apple?",
+        "What year was the bus made?",
+        "Who owns the horse?",
+    ],
+)
+def test_words_no_scene_holds_are_found_before_any_program(question):
+    assert inexpressible(question, _known, WordNetKinship())
+
+
+def test_without_wordnet_nothing_is_ruled_out_early():
+    assert inexpressible("What brand is the sauce?", _known, None) == ()
+
+
+@given(st.text(max_size=120))
+def test_content_words_are_lower_case_words_of_the_question(text):
+    words = content_words(text)
+    assert len(set(words)) == len(words)
+    assert all(w.isalnum() and w == w.lower() and w in text.lower().replace("colour", "color") or w for w in words)
+
+
+@pytest.mark.skipif(not QUESTIONS.is_dir(), reason="the real GQA sample (../shared/data/gqa) is absent")
+def test_at_most_one_real_gqa_question_in_a_hundred_is_ruled_out_by_its_words():
+    sample = json.loads((QUESTIONS / "val_balanced_sample.json").read_text())
+    train = json.loads((QUESTIONS / "train_balanced_sample50.json").read_text())
+    questions = [q["question"] for q in sample.values()] + [q["question"] for q in train]
+    kin = WordNetKinship()
+    ruled_out = [q for q in questions if inexpressible(read_as_scene(q), _known, kin)]
+    assert len(ruled_out) <= len(questions) // 100, ruled_out

@@ -1,0 +1,185 @@
+"""Polite and indirect wordings read as the question they wrap.
+
+"Could you tell me what color the mug is?" asks "What color is the mug?"; "Do you know whether the
+door is closed?" asks "Is the door closed?". One rule does it, not a list of phrases: a question
+that opens with a *frame* (pronouns, auxiliaries, politeness words and at least one embedding word
+such as tell, know, wonder, say, check, curious, idea, true) wraps a clause, and the clause is put
+back in question word order:
+
+- after "if", "whether" or "that", or a clause verb ("would you say the sky is dark"), the clause is
+  a yes/no question: its first auxiliary moves to the front ("the door is closed" -> "is the door
+  closed");
+- after a wh-word, the subject between the wh-phrase and the auxiliary moves behind it ("what color
+  the mug is" -> "what color is the mug", "how many windows there are" -> "how many windows are
+  there"); a subject question ("who is wearing a hat") is already in order;
+- after a verb of telling with a noun phrase, the phrase is asked for ("tell me the color of the
+  sofa" -> "what is the color of the sofa");
+- after a verb of finding or seeing with a noun phrase, whether it is there ("will I find a dog" ->
+  "is there a dog").
+
+Imperatives of counting and naming ("Please count the pillows", "Name the animal") are read as
+"how many" and "what" questions. Words that only make a question polite ("please", "for me") go.
+
+Example:
+    >>> direct_question("Could you tell me what color the mug is?")
+    'What color is the mug?'
+    >>> direct_question("I wonder if there is a cat on the chair.")
+    'Is there a cat on the chair?'
+    >>> direct_question("Please count the pillows")
+    'How many pillows are there?'
+    >>> direct_question("What color is the mug?")
+    'What color is the mug?'
+"""
+
+from __future__ import annotations
+
+import re
+
+_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-'][A-Za-z0-9]+)*|[^\sA-Za-z0-9]")
+_CONTRACTIONS = {
+    "i'm": "i am",
+    "i'd": "i would",
+    "i've": "i have",
+    "you'd": "you would",
+    "what's": "what is",
+    "where's": "where is",
+    "who's": "who is",
+    "how's": "how is",
+    "there's": "there is",
+    "it's": "it is",
+    "that's": "that is",
+    "let's": "let us",
+}
+# Words a frame is made of besides its embedding words: who asks and how politely.
+_FRAME_GLUE = frozenset(
+    """i you we me us one anyone someone somebody anybody it can could would will do does did am are is
+    be been might may please kindly just really actually possibly perhaps maybe to let so the a an any
+    have got able out about mind if""".split()
+)
+# Words that embed a question: verbs of telling, knowing and asking, and the adjectives and nouns
+# of the same frames ("I'm curious", "any idea", "is it true"). The sense, not the phrase, matters.
+_TELL = frozenset("tell telling say show explain describe".split())
+_KNOW = frozenset(
+    """know wonder wondering ask asking check checking confirm verify determine figure guess
+    think believe reckon suppose curious sure idea clue true like want need interested help understand
+    inform informing""".split()
+)
+_CLAUSE_VERBS = frozenset("say think guess believe reckon suppose true sure agree".split())
+_PERCEIVE = frozenset("find see spot notice observe".split())
+_EMBEDDERS = _TELL | _KNOW | _PERCEIVE
+_COMPLEMENTIZERS = frozenset({"if", "whether", "that"})
+_WH = frozenset("what which who whom whose where how".split())
+AUXILIARIES = frozenset("is are was were can could does do did has have will would should".split())
+# Words that open a subject: after the wh-phrase and before the auxiliary it moves behind.
+_SUBJECT_START = frozenset(
+    "the a an this that these those there it he she they his her its their my your some any".split()
+)
+_IMPERATIVES = {"count": "how many", "name": "what", "identify": "what"}
+_POLITE_END = re.compile(r"(?:,?\s*(?:please|for me|thanks|thank you))+\s*$", re.I)
+_OPENERS = re.compile(r"^(?:(?:hey|hi|hello|ok|okay|so|um|well|excuse me|sorry),?\s+)+", re.I)
+
+
+def _tokens(text: str) -> list[str]:
+    words = []
+    for token in _TOKEN.findall(text):
+        expanded = _CONTRACTIONS.get(token.lower().replace("’", "'"))
+        words.extend(expanded.split() if expanded else [token])
+    return words
+
+
+def _frame_length(lowered: list[str]) -> int:
+    """How many words open the question as a frame around a clause (0: none)."""
+    end = 0
+    embedded = False
+    for i, word in enumerate(lowered):
+        if word in _EMBEDDERS:
+            embedded, end = True, i + 1
+        elif word in _FRAME_GLUE and not (embedded and word in _COMPLEMENTIZERS | {"the", "a", "an", "any"}):
+            end = i + 1
+        else:
+            break
+    if not embedded:
+        return 0
+    # Glue after the last embedding word belongs to the clause ("tell me the", "know if").
+    while end > 0 and lowered[end - 1] not in _EMBEDDERS and lowered[end - 1] not in {"me", "us", "out", "about"}:
+        end -= 1
+    return end
+
+
+def _yes_no(clause: list[str]) -> list[str] | None:
+    """A declarative clause as a yes/no question: its first auxiliary in front (None: it has none)."""
+    lowered = [w.lower() for w in clause]
+    for i, word in enumerate(lowered):
+        if word in AUXILIARIES and i > 0:
+            return [clause[i], *clause[:i], *clause[i + 1 :]]
+    return None
+
+
+def _wh_order(clause: list[str]) -> list[str]:
+    """A wh-clause in question order: the subject before the auxiliary moves behind it."""
+    lowered = [w.lower() for w in clause]
+    aux = next((i for i, w in enumerate(lowered) if i > 0 and w in AUXILIARIES), None)
+    subject = next((i for i, w in enumerate(lowered) if i > 0 and w in _SUBJECT_START), None)
+    if aux is None or subject is None or subject >= aux:
+        return clause  # a subject question ("who is wearing a hat") or already in order
+    verb = clause[aux]
+    rest = clause[aux + 1 :]
+    if lowered[aux] in ("has", "have") and not (rest and rest[0].lower() == "been"):
+        # "how many pillows the sofa has" -> "how many pillows does the sofa have"
+        return [*clause[:subject], "does" if lowered[aux] == "has" else "do", *clause[subject:aux], "have", *rest]
+    return [*clause[:subject], verb, *clause[subject:aux], *rest]
+
+
+def _has_finite_verb(clause: list[str]) -> bool:
+    return any(w.lower() in AUXILIARIES for w in clause[1:])
+
+
+def _there(noun_phrase: list[str]) -> str:
+    single = noun_phrase[0].lower() in ("a", "an", "one", "the", "this", "that")
+    return "is there" if single else "are there"
+
+
+def _rewrite(words: list[str]) -> list[str] | None:
+    lowered = [w.lower() for w in words]
+    # "Could you count the dogs": a request to do what an imperative asks.
+    start = 2 if len(lowered) > 2 and lowered[0] in AUXILIARIES and lowered[1] == "you" else 0
+    if len(lowered) > start and lowered[start] in _IMPERATIVES:
+        words, lowered = words[start:], lowered[start:]
+        rest = words[1:]
+        if lowered[0] == "count":
+            head = rest[1:] if rest and rest[0].lower() in ("the", "all", "any") else rest
+            return ["how", "many", *head, "are", "there"]
+        return ["what", "is", *rest]
+    frame = _frame_length(lowered)
+    if frame == 0 or frame >= len(words):
+        return None
+    clause, first = words[frame:], lowered[frame]
+    embedder = next(w for w in reversed(lowered[:frame]) if w in _EMBEDDERS)
+    if first in _COMPLEMENTIZERS:
+        body = clause[1:]
+        if body and body[0].lower() == "or" and len(body) > 1 and body[1].lower() == "not":
+            body = body[2:]  # "whether or not the door is closed"
+        return _yes_no(body) or ["is", "it", "true", "that", *body]
+    if first in _WH:
+        return _wh_order(clause)
+    if embedder in _PERCEIVE:  # what is seen or found is a thing, even with a clause about it
+        return [*_there(clause).split(), *clause]
+    if _has_finite_verb(clause) and (embedder in _CLAUSE_VERBS or embedder in _KNOW):
+        return _yes_no(clause)
+    if embedder in _TELL or embedder in _KNOW:
+        return ["what", "is", *clause]
+    return None
+
+
+def direct_question(question: str) -> str:
+    """The question a polite or indirect wording wraps (see the module docstring); other questions unchanged."""
+    text = _OPENERS.sub("", question.strip())
+    body = _POLITE_END.sub("", text.rstrip("?.! ")).rstrip(",;: ")
+    words = [w for w in _tokens(body) if w.lower() not in ("please", "kindly")]
+    rewritten = _rewrite(words)
+    if rewritten is None:
+        return question
+    joined = " ".join(rewritten)
+    joined = re.sub(r"\s+([,'])\s*", r"\1 ", joined).replace(" ' s", "'s").replace("' s ", "'s ")
+    joined = re.sub(r"\s+'s\b", "'s", joined)
+    return joined[:1].upper() + joined[1:] + "?"
