@@ -24,7 +24,7 @@ from typing import Any
 from evaluation.interpreter import sanitise_answer
 from evaluation.records import KS, RETRYABLE, ResultRecord
 from evaluation.store import MANIFEST_FILE, RESULTS_FILE, read_results
-from trust.conformal import auroc, risk_coverage
+from trust.conformal import auroc, coverage_at_risk, effective_reliability, risk_coverage
 
 MODES = ("strict", "generous", "generous+")
 SCORE_KEYS = tuple(f"{m}@{k}" for m in MODES for k in KS)
@@ -129,12 +129,19 @@ def confidence_table(rows: Sequence[ResultRecord]) -> dict[str, Any] | None:
     scores, wrong = [r.confidence or 0.0 for r in scored], [not r.correct for r in scored]
     decided = [r for r in scored if r.abstained is not None]
     kept = [r for r in decided if not r.abstained]
+    held = [None if r.abstained else r.correct for r in decided]
     return {
         "n": len(scored),
         "auroc_wrong": auroc([-s for s in scores], wrong),
         "abstained": sum(bool(r.abstained) for r in decided) if decided else None,
         "coverage": _ratio(len(kept), len(decided)) if decided else None,
         "wrong_among_kept": _ratio(sum(not r.correct for r in kept), len(kept)) if kept else None,
+        # The most a threshold keeps at 1 % and 5 % wrong among the kept, on these questions (in sample).
+        "coverage_at_1pct_risk": round(coverage_at_risk(scores, wrong, 0.01), 4),
+        "coverage_at_5pct_risk": round(coverage_at_risk(scores, wrong, 0.05), 4),
+        # Effective Reliability with the run's abstentions (+1 right, -c wrong, 0 held back); None without them.
+        "phi_1": round(effective_reliability(held, 1.0), 4) if decided else None,
+        "phi_10": round(effective_reliability(held, 10.0), 4) if decided else None,
         "curve": [{"threshold": t, "coverage": c, "risk": r} for t, c, r in risk_coverage(scores, wrong)],
     }
 
@@ -200,6 +207,10 @@ def by_examples(tables: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 
 # -- Markdown ----------------------------------------------------------------------------------
+
+
+def _pair(first: Any, second: Any) -> str:
+    return f"{_fmt(first)} / {_fmt(second)}"
 
 
 def _fmt(value: Any) -> str:
@@ -302,10 +313,13 @@ def markdown(summary: Mapping[str, Any], title: str = "Evaluation report") -> st
     if trusted:
         out += ["", "## Confidence and abstention (translated settings; wrong = not correct)", ""]
         out += _table(
-            ["run", "setting", "n", "AUROC for wrong", "abstained", "coverage", "wrong among kept"],
+            ["run", "setting", "n", "AUROC for wrong", "abstained", "coverage", "wrong among kept",
+             "coverage at 1 % / 5 % risk", "Phi_1", "Phi_10"],
             [
                 [t["run"], t["setting"], t["confidence"]["n"], t["confidence"]["auroc_wrong"],
-                 t["confidence"]["abstained"], t["confidence"]["coverage"], t["confidence"]["wrong_among_kept"]]
+                 t["confidence"]["abstained"], t["confidence"]["coverage"], t["confidence"]["wrong_among_kept"],
+                 _pair(t["confidence"].get("coverage_at_1pct_risk"), t["confidence"].get("coverage_at_5pct_risk")),
+                 t["confidence"].get("phi_1"), t["confidence"].get("phi_10")]
                 for t in trusted
             ],
         )  # fmt: skip

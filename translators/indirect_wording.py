@@ -80,7 +80,7 @@ _OPENERS = re.compile(r"^(?:(?:hey|hi|hello|ok|okay|so|um|well|excuse me|sorry),
 
 
 def _tokens(text: str) -> list[str]:
-    words = []
+    words: list[str] = []
     for token in _TOKEN.findall(text):
         expanded = _CONTRACTIONS.get(token.lower().replace("’", "'"))
         words.extend(expanded.split() if expanded else [token])
@@ -120,6 +120,10 @@ def _wh_order(clause: list[str]) -> list[str]:
     lowered = [w.lower() for w in clause]
     aux = next((i for i, w in enumerate(lowered) if i > 0 and w in AUXILIARIES), None)
     subject = next((i for i, w in enumerate(lowered) if i > 0 and w in _SUBJECT_START), None)
+    last = lowered[-1]
+    if aux is None and subject is not None and subject < len(clause) - 2 and last.endswith("s") and len(last) > 3:
+        # "how the food smells" -> "how does the food smell": a verb of the present takes "does".
+        return [*clause[:subject], "does", *clause[subject:-1], clause[-1][:-1]]
     if aux is None or subject is None or subject >= aux:
         return clause  # a subject question ("who is wearing a hat") or already in order
     verb = clause[aux]
@@ -159,7 +163,7 @@ def _rewrite(words: list[str]) -> list[str] | None:
         body = clause[1:]
         if body and body[0].lower() == "or" and len(body) > 1 and body[1].lower() == "not":
             body = body[2:]  # "whether or not the door is closed"
-        return _yes_no(body) or ["is", "it", "true", "that", *body]
+        return _yes_no(body) or ["does", *body]  # "whether the plant smells nice" -> "does the plant smells nice"
     if first in _WH:
         return _wh_order(clause)
     if embedder in _PERCEIVE:  # what is seen or found is a thing, even with a clause about it

@@ -103,6 +103,8 @@ FRAME_CUES: dict[str, Callable[[_Named], bool]] = {
     "number": _has("count", "compare_count"),
     "count": _has("count", "compare_count"),
     "amount": _has("count", "compare_count"),
+    "shade": _says("color"),
+    "hue": _says("color"),
     "made": _says("material"),
     "make": _says("material"),
     "makes": _says("material"),

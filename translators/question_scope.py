@@ -37,6 +37,7 @@ _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("hypothetical", r"^(what if|what would happen|what will happen|suppose|imagine)\b"),
         ("manner", r"^how (did|does|do|can|could|would|will|should|to)\b(?!.*\b(look|looks|seem|seems)\b)"),
         ("time", r"^when\b|\bwhat time is it\b|\bwhat (day|year|season) is it\b"),
+        ("ownership", r"^whose\b|\bbelong(s|ed)? to\b"),
         (
             "opinion",
             r"^(would|should|could|will|shall) (you|i|we|one|someone|anyone)\b(?! see\b)"
@@ -56,6 +57,7 @@ _EXPLANATIONS = {
     "hypothetical": "it asks about something that is not in the picture (what if)",
     "manner": "it asks how something is done, not what the picture shows",
     "time": "it asks when, and the scene has no time",
+    "ownership": "it asks whose something is, and the scene does not say who owns what",
     "opinion": "it asks for an opinion or advice",
     "text": "it asks for text written in the picture, which the scene does not read",
     "maker": "it asks who did something before the picture was taken, and the scene shows only what is there",

@@ -35,7 +35,7 @@ _TOKEN = re.compile(r"[a-z]+")
 # Words that ask for a category without naming it or one of its values.
 CATEGORY_CUES: dict[str, frozenset[str]] = {
     "material": frozenset({"made", "make", "used", "material"}),
-    "color": frozenset({"colour", "colored", "coloured"}),
+    "color": frozenset({"colour", "colored", "coloured", "shade", "hue"}),
     "activity": frozenset({"doing"}),
     "pose": frozenset({"doing", "pose", "posture"}),
     "place": frozenset({"where", "place", "location"}),
@@ -65,6 +65,9 @@ def mismatch(program: Program, question: str, ontology: Ontology) -> str | None:
     for step in program:
         if step.operation == "query" and step.arguments[0] == "name" and step.dependencies:
             origin = _origin(program, program.step(step.dependencies[0]))
+            if origin.operation == "relate_any" and origin.arguments[0] == "of" and origin.dependencies:
+                # "What is the dog's name?": the name *of* the dog is the dog's own name.
+                origin = _origin(program, program.step(origin.dependencies[0]))
             cls = _class_of(origin)
             if cls is not None and cls not in _OPEN_CLASSES and cls not in ontology.groups:
                 shown = cls.replace("_", " ")
@@ -73,6 +76,8 @@ def mismatch(program: Program, question: str, ontology: Ontology) -> str | None:
             category = step.arguments[0]
             if category in STRUCTURAL_CATEGORIES or category == OTHER_CATEGORY:
                 continue
+            if step.dependencies and _origin(program, program.step(step.dependencies[0])).operation == "scene":
+                continue  # of the whole picture ("What is the image showing?"), a place or the weather is what is asked
             if not _says_category(category, words, ontology):
                 return f"the program asks for the {category.replace('_', ' ')}, which the question does not ask about"
     return None

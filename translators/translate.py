@@ -330,6 +330,12 @@ class Translator:
         self._key_base["grounded"] = GROUNDING_VERSION
         self._key_base["kinship"] = kinship is not None
         vocabulary = self.ontology or bundled_ontology()
+        self._value_stems = frozenset(
+            stem(part)
+            for word in (*vocabulary.uncategorised, *(v for values in vocabulary.categories.values() for v in values))
+            for part in word.split("_")
+            if part
+        )
         self._known_stems = frozenset(
             stem(part)
             for word in (
@@ -406,18 +412,38 @@ class Translator:
         # Why candidate programs did not mean the question (uncovered words, a wrong reading), for a decline.
         unmeant: list[tuple[tuple[str, ...], str]] = []
 
-        def meaning(program: Program) -> str | None:
-            return self._unmeant(program, asked, unmeant) if checked else None
+        def meaning(program: Program, strict: bool = True) -> str | None:
+            return self._unmeant(program, asked, unmeant, strict) if checked else None
 
-        def fits(program: Program) -> bool:
-            return _problems(program, words, frame, meaning) is None
+        def lenient(program: Program) -> str | None:
+            return meaning(program, strict=False)
 
-        for source, filler in (("template", self.filler), ("composed", self.composer)):
-            # Only programs in the question's words that answer as it asks take part in the vote.
-            filled = filler.fill(asked, exclude, fits) if filler is not None else None
-            if filled is not None:
-                result = self._filled(question, asked, question_id, filled, time.perf_counter() - start, source)
-                return self._finish(result, start, key)
+        named_once: list[Said] = []  # the question's objects and values, read on first need
+
+        def to_compose(strict: bool) -> Callable[[Program], str | None]:
+            def check(program: Program) -> str | None:
+                # A model program that leaves out an object the question names gets it composed in
+                # below (`_with_references`), and the program that comes out is checked then.
+                if checked and self.composer is not None and self.ontology is not None:
+                    named_once[:] = named_once or [_said(asked, self.composer.filler)]
+                    if _unnamed(program, named_once[0], asked):
+                        return mismatch(program, asked, self.ontology)
+                return meaning(program, strict)
+
+            return check
+
+        # A program that says every word first; else one that leaves out only attribute values
+        # (GQA's own programs drop a modifier that does not pick the object: "the brown bag").
+        def fits(judge: Callable[[Program], str | None]) -> Callable[[Program], bool]:
+            return lambda program: _problems(program, words, frame, judge) is None
+
+        for judge in (meaning, lenient):
+            for source, filler in (("template", self.filler), ("composed", self.composer)):
+                # Only programs in the question's words that answer as it asks take part in the vote.
+                filled = filler.fill(asked, exclude, fits(judge)) if filler is not None else None
+                if filled is not None:
+                    result = self._filled(question, asked, question_id, filled, time.perf_counter() - start, source)
+                    return self._finish(result, start, key)
         retrieved = self.retriever.retrieve(
             asked,
             s.examples,
@@ -444,7 +470,9 @@ class Translator:
                 asked, order, s.representation, s.prompt_version, self.fixed, self.ontology, exclude_ids=exclude
             )
             try:
-                program, error = self._attempts(question, prompt, sample, attempts, words, frame, grammar, meaning)
+                program, error = self._attempts(
+                    question, prompt, sample, attempts, words, frame, grammar, (to_compose(True), to_compose(False))
+                )
             except RetryableBackendError as exc:
                 # A vote over fewer candidates would not be this setting's answer: stop here.
                 retryable, error = True, str(exc)
@@ -455,7 +483,7 @@ class Translator:
             if program is not None and self.ontology is not None:
                 repaired, repairs = repair_program(program, self.ontology)
                 # A repair that would name a word the question lacks is not made.
-                if _problems(repaired, words, frame, meaning) is None:
+                if _problems(repaired, words, frame, to_compose(False)) is None:
                     program, made = repaired, [f.__dict__ for f in repairs]
             if program is not None:
                 program, said = self._as_said(program, asked)
@@ -474,9 +502,12 @@ class Translator:
             missing = _unnamed(program, named, asked)
             if missing:
                 composed, composed_fix = self._with_references(
-                    asked, exclude, words, frame, named, attempts, missing, meaning
+                    asked, exclude, words, frame, named, attempts, missing, lenient
                 )
                 program = composed or program
+        if program is not None and (problem := lenient(program)) is not None:
+            # Composition could not add what the program leaves out: it does not mean the question.
+            program, error = None, problem
         result = Translation(
             question=question,
             question_id=question_id,
@@ -518,18 +549,24 @@ class Translator:
         cannot = inexpressible(asked, lambda w: stem(w) in self._known_stems, self.kinship)
         return Unsupported("inexpressible", cannot) if cannot else None
 
-    def _unmeant(self, program: Program, asked: str, unmeant: list[tuple[tuple[str, ...], str]]) -> str | None:
-        """Why `program` does not mean `asked` (recorded in `unmeant`), or None when it does."""
+    def _unmeant(
+        self, program: Program, asked: str, unmeant: list[tuple[tuple[str, ...], str]], strict: bool = True
+    ) -> str | None:
+        """Why `program` does not mean `asked` (recorded in `unmeant`), or None when it does. Not
+        `strict`: an attribute value the program leaves out is let go, as GQA's programs leave out a
+        modifier that does not pick the object."""
         left_out = uncovered(asked, program, self.kinship)
+        if not strict:
+            left_out = tuple(w for w in left_out if stem(w) not in self._value_stems)
         if left_out:
-            said = ", ".join(repr(w) for w in left_out)
-            problem = f"the program does not express {said} of the question"
+            listed = ", ".join(repr(w) for w in left_out)
+            problem = f"the program does not express {listed} of the question"
             unmeant.append((left_out, problem))
             return problem
-        problem = mismatch(program, asked, self.ontology or bundled_ontology())
-        if problem is not None:
-            unmeant.append(((), problem))
-        return problem
+        wrong_reading = mismatch(program, asked, self.ontology or bundled_ontology())
+        if wrong_reading is not None:
+            unmeant.append(((), wrong_reading))
+        return wrong_reading
 
     def _with_references(
         self,
@@ -638,8 +675,10 @@ class Translator:
         words: QuestionWords,
         frame: Frame,
         grammar: str | None,
-        meaning: Callable[[Program], str | None],
+        meaning: tuple[Callable[[Program], str | None], Callable[[Program], str | None]],
     ) -> tuple[Program | None, str]:
+        """The model's program for one prompt, fed its errors back up to `max_repairs` times; `meaning`
+        checks the first output strictly (every word), later ones leniently (see `_unmeant`)."""
         s = self.settings
         if not self._warmed and self.backend.saves_prefix:
             # Without a warm-up (one question from the command line, an evaluation worker) the saved
@@ -673,7 +712,7 @@ class Translator:
             outcome = interpret_output(generation.text, s.representation)
             if (
                 outcome.program is not None
-                and (problem := _problems(outcome.program, words, frame, meaning)) is not None
+                and (problem := _problems(outcome.program, words, frame, meaning[attempt > 0])) is not None
             ):
                 # Never answer with a word the question does not say: fed back like a parse error.
                 outcome = replace(outcome, program=None, error=problem)

@@ -157,6 +157,23 @@ def risk_coverage(scores: Sequence[float], wrong: Sequence[bool]) -> list[tuple[
     return curve
 
 
+def coverage_at_risk(scores: Sequence[float], wrong: Sequence[bool], risk: float) -> float:
+    """The largest share of the questions a threshold keeps with at most `risk` wrong among the kept (0: none)."""
+    return max((c for _, c, r in risk_coverage(scores, wrong) if r <= risk), default=0.0)
+
+
+def effective_reliability(outcomes: Sequence[bool | None], cost: float) -> float:
+    """Effective Reliability Phi_c (Whitehead et al., ECCV 2022) over questions: +1 for a kept right
+    answer (True), -`cost` for a kept wrong one (False), 0 for one declined or held back (None).
+
+    >>> effective_reliability([True, True, False, None], cost=1.0)
+    0.25
+    """
+    if not outcomes:
+        return 0.0
+    return sum(1.0 if o else -cost for o in outcomes if o is not None) / len(outcomes)
+
+
 def smallest_risk(n: int, method: str = "crc") -> float:
     """The smallest risk for which `n` calibration questions can give a threshold at all."""
     # crc: B/(n+1) is the bound at zero observed loss; ltt: k kept, none wrong passes when (1-a)^k <= delta.

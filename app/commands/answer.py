@@ -84,6 +84,9 @@ def answer_command(
         typer.echo(answer_response(outcome, question).model_dump_json())
     else:
         typer.echo(f"program ({outcome.representation}): {outcome.program_text}")
+        if outcome.abstention is not None and outcome.abstention.abstained:
+            # Said first and plainly: the answers below are candidates, not an answer.
+            typer.echo("not sure: the answer is held back; candidates with their scores follow")
         for rank, item in enumerate(outcome.answers, 1):
             score = outcome.score(item)
             typer.echo(f"{rank}. {item.answer}  (score {score}, cost {list(item.cost)}){approximate_note(item)}")
@@ -95,7 +98,7 @@ def answer_command(
             typer.echo("because: " + " ".join(outcome.support.facts))
         typer.echo(confidence_line(outcome.confidence, outcome.confidence_parts))
         if outcome.abstention:
-            verdict = {True: "abstained", False: "answered", None: "no calibrated decision"}[
+            verdict = {True: "not sure (abstained)", False: "answered", None: "no calibrated decision"}[
                 outcome.abstention.abstained
             ]
             typer.echo(f"{verdict}: {outcome.abstention.reason}")

@@ -249,3 +249,46 @@ def test_the_confidence_reads_the_fill_and_the_model_s_least_sure_token():
     filled = parts(question="Is there a cat?", source="template", fill={"votes": 2, "voters": 4})
     assert filled.source == "template" and filled.fill_agreement == 0.5 and filled.min_token_probability is None
     assert confidence(parts(min_logprob=-0.01)) > confidence(parts(min_logprob=-6.0))
+
+
+def test_translate_gives_status_confidence_and_the_reading(tmp_path):
+    question = {"question": CAT["question"]}
+    s = settings()
+    with TestClient(create_app(s, Pipeline(s))) as plain:
+        body = plain.post("/translate", json=question).json()
+        assert body["status"] == "ok" and body["reason"] is None and 0.0 < body["confidence"] <= 1.0
+        assert body["reads_as"].startswith("what is the name of")
+    calibrated = settings(calibration=str(calibration_for(tmp_path / "c.json", s)))
+    with TestClient(create_app(calibrated, Pipeline(calibrated))) as strict:
+        body = strict.post("/translate", json=question).json()
+        assert body["status"] == "abstained" and "below" in body["reason"] and body["program"]
+
+
+def test_a_question_no_program_can_express_is_declined_naming_the_word(client):
+    response = client.post("/translate", json={"question": "What brand is the cat?"})
+    assert response.status_code == 422
+    assert response.json()["status"] == "unsupported" and "cannot express 'brand'" in response.json()["detail"]
+
+
+def test_the_shipped_calibration_holds_for_the_default_settings():
+    from app.components import bundled_calibration_path
+
+    components = Pipeline(Settings()).components
+    try:
+        expected = components.confidence_settings(components.translation_settings())
+    except Exception as exc:  # noqa: BLE001 - the bundled bank is built by `make install`
+        pytest.skip(f"the bundled bank is not built here: {exc}")
+    Calibration.load(bundled_calibration_path()).check_settings(expected)
+
+
+def test_cli_translate_json_gives_status_and_reason(monkeypatch):
+    monkeypatch.setenv("ASPVQA_LLM", f"replay:{REPLAY}")
+    monkeypatch.setenv("ASPVQA_SAMPLING", "jaccard")
+    monkeypatch.setenv("ASPVQA_TEMPLATE_FILL", "false")
+    ok = runner.invoke(cli, ["translate", "-q", CAT["question"], "--json"])
+    assert ok.exit_code == 0, ok.output
+    record = json.loads(ok.output)
+    assert record["status"] == "ok" and record["confidence"] > 0 and record["reads_as"]
+    declined = runner.invoke(cli, ["translate", "-q", "How much does the cat cost?", "--json"])
+    record = json.loads(declined.output.splitlines()[0])
+    assert declined.exit_code == 1 and record["status"] == "unsupported" and "measurement" in record["reason"]

@@ -35,8 +35,13 @@ def test_the_report_states_auroc_abstentions_and_the_curve(tmp_path):
     assert found["auroc_wrong"] == 5 / 6  # one right answer (0.6) ranks below a wrong one (0.7)
     assert found["abstained"] == 2 and found["coverage"] == 0.6 and found["wrong_among_kept"] == 0.3333
     assert [p["coverage"] for p in found["curve"]] == [0.2, 0.4, 0.6, 0.8, 1.0]
+    # Scores 0.9 and 0.8 are right: 40 % kept with none wrong; 0.6 keeps 4 with 1 wrong (25 %).
+    assert found["coverage_at_1pct_risk"] == found["coverage_at_5pct_risk"] == 0.4
+    # Kept 0.9, 0.8, 0.7: two right, one wrong, two held back: (2 - 1) / 5 and (2 - 10) / 5.
+    assert found["phi_1"] == 0.2 and found["phi_10"] == -1.6
     summary = summarise(rows, {})
     assert "## Confidence and abstention" in markdown(summary)
+    assert "Phi_10" in markdown(summary)
     assert confidence_table([ResultRecord.from_json(r) for r in ROWS]) is None  # no confidences: no table
     with (tmp_path / "results.jsonl").open("w") as handle:
         handle.writelines(json.dumps(r) + "\n" for r in rows)

@@ -9,7 +9,8 @@ import pytest
 from tests.support import GQA_DIR
 from translators.backends.replay import ReplayBackend
 from translators.bank import legacy_bank
-from translators.question_scope import ANSWERABLE, out_of_scope
+from translators.ontology import bundled_ontology
+from translators.question_scope import ANSWERABLE, beyond_the_scene, out_of_scope
 from translators.translate import TranslationSettings, Translator
 
 QUESTIONS = GQA_DIR / "questions"
@@ -74,3 +75,41 @@ def test_the_translator_refuses_without_asking_the_model():
     result = translator.translate("Why is the cat on the chair?")
     assert result.program is None and result.unsupported == "reason" and result.attempts == []
     assert "cannot be answered" in (result.error or "") and result.to_json()["unsupported"] == "reason"
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("How old is the fence?", "measurement"),
+        ("How expensive is the sofa?", "measurement"),
+        ("How much did the umbrella cost?", "measurement"),
+        ("Who painted the building?", "maker"),
+        ("Who made the table?", "maker"),
+    ],
+)
+def test_measurements_and_past_deeds_are_beyond_the_scene(question, kind):
+    found = beyond_the_scene(question, bundled_ontology().category_of)
+    assert found is not None and found.kind == kind and found.message.endswith(ANSWERABLE)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["How big is the window?", "How clean is the floor?", "Who is wearing a hat?", "How many cars are there?"],
+)
+def test_degrees_of_a_named_category_and_present_deeds_stay(question):
+    assert beyond_the_scene(question, bundled_ontology().category_of) is None
+
+
+@pytest.mark.parametrize("question", ["Whose car is on the street?", "Who does the bicycle belong to?"])
+def test_ownership_is_refused(question):
+    found = out_of_scope(question)
+    assert found is not None and found.kind == "ownership"
+
+
+@pytest.mark.skipif(not QUESTIONS.is_dir(), reason="the real GQA sample (../shared/data/gqa) is absent")
+def test_no_real_gqa_question_is_beyond_the_scene():
+    sample = json.loads((QUESTIONS / "val_balanced_sample.json").read_text())
+    train = json.loads((QUESTIONS / "train_balanced_sample50.json").read_text())
+    questions = [q["question"] for q in sample.values()] + [q["question"] for q in train]
+    category_of = bundled_ontology().category_of
+    assert [q for q in questions if beyond_the_scene(q, category_of)] == []

@@ -83,7 +83,7 @@ def test_cache_returns_the_stored_translation_without_calling_the_model(bank):
 
 
 def test_self_consistency_reports_samples_majority_and_agreement(bank):
-    other = "exist(select(scene(), cup))"
+    other = "verify_attr(unique(select(scene(), cup)), color, red)"  # means the question's words otherwise
     backend = Capturing([GOOD, other, GOOD])
     result = Translator(_settings(samples=3, temperature=0.7), bank, backend).translate("Is there a red cup?")
     assert result.flat == FLAT
@@ -144,7 +144,7 @@ def test_schema_repair_is_applied_and_reported(bank):
 
 def test_candidates_vote_by_meaning_and_report_agreement(bank):
     equal = "exist(filter(select(scene(), cup), color, red))"
-    other = "exist(select(scene(), cup))"
+    other = "verify_attr(unique(select(scene(), cup)), color, red)"
     backend = Capturing([other, equal, equal])
     result = Translator(_settings(samples=3), bank, backend).translate("Is there a red cup?")
     assert result.flat == FLAT and result.agreement == 2 / 3
@@ -202,7 +202,7 @@ def test_without_a_warm_up_the_first_model_call_warms_the_fixed_part_once(bank):
     backend = Warming([GOOD, GOOD])
     translator = Translator(_settings(template_fill=False), bank, backend)
     assert translator.translate("Is there a red cup?").flat == FLAT
-    assert translator.translate("Is there a red cup on the table?").program is not None
+    assert translator.translate("Are there any red cups?").program is not None
     assert len(backend.warmed) == 1 and backend.warmed[0].max_tokens == 1 and len(backend.requests) == 2
     translator.warm_up()  # already warm: nothing more
     assert len(backend.warmed) == 1
@@ -267,7 +267,8 @@ def test_no_translation_of_the_gqa_test_part_names_a_word_its_question_lacks(ban
         question = data[qid]["question"]
         result = translator.translate(question, qid)
         if result.program is None:
-            assert "not in the question" in result.error
+            # The model here only invents: refused for its words, or declined as meaning another question.
+            assert "not in the question" in result.error or result.unsupported is not None
             continue
         sources[result.source] += 1
         assert invented_words(result.program, question_words(read_as_scene(question))) == [], question
