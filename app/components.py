@@ -438,6 +438,7 @@ class Components:
             "llm": s.llm or DEFAULT_LOCAL_MODEL,
             "schema_decoding": s.schema_decoding,
             "template_fill": s.template_fill,
+            "meaning_check": s.meaning_check,
             "samples": s.confidence_samples,
         }
         return TranslationSettings.model_validate(base | dict(overrides or {}))

@@ -80,6 +80,12 @@ class Settings(BaseSettings, TranslationOptions):
         description="a question of a form the example bank has gets the program of those examples with its own "
         "words, without a model call (translators.template_fill); other questions go to the model",
     )
+    meaning_check: bool = Field(
+        True,
+        description="every content word of a question must be accounted for by its program, and a program must read "
+        "back as its question; a question no program means is declined (422 unsupported) naming the word "
+        "(translators.meaning, translators.read_back)",
+    )
     routing: bool = Field(
         False,
         description="route each question to the examples and prompt of its predicted type (verify, query, choose, "

@@ -61,6 +61,10 @@ class WordNetKinship:
         """Whether some scene could hold `asked` (see the module docstring)."""
         return _expressible(self, asked)
 
+    def knows(self, word: str) -> bool:
+        """Whether WordNet has `word` (a compound's words joined by "_")."""
+        return bool(self._synsets(word))
+
 
 @lru_cache(maxsize=65536)
 def _related(kin: WordNetKinship, asked: str, named: str) -> bool:

@@ -105,6 +105,7 @@ FRAME_CUES: dict[str, Callable[[_Named], bool]] = {
     "amount": _has("count", "compare_count"),
     "shade": _says("color"),
     "hue": _says("color"),
+    "species": _says("name", "class"),
     "made": _says("material"),
     "make": _says("material"),
     "makes": _says("material"),
@@ -142,6 +143,10 @@ class WordKinship(Protocol):
 
     def expressible(self, asked: str) -> bool:
         """Whether some scene could hold `asked` as a thing, a value or a relation."""
+        ...
+
+    def knows(self, word: str) -> bool:
+        """Whether `word` (words of a compound joined by "_") is in the lexicon at all."""
         ...
 
 
@@ -197,16 +202,27 @@ def uncovered(question: str, program: Program, kinship: WordKinship | None = Non
     return tuple(w for w in content_words(question) if not accounted(w))
 
 
+def known_or(kinship: WordKinship, pair: tuple[str, str]) -> bool:
+    """Whether a compound of two words names something a scene could hold."""
+    return kinship.expressible("_".join(pair))
+
+
 def inexpressible(question: str, known: Callable[[str], bool], kinship: WordKinship | None) -> tuple[str, ...]:
     """Content words that no program could account for: not a word of the ontology (`known`, by
     stem), not a frame word, and not a thing, value or relation a scene could hold (`kinship`).
     Without a kinship nothing is ruled out before a program is written."""
     if kinship is None:
         return ()
+    words = _TOKEN.findall(question.lower())
+    # A word of a compound the lexicon knows ("video camera") is part of a thing's name.
+    compounded = {
+        w for pair in zip(words, words[1:]) if kinship.knows("_".join(pair)) and known_or(kinship, pair) for w in pair
+    }
     return tuple(
         w
         for w in content_words(question)
-        if not known(w)
+        if w not in compounded
+        and not known(w)
         and w not in FRAME_CUES
         and w not in _NUMBERS
         and w not in SPELLINGS

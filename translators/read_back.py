@@ -29,6 +29,7 @@ import re
 
 from theory.operations import OPERATIONS, STRUCTURAL_CATEGORIES
 from theory.program import Program, Step
+from translators.meaning import WordKinship
 from translators.ontology import OTHER_CATEGORY, Ontology
 
 _TOKEN = re.compile(r"[a-z]+")
@@ -38,8 +39,8 @@ CATEGORY_CUES: dict[str, frozenset[str]] = {
     "color": frozenset({"colour", "colored", "coloured", "shade", "hue"}),
     "activity": frozenset({"doing"}),
     "pose": frozenset({"doing", "pose", "posture"}),
-    "place": frozenset({"where", "place", "location"}),
-    "room": frozenset({"where", "room", "place"}),
+    "place": frozenset({"where", "place", "location", "venue", "setting", "area", "spot"}),
+    "room": frozenset({"where", "room", "place", "venue", "location"}),
     "size": frozenset({"big", "large", "small"}),
 }
 _PASS_THROUGH = ("unique", "filter", "filter_any", "negate", "compare")
@@ -53,15 +54,42 @@ def _origin(program: Program, step: Step) -> Step:
     return step
 
 
+def _is_scene(step: Step) -> bool:
+    return step.operation == "scene" or (step.operation == "select" and step.arguments[0] == "scene")
+
+
+def _asks_kind(cls: str, words: list[str]) -> bool:
+    """Whether the question asks which kind of `cls` ("What pastry is ...", "Which kind of vegetable ..."):
+    the name is then the open answer, not the word said."""
+    last = cls.split("_")[-1]
+    forms = {last, last + "s", last + "es", last[:-1] if last.endswith("s") else last}
+    for i, word in enumerate(words):
+        if word in ("what", "which"):
+            following = words[i + 1 : i + 4]
+            if following[:1] and following[0] in forms:
+                return True
+            if (
+                following[:2]
+                and following[0] in ("kind", "type", "sort")
+                and following[1] == "of"
+                and following[2:3]
+                and following[2] in forms
+            ):
+                return True
+    return False
+
+
 def _class_of(step: Step) -> str | None:
     if step.operation in ("select", "relate"):
         return step.arguments[0]
     return None
 
 
-def mismatch(program: Program, question: str, ontology: Ontology) -> str | None:
-    """Why `program`, read back, asks another question than `question` (None: it does not)."""
-    words = set(_TOKEN.findall(question.lower()))
+def mismatch(program: Program, question: str, ontology: Ontology, kinship: WordKinship | None = None) -> str | None:
+    """Why `program`, read back, asks another question than `question` (None: it does not); `kinship`
+    lets a kind of a category ask for it."""
+    said = _TOKEN.findall(question.lower())
+    words = set(said)
     for step in program:
         if step.operation == "query" and step.arguments[0] == "name" and step.dependencies:
             origin = _origin(program, program.step(step.dependencies[0]))
@@ -69,22 +97,30 @@ def mismatch(program: Program, question: str, ontology: Ontology) -> str | None:
                 # "What is the dog's name?": the name *of* the dog is the dog's own name.
                 origin = _origin(program, program.step(origin.dependencies[0]))
             cls = _class_of(origin)
-            if cls is not None and cls not in _OPEN_CLASSES and cls not in ontology.groups:
+            if (
+                cls is not None
+                and cls not in _OPEN_CLASSES
+                and cls not in ontology.groups
+                and not _asks_kind(cls, said)
+            ):
                 shown = cls.replace("_", " ")
                 return f"the program asks for the name of the {shown}, a word the question already says"
         if step.operation in ("query", "choose_attr"):
             category = step.arguments[0]
             if category in STRUCTURAL_CATEGORIES or category == OTHER_CATEGORY:
                 continue
-            if step.dependencies and _origin(program, program.step(step.dependencies[0])).operation == "scene":
+            if step.dependencies and _is_scene(_origin(program, program.step(step.dependencies[0]))):
                 continue  # of the whole picture ("What is the image showing?"), a place or the weather is what is asked
-            if not _says_category(category, words, ontology):
+            if not _says_category(category, words, ontology, kinship):
                 return f"the program asks for the {category.replace('_', ' ')}, which the question does not ask about"
     return None
 
 
-def _says_category(category: str, words: set[str], ontology: Ontology) -> bool:
+def _says_category(category: str, words: set[str], ontology: Ontology, kinship: WordKinship | None) -> bool:
     if set(category.split("_")) & words or CATEGORY_CUES.get(category, frozenset()) & words:
+        return True
+    # A kind of the category ("venue" is a place) asks for it too.
+    if kinship is not None and any(kinship.related(category, w) for w in words if len(w) > 2):
         return True
     values = {part for value in ontology.categories.get(category, ()) for part in value.split("_")}
     return bool(values & words)

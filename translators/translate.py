@@ -427,7 +427,7 @@ class Translator:
                 if checked and self.composer is not None and self.ontology is not None:
                     named_once[:] = named_once or [_said(asked, self.composer.filler)]
                     if _unnamed(program, named_once[0], asked):
-                        return mismatch(program, asked, self.ontology)
+                        return mismatch(program, asked, self.ontology, self.kinship)
                 return meaning(program, strict)
 
             return check
@@ -563,7 +563,7 @@ class Translator:
             problem = f"the program does not express {listed} of the question"
             unmeant.append((left_out, problem))
             return problem
-        wrong_reading = mismatch(program, asked, self.ontology or bundled_ontology())
+        wrong_reading = mismatch(program, asked, self.ontology or bundled_ontology(), self.kinship)
         if wrong_reading is not None:
             unmeant.append(((), wrong_reading))
         return wrong_reading
