@@ -412,8 +412,14 @@ class Translator:
         # Why candidate programs did not mean the question (uncovered words, a wrong reading), for a decline.
         unmeant: list[tuple[tuple[str, ...], str]] = []
 
+        judged: dict[tuple[Program, bool], str | None] = {}  # a form's voters often fill one program
+
         def meaning(program: Program, strict: bool = True) -> str | None:
-            return self._unmeant(program, asked, unmeant, strict) if checked else None
+            if not checked:
+                return None
+            if (program, strict) not in judged:
+                judged[(program, strict)] = self._unmeant(program, asked, unmeant, strict)
+            return judged[(program, strict)]
 
         def lenient(program: Program) -> str | None:
             return meaning(program, strict=False)
@@ -432,13 +438,13 @@ class Translator:
 
             return check
 
-        # A program that says every word first; else one that leaves out only attribute values
-        # (GQA's own programs drop a modifier that does not pick the object: "the brown bag").
+        # Per kind of fill, a program that says every word first; else one that leaves out only attribute
+        # values (GQA's own programs drop a modifier that does not pick the object: "the brown bag").
         def fits(judge: Callable[[Program], str | None]) -> Callable[[Program], bool]:
             return lambda program: _problems(program, words, frame, judge) is None
 
-        for judge in (meaning, lenient):
-            for source, filler in (("template", self.filler), ("composed", self.composer)):
+        for source, filler in (("template", self.filler), ("composed", self.composer)):
+            for judge in (meaning, lenient):
                 # Only programs in the question's words that answer as it asks take part in the vote.
                 filled = filler.fill(asked, exclude, fits(judge)) if filler is not None else None
                 if filled is not None:
