@@ -35,6 +35,11 @@ ABSTRACT_NOUNS = frozenset(f"noun.{name}" for name in _ABSTRACT.split())
 ABSTRACT_VERBS = frozenset(
     f"verb.{name}" for name in "cognition emotion possession perception creation communication stative".split()
 )
+# Senses of the asker's mind or speech: the words a polite frame is made of ("I'd appreciate ...",
+# "Out of curiosity", "Can I assume ...").
+ATTITUDE = frozenset(
+    {"verb.cognition", "verb.communication", "verb.emotion", "noun.cognition", "noun.communication", "noun.feeling"}
+)
 _SENSES = 3  # the first senses carry a word's usual meaning; later ones link unrelated words
 
 
@@ -61,6 +66,10 @@ class WordNetKinship:
         """Whether some scene could hold `asked` (see the module docstring)."""
         return _expressible(self, asked)
 
+    def attitude(self, word: str) -> bool:
+        """Whether `word`'s usual verb or noun sense is of thinking, feeling or saying."""
+        return _attitude(self, word)
+
     def knows(self, word: str) -> bool:
         """Whether WordNet has `word` (a compound's words joined by "_")."""
         return bool(self._synsets(word))
@@ -83,6 +92,13 @@ def _related(kin: WordNetKinship, asked: str, named: str) -> bool:
     # A direct kind of the named thing is another name for it in a scene ("fridge", an electric
     # refrigerator, for `refrigerator`).
     return any(set(a.hypernyms()) & set(named_senses) for a in asked_senses if a.pos() == "n")
+
+
+@lru_cache(maxsize=65536)
+def _attitude(kin: WordNetKinship, word: str) -> bool:
+    # The word's most frequent sense, nouns first: "telephone" is a thing before it is a way to talk.
+    senses = kin._synsets(word)
+    return bool(senses) and senses[0].lexname() in ATTITUDE
 
 
 @lru_cache(maxsize=65536)

@@ -34,6 +34,7 @@ Example:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-'][A-Za-z0-9]+)*|[^\sA-Za-z0-9]")
 _CONTRACTIONS = {
@@ -49,12 +50,20 @@ _CONTRACTIONS = {
     "it's": "it is",
     "that's": "that is",
     "let's": "let us",
+    "don't": "do not",
+    "doesn't": "does not",
+    "didn't": "did not",
+    "can't": "can not",
+    "won't": "will not",
+    "wouldn't": "would not",
+    "couldn't": "could not",
 }
 # Words a frame is made of besides its embedding words: who asks and how politely.
 _FRAME_GLUE = frozenset(
-    """i you we me us one anyone someone somebody anybody it can could would will do does did am are is
+    """i you we me us one anyone someone somebody anybody it can could would will do does did am are is was
     be been might may please kindly just really actually possibly perhaps maybe to let so the a an any
-    have got able out about mind if""".split()
+    have got able out about mind if not in of for happen happened happens try trying quick simple honest
+    honestly , : ;""".split()
 )
 # Words that embed a question: verbs of telling, knowing and asking, and the adjectives and nouns
 # of the same frames ("I'm curious", "any idea", "is it true"). The sense, not the phrase, matters.
@@ -62,14 +71,18 @@ _TELL = frozenset("tell telling say show explain describe".split())
 _KNOW = frozenset(
     """know wonder wondering ask asking check checking confirm verify determine figure guess
     think believe reckon suppose curious sure idea clue true like want need interested help understand
-    inform informing""".split()
+    inform informing grateful thankful glad right correct certain""".split()
 )
-_CLAUSE_VERBS = frozenset("say think guess believe reckon suppose true sure agree".split())
+_CLAUSE_VERBS = frozenset("say think guess believe reckon suppose true sure agree right correct".split())
+# Verbs that ask for a thing named by a noun phrase ("tell me the color of the sofa").
+_ASKS_FOR = _TELL | frozenset("know check find figure determine confirm verify wonder".split())
+_MODALS = frozenset("might could would will can may should".split())
 _PERCEIVE = frozenset("find see spot notice observe".split())
 _EMBEDDERS = _TELL | _KNOW | _PERCEIVE
 _COMPLEMENTIZERS = frozenset({"if", "whether", "that"})
 _WH = frozenset("what which who whom whose where how".split())
 AUXILIARIES = frozenset("is are was were can could does do did has have will would should".split())
+_BE = frozenset("is are was were".split())
 # Words that open a subject: after the wh-phrase and before the auxiliary it moves behind.
 _SUBJECT_START = frozenset(
     "the a an this that these those there it he she they his her its their my your some any".split()
@@ -87,13 +100,17 @@ def _tokens(text: str) -> list[str]:
     return words
 
 
-def _frame_length(lowered: list[str]) -> int:
-    """How many words open the question as a frame around a clause (0: none)."""
+def _frame_length(lowered: list[str], attitude: Callable[[str], bool]) -> int:
+    """How many words open the question as a frame around a clause (0: none): glue, embedding words,
+    and words of the asker's mind or speech (`attitude`: "appreciate", "curiosity", "assume")."""
     end = 0
     embedded = False
     for i, word in enumerate(lowered):
-        if word in _EMBEDDERS:
+        following = lowered[i + 1] if i + 1 < len(lowered) else ""
+        if word in _EMBEDDERS or (word not in _FRAME_GLUE and attitude(word)):
             embedded, end = True, i + 1
+        elif word == "if" and following == "you":
+            end = i + 1  # "I'd be grateful if you could tell me ...": the frame goes on
         elif word in _FRAME_GLUE and not (embedded and word in _COMPLEMENTIZERS | {"the", "a", "an", "any"}):
             end = i + 1
         else:
@@ -101,18 +118,31 @@ def _frame_length(lowered: list[str]) -> int:
     if not embedded:
         return 0
     # Glue after the last embedding word belongs to the clause ("tell me the", "know if").
-    while end > 0 and lowered[end - 1] not in _EMBEDDERS and lowered[end - 1] not in {"me", "us", "out", "about"}:
+    while (
+        end > 0
+        and lowered[end - 1] not in _EMBEDDERS
+        and lowered[end - 1] not in {"me", "us", "out", "about", ",", ":"}
+        and not attitude(lowered[end - 1])
+    ):
         end -= 1
     return end
 
 
+def _no_attitude(word: str) -> bool:
+    return False
+
+
 def _yes_no(clause: list[str]) -> list[str] | None:
-    """A declarative clause as a yes/no question: its first auxiliary in front (None: it has none)."""
+    """A declarative clause as a yes/no question: its first auxiliary in front (None: it has none); a
+    form of "be" first, since "can" may be a noun ("the trash can")."""
     lowered = [w.lower() for w in clause]
-    for i, word in enumerate(lowered):
-        if word in AUXILIARIES and i > 0:
-            return [clause[i], *clause[:i], *clause[i + 1 :]]
-    return None
+    found = [i for i, w in enumerate(lowered) if i > 0 and w in _BE] or [
+        i for i, w in enumerate(lowered) if i > 0 and w in AUXILIARIES
+    ]
+    if not found:
+        return None
+    i = found[0]
+    return [clause[i], *clause[:i], *clause[i + 1 :]]
 
 
 def _wh_order(clause: list[str]) -> list[str]:
@@ -143,8 +173,10 @@ def _there(noun_phrase: list[str]) -> str:
     return "is there" if single else "are there"
 
 
-def _rewrite(words: list[str]) -> list[str] | None:
+def _rewrite(words: list[str], attitude: Callable[[str], bool]) -> list[str] | None:
     lowered = [w.lower() for w in words]
+    if len(lowered) > 2 and lowered[0] in _MODALS and lowered[1] == "there" and lowered[2] == "be":
+        return ["is", "there", *words[3:]]  # "Might there be a dog here?" asks whether there is one
     # "Could you count the dogs": a request to do what an imperative asks.
     start = 2 if len(lowered) > 2 and lowered[0] in AUXILIARIES and lowered[1] == "you" else 0
     if len(lowered) > start and lowered[start] in _IMPERATIVES:
@@ -154,11 +186,11 @@ def _rewrite(words: list[str]) -> list[str] | None:
             head = rest[1:] if rest and rest[0].lower() in ("the", "all", "any") else rest
             return ["how", "many", *head, "are", "there"]
         return ["what", "is", *rest]
-    frame = _frame_length(lowered)
+    frame = _frame_length(lowered, attitude)
     if frame == 0 or frame >= len(words):
         return None
     clause, first = words[frame:], lowered[frame]
-    embedder = next(w for w in reversed(lowered[:frame]) if w in _EMBEDDERS)
+    embedder = next((w for w in reversed(lowered[:frame]) if w in _EMBEDDERS or attitude(w)), "")
     if first in _COMPLEMENTIZERS:
         body = clause[1:]
         if body and body[0].lower() == "or" and len(body) > 1 and body[1].lower() == "not":
@@ -168,19 +200,46 @@ def _rewrite(words: list[str]) -> list[str] | None:
         return _wh_order(clause)
     if embedder in _PERCEIVE:  # what is seen or found is a thing, even with a clause about it
         return [*_there(clause).split(), *clause]
-    if _has_finite_verb(clause) and (embedder in _CLAUSE_VERBS or embedder in _KNOW):
+    if _has_finite_verb(clause):  # "Would you say the sky is dark?", "Can I assume the door is shut?"
         return _yes_no(clause)
-    if embedder in _TELL or embedder in _KNOW:
+    if embedder in _ASKS_FOR:
         return ["what", "is", *clause]
     return None
 
 
-def direct_question(question: str) -> str:
-    """The question a polite or indirect wording wraps (see the module docstring); other questions unchanged."""
+def _without_asides(words: list[str], attitude: Callable[[str], bool]) -> list[str]:
+    """The words without a leading or trailing aside of frame words ("Out of curiosity, ...", "Quick
+    question: ...", "..., if you don't mind me asking")."""
+
+    def aside(part: list[str]) -> bool:
+        lowered = [w.lower() for w in part]
+        return bool(lowered) and all(w in _FRAME_GLUE or w in _EMBEDDERS or attitude(w) for w in lowered)
+
+    marks = [i for i, w in enumerate(words) if w in (",", ":")]
+    if marks and aside(words[: marks[0]]) and marks[0] + 1 < len(words):
+        words = words[marks[0] + 1 :]
+        marks = [i for i, w in enumerate(words) if w in (",", ":")]
+    if marks and marks[-1] > 0 and aside(words[marks[-1] + 1 :]):
+        words = words[: marks[-1]]
+    return words
+
+
+def direct_question(question: str, attitude: Callable[[str], bool] | None = None) -> str:
+    """The question a polite or indirect wording wraps (see the module docstring); other questions
+    unchanged. `attitude` tells words of the asker's mind or speech (WordNet's, where installed)."""
+    attitude = attitude or _no_attitude
     text = _OPENERS.sub("", question.strip())
     body = _POLITE_END.sub("", text.rstrip("?.! ")).rstrip(",;: ")
     words = [w for w in _tokens(body) if w.lower() not in ("please", "kindly")]
-    rewritten = _rewrite(words)
+    asked = _without_asides(words, attitude)
+    rewritten = _rewrite(asked, attitude)
+    if rewritten is None and asked != words:
+        rewritten = asked
+    for _ in range(2):  # "I'd be grateful if you could tell me what ..." wraps a request that wraps a question
+        again = _rewrite(rewritten, attitude) if rewritten is not None else None
+        if again is None or again == rewritten:
+            break
+        rewritten = again
     if rewritten is None:
         return question
     joined = " ".join(rewritten)

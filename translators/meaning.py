@@ -51,6 +51,7 @@ NOT_CONTENT = frozenset(
     sorts name names called call look looks looking appear appears appearing seem seems think see
     picture pictures photo photograph image scene shown pictured visible present there's else
     doing happening showing shows show represent represents depict depicts depicted taken today day
+    anywhere somewhere everywhere
     like up out down off over around across along against through between beside near next behind
     under below above inside outside""".split()
 )
@@ -147,6 +148,10 @@ class WordKinship(Protocol):
 
     def knows(self, word: str) -> bool:
         """Whether `word` (words of a compound joined by "_") is in the lexicon at all."""
+        ...
+
+    def attitude(self, word: str) -> bool:
+        """Whether `word` is of the asker's mind or speech (a polite frame's word: "appreciate", "curiosity")."""
         ...
 
 

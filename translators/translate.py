@@ -399,7 +399,8 @@ class Translator:
         start = time.perf_counter()
         for_questions = PROMPTS[s.prompt_version].for_questions
         # "Could you tell me what color the mug is?" asks "What color is the mug?".
-        direct = direct_question(question) if for_questions else question
+        attitude = self.kinship.attitude if self.kinship is not None else None
+        direct = direct_question(question, attitude) if for_questions else question
         asked = read_as_scene(direct)
         checked = for_questions and s.meaning_check
         if for_questions and (scope := self._beyond_language(direct, asked, checked)) is not None:

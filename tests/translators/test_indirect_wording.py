@@ -94,3 +94,32 @@ def test_real_gqa_questions_change_only_where_they_ask_whether_one_sees_somethin
     # GQA's own indirect forms: "Do you see ...?" (is there) and "Do you think ...?" (its filler).
     assert all(q.startswith(("Do you see", "Do you think")) for q, _ in changed)
     assert all(frame_of(d) is frame_of(q) for q, d in changed)
+
+
+@pytest.mark.parametrize(
+    ("wrapped", "direct"),
+    [
+        ("I was hoping you could tell me what color the car is.", "What color is the car?"),
+        ("Just curious, how many chairs are there?", "How many chairs are there?"),
+        ("Is the mug white, if I may ask?", "Is the mug white?"),
+        ("Might there be a cat on the sofa?", "Is there a cat on the sofa?"),
+        ("Could you possibly explain what the man is carrying?", "What is the man carrying?"),
+        ("Can I assume the door is closed?", "Is the door closed?"),
+        ("I'd be thankful if you could tell me whether the lamp is on.", "Is the lamp on?"),
+    ],
+)
+def test_words_of_the_askers_mind_or_speech_make_a_frame_too(wrapped, direct):
+    from scene.word_kinship import WordNetKinship
+
+    assert direct_question(wrapped, WordNetKinship().attitude) == direct
+
+
+@pytest.mark.skipif(not QUESTIONS.is_dir(), reason="the real GQA sample (../shared/data/gqa) is absent")
+def test_with_wordnet_real_gqa_questions_still_change_only_where_they_ask_whether_one_sees_something():
+    from scene.word_kinship import WordNetKinship
+
+    attitude = WordNetKinship().attitude
+    sample = json.loads((QUESTIONS / "val_balanced_sample.json").read_text())
+    questions = [q["question"] for q in sample.values()]
+    changed = [q for q in questions if direct_question(q, attitude) != q]
+    assert all(q.startswith(("Do you see", "Do you think")) for q in changed)
