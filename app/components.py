@@ -236,12 +236,17 @@ class Components:
             "translator": self._question_translator.status,
             "scene_graphs": self._scene_graph_encoder.status,
             "images": self._image_status(),
-        } | ({"calibration": self._calibration_status()} if self.settings.calibration not in (None, "", "off") else {})
+        } | (self._calibration_status() if self.settings.calibration not in (None, "", "off") else {})
 
-    def _calibration_status(self) -> str:
-        status = self._calibration.status
-        # A bundled calibration that does not hold for these settings is not an error: no abstention.
-        return f"ready ({self.calibration_note})" if status == "ready" and self.calibration_note else status
+    def _calibration_status(self) -> dict[str, str]:
+        # A bundled calibration that does not hold for these settings is not an error: the service is
+        # ready and does not abstain, and says why.
+        status = {"calibration": self._calibration.status}
+        if self.calibration_note:
+            status["abstention"] = f"off: {self.calibration_note}"
+        elif self._calibration.status == "ready":
+            status["abstention"] = "on"
+        return status
 
     def _image_status(self) -> str:
         # Before the first image: whether the vision weights are on this machine, and how to get them.

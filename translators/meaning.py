@@ -107,6 +107,7 @@ FRAME_CUES: dict[str, Callable[[_Named], bool]] = {
     "shade": _says("color"),
     "hue": _says("color"),
     "species": _says("name", "class"),
+    "common": _has("common"),
     "made": _says("material"),
     "make": _says("material"),
     "makes": _says("material"),

@@ -695,6 +695,8 @@ class Translator:
                 self._warm_prefix()
         repairs: list[tuple[str, str]] = []
         error = "no attempt was made"
+        # A first output refused only for leaving out an attribute value: kept when no repair comes.
+        lenient_fallback: Program | None = None
         for attempt in range(s.max_repairs + 1):
             request = GenerationRequest(
                 prompt=prompt,
@@ -713,6 +715,8 @@ class Translator:
                 raise  # no other attempt can help: the caller says the model is unavailable
             except BackendError as exc:
                 attempts.append(Attempt("", str(exc), 0.0))
+                if lenient_fallback is not None:
+                    return lenient_fallback, ""
                 # The reason the earlier output was refused matters more than why no repair came.
                 error = f"{repairs[-1][1]}; then {exc}" if repairs else str(exc)
                 return None, error
@@ -721,6 +725,8 @@ class Translator:
                 outcome.program is not None
                 and (problem := _problems(outcome.program, words, frame, meaning[attempt > 0])) is not None
             ):
+                if attempt == 0 and _problems(outcome.program, words, frame, meaning[1]) is None:
+                    lenient_fallback = outcome.program
                 # Never answer with a word the question does not say: fed back like a parse error.
                 outcome = replace(outcome, program=None, error=problem)
             attempts.append(
@@ -740,7 +746,7 @@ class Translator:
                 return outcome.program, ""
             error = f"no valid program after {attempt + 1} attempt(s): {outcome.error}"
             repairs.append((outcome.cleaned or generation.text, outcome.error or "invalid program"))
-        return None, error
+        return (lenient_fallback, "") if lenient_fallback is not None else (None, error)
 
 
 # What a question names that its program must name too: its objects, and its values and group words

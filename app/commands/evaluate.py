@@ -18,7 +18,7 @@ from typing import Annotated, Any
 import typer
 
 from app.commands.io import fail, read_input
-from app.components import Components
+from app.components import Components, bundled_calibration_path
 from app.config import ConfigError, Settings, load_settings
 from app.errors import PipelineError
 from evaluation.graph_index import open_scene_graphs
@@ -48,7 +48,7 @@ from scene.concepts import Concepts
 from theory.scene_facts import SceneFacts
 from translators.options import OPTION_NAMES
 from translators.threads import threads_setting
-from trust.calibration import CalibrationError
+from trust.calibration import Calibration, CalibrationError
 
 
 @dataclass(frozen=True)
@@ -213,6 +213,7 @@ def evaluate_command(
             factory(runs[0], chosen_settings)
         except Exception as exc:  # loaders raise their own types; each message names the fix
             fail(f"cannot load the models for {', '.join(chosen_settings)}: {exc}")
+    calibration = _calibration_for(factory, runs, config.calibration) if translated else None
     try:
         if scene_graphs is not None:  # indexed once here, with progress, before the workers start
             open_scene_graphs(scene_graphs, "indexing scene graphs" if progress else None)
@@ -234,20 +235,18 @@ def evaluate_command(
                     "scene_graphs": scene_graphs,
                     "taxonomy": taxonomy,
                 },
-                factory.components().settings.calibration,
+                calibration,
             ),
         }
     except JobError as exc:
         fail(str(exc))
-    if config.calibration and translated:
-        _check_calibration(factory, runs)
     evaluator = Evaluator(
         EvaluatorConfig(
             scene_graphs=scene_graphs,
             images=images,
             taxonomy=taxonomy,
             hypernym_levels=levels,
-            calibration=config.calibration if translated else None,
+            calibration=calibration,
         ),
         factory,
     )
@@ -275,6 +274,25 @@ def evaluate_command(
 
         paths = write_report(out, choices=choices)
         typer.echo(f"report: {', '.join(str(p) for p in paths)}")
+
+
+def _calibration_for(factory: SettingsParts, runs: Sequence[Run], setting: str | None) -> str | None:
+    """The calibration file the records' abstentions come from: none when off; the bundled one when it
+    holds for every run's settings, else none (as the service, which then does not abstain); a
+    configured file must hold, or the job fails in one line."""
+    if setting in (None, "", "off"):
+        return None
+    if setting == "bundled":
+        components = factory.components()
+        try:
+            bundled = Calibration.load(bundled_calibration_path())
+            for run in runs:
+                bundled.check_settings(components.confidence_settings(components.translation_settings(run.translation)))
+        except CalibrationError:
+            return None
+        return str(bundled_calibration_path())
+    _check_calibration(factory, runs)
+    return setting
 
 
 def _check_calibration(factory: SettingsParts, runs: Sequence[Run]) -> None:

@@ -21,7 +21,7 @@ from trust.calibration import Calibration
 SITTING = "query(unique(relate_any(unique(select(scene(), cat)), on, object)), name)"
 REPLAY = Path(tempfile.mkdtemp(prefix="aspvqa-confidence-")) / "replay.jsonl"
 REPLAY.write_text(
-    json.dumps({"question": "What is the cat sitting on?", "outputs": [SITTING] * 500})
+    json.dumps({"question": "What is the cat on?", "outputs": [SITTING] * 500})
     + "\n"
     + json.dumps(
         {"question": "Is the apple on the table red?", "outputs": ["verify_attr(unique(select(scene(), apple"] * 500}
@@ -29,7 +29,7 @@ REPLAY.write_text(
     + "\n"
 )
 KITCHEN = demo_scenes()["kitchen"]
-CAT = {"question": "What is the cat sitting on?", "scene_graph": KITCHEN}
+CAT = {"question": "What is the cat on?", "scene_graph": KITCHEN}
 MUG_COLOR = "scene(0). select(1, 0, mug). unique(2, 1). query(3, 2, color). end(3)."
 runner = CliRunner()
 
@@ -129,7 +129,7 @@ def test_cli_answer_prints_confidence_and_refuses_a_risk_without_calibration(tmp
     monkeypatch.setenv("ASPVQA_TEMPLATE_FILL", "false")
     graph = tmp_path / "g.json"
     graph.write_text(json.dumps(KITCHEN))
-    args = ["answer", "-q", "What is the cat sitting on?", "--scene-graph", str(graph)]
+    args = ["answer", "-q", "What is the cat on?", "--scene-graph", str(graph)]
     result = runner.invoke(cli, [*args, "--json"])
     assert result.exit_code == 0, result.output
     record = json.loads(result.output)
@@ -147,7 +147,7 @@ def _questions(tmp_path: Path) -> Path:
     ]
     questions = {
         "q1": {
-            "question": "What is the cat sitting on?",
+            "question": "What is the cat on?",
             "imageId": "kitchen",
             "answer": "chair",
             "semantic": semantic,
@@ -219,7 +219,7 @@ def test_calibrate_and_the_evaluation_job_give_one_confidence_for_one_question(e
     from trust.confidence import confidence_parts, program_confidence
 
     s = settings(**extra)
-    question = "What is the cat sitting on?"
+    question = "What is the cat on?"
     served = Pipeline(s).translate(question)  # what calibrate labels
     job = SettingsParts(s.model_dump())(Run("r"), ["translation"])
     assert job.translate is not None
@@ -292,3 +292,9 @@ def test_cli_translate_json_gives_status_and_reason(monkeypatch):
     declined = runner.invoke(cli, ["translate", "-q", "How much does the cat cost?", "--json"])
     record = json.loads(declined.output.splitlines()[0])
     assert declined.exit_code == 1 and record["status"] == "unsupported" and "measurement" in record["reason"]
+
+
+def test_the_bundled_calibration_made_for_other_settings_leaves_the_service_ready_without_abstaining(client):
+    parts = client.get("/ready").json()["parts"]
+    assert parts["calibration"] == "ready" and parts["abstention"].startswith("off: bundled calibration not used")
+    assert client.post("/answer", json=CAT).json()["abstained"] is None
