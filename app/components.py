@@ -132,7 +132,7 @@ class Lazy(Generic[T]):
 
 def bundled_calibration_path() -> Path:
     """The calibration shipped with the service (app/data/calibration.json, made by
-    bench/default_calibration.py on the validation part of the GQA split)."""
+    `bench/declines.py --write-calibration` on the validation part of the GQA split)."""
     return Path(str(resources.files("app") / "data" / "calibration.json"))
 
 
