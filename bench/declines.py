@@ -139,8 +139,8 @@ def main() -> None:
         print(f"ready in {time.perf_counter() - started:.1f} s; {len(items)} GQA questions")
         rows = [_row(pipeline, *item) for item in tqdm(items, desc="translating", unit="q")]
     declined = [r for r in rows if r.status == "unsupported"]
-    validation = [r for r in rows if r.part == "validation" and r.wrong is not None or
-                  r.part == "validation" and r.status != "ok"]  # fmt: skip
+    # Validation questions with a label, or with no program at all (declined or failed).
+    validation = [r for r in rows if r.part == "validation" and (r.wrong is not None or r.status != "ok")]
     labelled = [r for r in validation if r.status == "ok"]
     components = pipeline.components
     settings = components.confidence_settings(components.translation_settings())

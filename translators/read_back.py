@@ -110,7 +110,7 @@ def mismatch(program: Program, question: str, ontology: Ontology, kinship: WordK
             if category in STRUCTURAL_CATEGORIES or category == OTHER_CATEGORY:
                 continue
             if step.dependencies and _is_scene(_origin(program, program.step(step.dependencies[0]))):
-                continue  # of the whole picture ("What is the image showing?"), a place or the weather is what is asked
+                continue  # of the whole picture ("what does the photo show"), a place or the weather is what is asked
             if not _says_category(category, words, ontology, kinship):
                 return f"the program asks for the {category.replace('_', ' ')}, which the question does not ask about"
     return None

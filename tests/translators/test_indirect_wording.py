@@ -26,7 +26,7 @@ QUESTIONS = GQA_DIR / "questions"
         ("Could you count the dogs for me?", "How many dogs are there?"),
         ("Would you say the sky is dark?", "Is the sky dark?"),
         ("Will I find a dog in this room?", "Is there a dog in this room?"),
-        ("Can you tell me what the table is made of?", "What is the table made of?"),
+        ("Can you tell me what the desk is made of?", "What is the desk made of?"),
         ("I'm curious what the white dog is sitting on.", "What is the white dog sitting on?"),
         ("Is it true that the mug and the table are the same color?", "Are the mug and the table the same color?"),
         ("Tell me the color of the sofa.", "What is the color of the sofa?"),
@@ -58,7 +58,7 @@ def test_the_frame_is_the_wrapped_question_s(wrapped, frame):
     [
         "What color is the mug?",
         "Is the door closed?",
-        "Who is wearing a hat?",
+        "Who is wearing a scarf?",
         "What color do you think the coat is?",
         "Would you recommend the sofa?",
         "Why is the man smiling?",

@@ -30,8 +30,8 @@ def _query(cls: str, category: str) -> str:
         ("How expensive is the sofa?", _query("sofa", "weight"), ("expensive",)),
         ("What color is the sofa?", _query("sofa", "color"), ()),
         ("What colour is the sofa?", _query("sofa", "color"), ()),
-        ("What is the fence made of?", _query("fence", "material"), ()),
-        ("What is the fence made of?", _query("fence", "color"), ("made",)),
+        ("What is the bench made of?", _query("bench", "material"), ()),
+        ("What is the bench made of?", _query("bench", "color"), ("made",)),
         ("How many dogs are there?", "scene(0). select(1, 0, dog). count(2, 1). end(2).", ()),
         ("Is the tennis racket black?", "scene(0). select(1, 0, racket). verify_attr(2, 1, color, black). end(2).", ()),
         (
