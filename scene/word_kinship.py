@@ -24,7 +24,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from scene.wordnet import load_wordnet
+from scene.wordnet import READER_LOCK, load_wordnet
 
 if TYPE_CHECKING:
     from nltk.corpus.reader.wordnet import Synset, WordNetCorpusReader
@@ -60,19 +60,23 @@ class WordNetKinship:
 
     def related(self, asked: str, named: str) -> bool:
         """Whether `asked` is a synonym of `named` or more general than it."""
-        return _related(self, asked, named)
+        with READER_LOCK:  # NLTK's reader shares file objects between threads
+            return _related(self, asked, named)
 
     def expressible(self, asked: str) -> bool:
         """Whether some scene could hold `asked` (see the module docstring)."""
-        return _expressible(self, asked)
+        with READER_LOCK:
+            return _expressible(self, asked)
 
     def attitude(self, word: str) -> bool:
         """Whether `word`'s usual verb or noun sense is of thinking, feeling or saying."""
-        return _attitude(self, word)
+        with READER_LOCK:
+            return _attitude(self, word)
 
     def knows(self, word: str) -> bool:
         """Whether WordNet has `word` (a compound's words joined by "_")."""
-        return bool(self._synsets(word))
+        with READER_LOCK:
+            return bool(self._synsets(word))
 
 
 @lru_cache(maxsize=65536)
