@@ -3,33 +3,31 @@
 The service (`app.pipeline.Pipeline`), each command and each evaluation worker ask one
 `Components` for what they need; nothing else assembles a translator, an image scene builder or
 a taxonomy. Parts are built on first use (or by `warm_up`) and shared by every caller; a part that
-cannot load raises `PipelineError("model_unavailable", ...)` naming the setting to change.
+cannot load raises `PipelineError("model_unavailable", ...)` naming the setting to change. The
+parts themselves live in `app.parts`; this module only builds and holds them.
 """
 
 from __future__ import annotations
 
 import contextlib
-import gc
-import json
 import threading
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from importlib import resources
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from app.config import Settings
 from app.errors import PipelineError
-from theory import Program, SceneFacts
+from app.parts.lazy import Lazy
+from app.parts.roles import ImageReader, QuestionTranslator, SceneGraphEncoder
+from app.parts.shared import bundled_calibration_path, keep_loaded, load_taxonomy_once, word_kinship
 from theory.cache import use_cache_dir
 from theory.entailment import Entailments, EntailmentTableError, bundled_entailments, load_entailments
 from theory.errors import ModelNotAvailableError
-from translators.evidence import TranslationEvidence
 from translators.options import TranslationOptions
 from trust.calibration import Calibration, CalibrationError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
     from app.devices import DeviceChoice
     from scene.image_scene import ImageSceneBuilder
     from scene.taxonomy import CuratedTaxonomy, WordNetTaxonomy
@@ -37,149 +35,13 @@ if TYPE_CHECKING:
     from translators.bank import ExampleBank
     from translators.cache import TranslationCache
     from translators.embeddings import Embedder
-    from translators.meaning import WordKinship
     from translators.ontology import Ontology
     from translators.retrieval import Retriever
-    from translators.translate import Translation, TranslationSettings, Translator
+    from translators.translate import TranslationSettings, Translator
     from translators.vocabulary import Grounder
     from trust.routing import RoutedTranslator
 
-T = TypeVar("T")
-# Scene graph encodings kept per process (by graph text and asked words).
-SCENE_GRAPH_CACHE = 256
-
-
-# --- what the service's parts give ----------------------------------------------------------
-
-
-@dataclass
-class TranslationOutcome:
-    """A question translated into a program for the service, with what was shown to the model."""
-
-    program: Program
-    raw: str = ""
-    examples: list[dict[str, Any]] = field(default_factory=list)
-    seconds: float = 0.0
-    details: dict[str, Any] = field(default_factory=dict)
-    # The settings a calibration must have been made with to hold for this translation.
-    calibration_settings: dict[str, Any] = field(default_factory=dict)
-    # What the translation shows about how sure it is (made from the program alone when not given).
-    evidence: TranslationEvidence | None = None
-
-    def __post_init__(self) -> None:
-        if self.evidence is None:
-            self.evidence = TranslationEvidence(self.program)
-
-
-class QuestionTranslator(Protocol):
-    """Turns a question into a `TranslationOutcome` with the given options and language model; a
-    translator subclasses it for the defaults of `warm_up` and `claim`."""
-
-    def __call__(self, question: str, *, options: TranslationOptions, llm: str | None = None) -> TranslationOutcome: ...
-
-    def warm_up(self) -> None:
-        """Load what the first question would wait for (raises `PipelineError`); nothing by default."""
-
-    def claim(self, claim: str, *, options: TranslationOptions, llm: str | None = None) -> TranslationOutcome:
-        """A statement as a yes/no program; a translator without a claim pool cannot make one."""
-        raise PipelineError("model_unavailable", "this service's translator does not translate claims")
-
-
-@dataclass
-class ImageReading:
-    """The scene read from an image, with the detections behind it."""
-
-    facts: SceneFacts
-    detections: list[dict[str, Any]] = field(default_factory=list)
-    timings: dict[str, float] = field(default_factory=dict)
-
-
-class ImageReader(Protocol):
-    """Turns image bytes and a program (for its concepts) into an `ImageReading`."""
-
-    def __call__(self, image: bytes, program: Program) -> ImageReading: ...
-
-
-# The facts a program needs from a scene graph (None: every fact of the graph).
-SceneGraphEncoder = Callable[[Mapping[str, Any], Program | None], SceneFacts]
-
-
-class Lazy(Generic[T]):
-    """One part, built on first `get` (thread-safe); remembers why it could not be built."""
-
-    def __init__(self, build: Callable[[], T], value: T | None = None) -> None:
-        self._build = build
-        self._value = value
-        self._lock = threading.Lock()
-        self.error: str | None = None
-
-    def get(self) -> T:
-        with self._lock:
-            if self._value is None:
-                try:
-                    self._value = self._build()
-                except PipelineError as exc:
-                    self.error = exc.message
-                    raise
-                self.error = None
-            return self._value
-
-    @property
-    def status(self) -> str:
-        """'ready', 'not loaded' or why it cannot load."""
-        return "ready" if self._value is not None else self.error or "not loaded"
-
-
-def bundled_calibration_path() -> Path:
-    """The calibration shipped with the service (app/data/calibration.json, made by
-    `bench/declines.py --write-calibration` on the validation part of the GQA split)."""
-    return Path(str(resources.files("app") / "data" / "calibration.json"))
-
-
-@lru_cache(maxsize=1)
-def word_kinship() -> WordKinship | None:
-    """WordNet's synonyms and senses for question coverage (translators.meaning), loaded once per
-    process; None where WordNet is missing, and coverage then matches spellings and stems only."""
-    from scene.word_kinship import WordNetKinship
-
-    kinship = WordNetKinship()
-    try:
-        kinship.wordnet  # noqa: B018
-    except Exception:  # noqa: BLE001 - the taxonomy reports a missing WordNet by name; coverage degrades
-        return None
-    return kinship
-
-
-@lru_cache(maxsize=4)
-def load_taxonomy_once(taxonomy_dir: str | None) -> CuratedTaxonomy | WordNetTaxonomy:
-    """The curated taxonomy in `taxonomy_dir`, else WordNet (loaded once per process)."""
-    from scene.taxonomy import WordNetTaxonomy, load_taxonomy
-
-    if taxonomy_dir:
-        try:
-            return load_taxonomy(taxonomy_dir)
-        except (OSError, ValueError) as exc:
-            raise PipelineError(
-                "model_unavailable", f"taxonomy in {taxonomy_dir} (ASPVQA_TAXONOMY_DIR): {exc}"
-            ) from None
-    try:
-        taxonomy = load_taxonomy()
-        # Loads now, so that a missing WordNet is reported here and not mid-request.
-        if isinstance(taxonomy, WordNetTaxonomy):
-            taxonomy.wordnet  # noqa: B018
-        return taxonomy
-    except Exception as exc:  # noqa: BLE001 - the WordNet loader's own error names the fix
-        raise PipelineError("model_unavailable", f"WordNet: {exc}") from None
-
-
-def keep_loaded() -> None:
-    """Leave what is loaded now (models, WordNet, the bank, the entailment table) out of the
-    collector's full passes, which would otherwise walk it all while a request waits."""
-    # A full collection in a loaded solver worker took 150-190 ms, four times in 3,000 solves
-    # (a request that meets one waits that long); with the loaded objects frozen, 6-37 ms
-    # (bench/collection_pause.py).
-    gc.collect()
-    gc.freeze()
+__all__ = ["Components", "bundled_calibration_path", "keep_loaded", "load_taxonomy_once", "word_kinship"]
 
 
 class Components:
@@ -212,9 +74,9 @@ class Components:
         self._embedder_error: str | None = None
         self._embedder_tried = False
         # The three parts the service reports on /ready.
-        self._question_translator: Lazy[QuestionTranslator] = Lazy(lambda: ServiceTranslator(self), question_translator)
+        self._question_translator: Lazy[QuestionTranslator] = Lazy(self._make_question_translator, question_translator)
         self._scene_graph_encoder: Lazy[SceneGraphEncoder] = Lazy(self._make_scene_graph_encoder, scene_graph_encoder)
-        self._image_reader: Lazy[ImageReader] = Lazy(lambda: ImageSceneReader(self), image_reader)
+        self._image_reader: Lazy[ImageReader] = Lazy(self._make_image_reader, image_reader)
 
     # --- the service's parts --------------------------------------------------------------
 
@@ -435,6 +297,18 @@ class Components:
 
     def translation_settings(self, overrides: Mapping[str, Any] | None = None) -> TranslationSettings:
         """The translator's settings from these settings, with `overrides` (a grid run's parameters) on top."""
+        if not overrides:
+            return self._base_translation_settings
+        from translators.translate import TranslationSettings
+
+        return TranslationSettings.model_validate(self._base_translation_settings.model_dump() | dict(overrides))
+
+    def request_settings(self, options: TranslationOptions, llm: str) -> TranslationSettings:
+        """The translator's settings for one request's (already validated) options and model."""
+        return self._request_settings(tuple(dict(options).items()), llm)
+
+    @cached_property
+    def _base_translation_settings(self) -> TranslationSettings:
         from translators.backends.models import DEFAULT_LOCAL_MODEL
         from translators.translate import TranslationSettings
 
@@ -446,7 +320,17 @@ class Components:
             "meaning_check": s.meaning_check,
             "samples": s.confidence_samples,
         }
-        return TranslationSettings.model_validate(base | dict(overrides or {}))
+        return TranslationSettings.model_validate(base)
+
+    @cached_property
+    def _request_settings(self) -> Callable[[tuple[tuple[str, Any], ...], str], TranslationSettings]:
+        # Both parts were validated where they were made: a request's settings are a copy, not a
+        # second validation (kept per options and model, as the translators are).
+        @lru_cache(maxsize=64)
+        def settings(options: tuple[tuple[str, Any], ...], llm: str) -> TranslationSettings:
+            return self._base_translation_settings.model_copy(update=dict(options) | {"llm": llm})
+
+        return settings
 
     # --- builders ---------------------------------------------------------------------------
 
@@ -546,149 +430,16 @@ class Components:
         return ImageSceneBuilder(detector, classifier)
 
     def _make_scene_graph_encoder(self) -> SceneGraphEncoder:
-        from scene.scene_graph import program_constants, scene_graph_facts
+        from app.parts.scene_graphs import GraphEncoder
 
-        taxonomy = self.taxonomy
+        return GraphEncoder(self.taxonomy, self.entailments)
 
-        # Several questions are asked of one scene graph, and a missing answer reads the whole graph
-        # after the program's part of it: encodings are kept by the graph's text and the words
-        # asked (the encoding of a GQA graph costs 2-5 ms, its JSON text 0.05 ms). Callers only
-        # read a SceneFacts, so one encoding may serve several requests at once.
-        @lru_cache(maxsize=SCENE_GRAPH_CACHE)
-        def encoded(text: str, concepts: frozenset[str] | None) -> SceneFacts:
-            return scene_graph_facts(json.loads(text), taxonomy=taxonomy, concepts=concepts)
+    def _make_question_translator(self) -> QuestionTranslator:
+        from app.parts.service_translator import ServiceTranslator
 
-        def encode(graph: Mapping[str, Any], program: Program | None) -> SceneFacts:
-            if not isinstance(graph, Mapping):
-                raise ValueError("a scene graph is a JSON object with 'objects'")
-            concepts = None if program is None else program_constants(program)
-            table = self.entailments
-            if table is not None and concepts is not None:
-                # The general words an asked word may be read through, and the specific relations
-                # that entail an asked one ("on top of" for "on").
-                widened = {g for word in concepts for g in table.generalisations(word)}
-                concepts = concepts | widened | {s for word in concepts for s in table.specialisations(word)}
-            try:
-                text = json.dumps(graph, separators=(",", ":"))
-            except (TypeError, ValueError):  # not JSON (a caller's own objects): encoded every time
-                return scene_graph_facts(graph, taxonomy=taxonomy, concepts=concepts)
-            return encoded(text, None if concepts is None else frozenset(concepts))
+        return ServiceTranslator(self)
 
-        return encode
+    def _make_image_reader(self) -> ImageReader:
+        from app.parts.image_reader import ImageSceneReader
 
-
-class ServiceTranslator(QuestionTranslator):
-    """The service's `QuestionTranslator`: options and model per request, parts from `Components`."""
-
-    def __init__(self, components: Components) -> None:
-        from translators.backends.models import DEFAULT_LOCAL_MODEL
-
-        self.components = components
-        self.settings = components.settings
-        self.default_model = self.settings.llm or DEFAULT_LOCAL_MODEL
-        components.bank  # noqa: B018 - the bank, the ontology and the default model fail at start, not at the first question
-        components.ontology  # noqa: B018
-        components.backend(self.default_model)
-
-    def warm_up(self) -> None:
-        """Load the default model and evaluate its prompt's fixed part (raises `PipelineError`)."""
-        from translators.backends.base import BackendError
-
-        settings = self._settings(self.settings.options(), None)
-        if self.settings.routing:
-            return  # each routed prompt differs after the shared part; the first question of a type warms it
-        try:
-            self.components.translator(settings).warm_up()
-        except BackendError as exc:
-            raise PipelineError("model_unavailable", str(exc)) from exc
-
-    def __call__(self, question: str, *, options: TranslationOptions, llm: str | None = None) -> TranslationOutcome:
-        settings = self._settings(options, llm)
-        if self.settings.routing and settings.representation != "gqa":
-            translator: Any = self.components.routed_translator(settings)
-        else:
-            translator = self.components.translator(settings)
-        return self._outcome(self._translated(translator, question, settings), settings, "question")
-
-    def claim(self, claim: str, *, options: TranslationOptions, llm: str | None = None) -> TranslationOutcome:
-        """A statement as a yes/no program, translated with the claim pool and prompt."""
-        settings = self._settings(options, llm)
-        translator = self.components.claim_translator(settings)
-        return self._outcome(self._translated(translator, claim, settings), settings, "claim")
-
-    @staticmethod
-    def _translated(translator: Any, text: str, settings: TranslationSettings) -> Translation:
-        from translators.backends.models import ModelFileError
-
-        try:
-            result: Translation = translator.translate(text)
-        except ModelFileError as exc:  # the service's own model files are wrong, not the request
-            raise PipelineError("model_unavailable", f"language model {settings.llm!r}: {exc}") from None
-        return result
-
-    def _settings(self, options: TranslationOptions, llm: str | None) -> TranslationSettings:
-        llm = llm or self.default_model
-        if llm != self.default_model and llm not in self.settings.llm_choices:
-            choices = ", ".join(self.settings.llm_choices) or "none"
-            raise PipelineError("invalid_input", f"model {llm!r} is not offered here (ASPVQA_LLM_CHOICES: {choices})")
-        return self.components.translation_settings(options.model_dump() | {"llm": llm})
-
-    def _outcome(self, result: Translation, settings: TranslationSettings, what: str) -> TranslationOutcome:
-        if result.retryable:  # the model's server is overloaded or unreachable: try again later
-            raise PipelineError("model_unavailable", f"the language model did not answer: {result.error}")
-        if result.unsupported is not None:
-            raise PipelineError("unsupported", result.error or "this question cannot be answered from the scene")
-        if result.program is None:
-            raise PipelineError("invalid_input", f"could not translate the {what} into a valid program: {result.error}")
-        details: dict[str, Any] = {}
-        if result.route is not None:
-            details["route"] = result.route
-        return TranslationOutcome(
-            program=result.program,
-            raw=result.raw,
-            examples=result.examples,
-            seconds=result.seconds,
-            details={
-                "model": settings.llm,
-                "attempts": len(result.attempts),
-                "timings": {k: round(v, 6) for k, v in result.timings.items()},
-                "mappings": result.mappings,
-                "schema_fixes": result.schema_fixes,
-                "cached": result.cached,
-                "samples": settings.samples,
-                "agreement": result.agreement,
-                "source": result.source,
-                "fill": result.fill,
-                "usage": result.usage,
-                "min_logprob": result.min_logprob,
-            }
-            | details,
-            calibration_settings=self.components.confidence_settings(settings),
-            evidence=result.evidence,
-        )
-
-
-class ImageSceneReader:
-    """The service's `ImageReader`: OWL-ViT and CLIP asked for the program's concepts."""
-
-    def __init__(self, components: Components) -> None:
-        self.builder = components.image_scene_builder
-        self.taxonomy = components.taxonomy
-
-    def __call__(self, image: bytes, program: Program) -> ImageReading:
-        from scene.concepts import concepts_from_program
-
-        result = self.builder.build(image, concepts_from_program(program, self.taxonomy))
-        detections = [
-            {
-                "id": d.id,
-                "label": d.label,
-                "score": round(float(d.score), 4),
-                "box": [round(float(v), 1) for v in (d.box.x0, d.box.y0, d.box.x1, d.box.y1)],
-                "categories": sorted(d.categories),
-                "hposition": d.hposition,
-                "vposition": d.vposition,
-            }
-            for d in result.detections
-        ]
-        return ImageReading(result.scene, detections, result.timings)
+        return ImageSceneReader(self.image_scene_builder, self.taxonomy)

@@ -2,42 +2,45 @@
 
 Heavy parts (language model, detector, classifier, WordNet) come from `app.components`, built
 once, on first use or at service start (`warm_up`), and shared by every request; each part says
-plainly when it is missing.
+plainly when it is missing. The edge hands the pipeline a `Query`, one `SceneInput` and
+`AnswerOptions`, all checked already; the pipeline hands back an outcome (`app.outcomes`).
 """
 
 from __future__ import annotations
 
-import math
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
-from typing import Any, Protocol, TypeVar
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Protocol, TypeVar
 
-from app.components import (
-    Components,
-    ImageReader,
-    QuestionTranslator,
-    SceneGraphEncoder,
-    TranslationOutcome,
-)
+from app.components import Components
 from app.config import Settings
 from app.errors import PipelineError
-from scene.scene_graph import scene_graph_size
-from theory import Program, ProgramError, SceneFacts, SolveLimits, SolveResult, SolveStatus, solve
+from app.inputs import AnswerOptions, GivenProgram, Query
+from app.outcomes import (
+    AnswerOutcome,
+    DetectionShown,
+    SceneAnswer,
+    TranslationOutcome,
+    VerifyOutcome,
+)
+from app.parts.roles import ImageReader, QuestionTranslator, SceneGraphEncoder
+from app.scene_input import FactsScene, GraphScene, ImageScene, SceneInput, one_scene
+from theory import Program, ProgramError, SceneFacts, SolveLimits, SolveStatus, solve
 from theory.clingo_lock import CLINGO_LOCK
 from theory.data_text import SceneText
 from theory.entailment import bundled_entailments
-from theory.explain import Explanation, explain_no_answer
+from theory.explain import explain_no_answer
 from theory.program_words import program_words
 from theory.representations import TEXT_REPRESENTATIONS, format_program
-from theory.solver import Answer, Support, read_scene
+from theory.solver import read_scene
 from translators.options import TranslationOptions
 from translators.program_text import ReadProgram, read_program
 from trust.abstention import decide, program_decision
 from trust.calibration import Abstention, Calibration, CalibrationError
-from trust.claims import ClaimError, as_claim, claim_from_answer
-from trust.confidence import ConfidenceParts, confidence, confidence_parts
-from trust.verify import ClaimVerifier, SubClaimVerdict, Verdict, VerificationError
+from trust.claims import Claim, ClaimError, as_claim, claim_from_answer
+from trust.confidence import confidence, confidence_parts
+from trust.verify import ClaimVerifier, VerificationError
 
 __all__ = [
     "AnswerOutcome",
@@ -49,81 +52,16 @@ __all__ = [
     "show_program",
 ]
 
-
-@dataclass
-class AnswerOutcome:
-    """Everything `/answer` and `aspvqa answer` report, typed until the edge (app.api.responses)."""
-
-    status: SolveStatus
-    message: str | None
-    answers: tuple[Answer, ...]
-    program: Program
-    program_text: str
-    representation: str
-    concepts: dict[str, list[str]]
-    detections: list[dict[str, Any]]
-    timings: dict[str, float]
-    translation: TranslationOutcome | None = None
-    explanation: Explanation | None = None
-    confidence: float | None = None
-    confidence_parts: ConfidenceParts | None = None
-    abstention: Abstention | None = None  # None without a calibration
-
-    @property
-    def support(self) -> Support | None:
-        """The facts behind the top answer."""
-        return self.answers[0].support if self.answers else None
-
-    def score(self, answer: Answer) -> float:
-        """Relative confidence in (0, 1]: exp of the extra cost over the top answer, in weight units.
-
-        Every priority level's cost is -1000 ln p (the scene's likelihoods, and above them the cost
-        of approximate readings), so the difference of the sums maps back to a likelihood ratio.
-        """
-        extra = sum(answer.cost) - sum(self.answers[0].cost)
-        return round(math.exp(-extra / 1000.0), 6)
-
-
-@dataclass
-class VerifyOutcome:
-    """Everything `/verify` and `aspvqa verify` report."""
-
-    verdict: Verdict
-    holds: bool
-    program: Program
-    subclaims: list[SubClaimVerdict]
-    detections: list[dict[str, Any]]
-    timings: dict[str, float]
-    translation: TranslationOutcome | None = None
-    representation: str = "flat"  # the syntax the program is shown in
-
-
 # What reading scene facts gives: objects (`SceneFacts.from_asp`) or, for `solve`, text (`read_scene`).
 SceneT = TypeVar("SceneT", bound="SceneFacts | SceneText")
-
-
-@dataclass(frozen=True)
-class SceneAnswer:
-    """What solving a program on one scene gives: plain data, so that it may come from a worker process."""
-
-    result: SolveResult
-    explanation: Explanation | None
-    detections: list[dict[str, Any]]
-    timings: dict[str, float]
+# The scenes a solver process takes: an image is read into facts where the vision models are.
+SolverScene = GraphScene | FactsScene
 
 
 class SceneSolver(Protocol):
     """Solves a program on a scene graph or scene facts elsewhere (a worker process) for `Pipeline`."""
 
-    def __call__(
-        self,
-        program: Program,
-        *,
-        scene_graph: Mapping[str, Any] | None,
-        scene_facts: str | None,
-        top_k: int,
-        exact: bool,
-    ) -> SceneAnswer: ...
+    def __call__(self, program: Program, scene: SolverScene, *, top_k: int, exact: bool) -> SceneAnswer: ...
 
 
 def show_representation(representation: str) -> str:
@@ -193,32 +131,62 @@ class Pipeline:
         except ProgramError as exc:
             raise PipelineError("invalid_input", f"program: {exc}") from None
 
-    def answer(
-        self,
-        question: str | None,
-        *,
-        program: str | None = None,
-        representation: str | None = None,
-        image: bytes | None = None,
-        scene_graph: Mapping[str, Any] | None = None,
-        scene_facts: str | None = None,
-        top_k: int | None = None,
-        llm: str | None = None,
-        exact: bool = False,
-        risk: float | None = None,
-    ) -> AnswerOutcome:
-        """Answer a question (or a given program) on exactly one kind of scene.
+    def scene_input(
+        self, *, image: bytes | None = None, scene_graph: object | None = None, scene_facts: str | None = None
+    ) -> SceneInput:
+        """The one scene given (a scene graph read and held to the size limit); raises `PipelineError`."""
+        return one_scene(
+            image=image, scene_graph=scene_graph, scene_facts=scene_facts, max_facts=self.settings.max_scene_facts
+        )
 
-        Unless `exact`, the configured entailment table may answer through a more general scene
-        word (marked approximate, ranked below exact answers). A `no_answer` says why.
+    def answer(self, query: Query, scene: SceneInput, options: AnswerOptions | None = None) -> AnswerOutcome:
+        """Answer a question (or a given program) on one scene.
+
+        Unless `options.exact`, the configured entailment table may answer through a more general
+        scene word (marked approximate, ranked below exact answers). A `no_answer` says why.
         """
+        options = options or AnswerOptions()
+        calibration = self._calibration_for(query, options.risk)
         timings: dict[str, float] = {}
-        self._check_one_scene(image, scene_graph, scene_facts)
-        if program is None and not question:
-            raise PipelineError("invalid_input", "give a question or a program")
-        if risk is not None and program is not None:
+        started = time.perf_counter()
+        translation, program, shown = self._program(query, options)
+        timings["translate"] = time.perf_counter() - started
+        solved = self.solve_on_scene(program, scene, top_k=options.top_k, exact=options.exact)
+        timings.update(solved.timings)
+        result = solved.result
+        if result.status is SolveStatus.TIMEOUT and not result.answers:
+            raise PipelineError("timeout", f"solving took longer than {self.settings.solve_timeout_s} s")
+        if result.status is SolveStatus.TOO_LARGE:
+            raise PipelineError("too_large", result.message or "scene too large")
+        if result.status in (SolveStatus.INVALID_PROGRAM, SolveStatus.INVALID_SCENE):
+            raise PipelineError("invalid_input", result.message or "invalid input")
+        parts = confidence_parts(translation.evidence if translation else None, [a.cost for a in result.answers])
+        score = confidence(parts) if translation is not None else round(parts.answer_share, 6)
+        return AnswerOutcome(
+            confidence=score,
+            confidence_parts=parts,
+            abstention=_abstention(calibration, translation, score, options.risk),
+            status=result.status,
+            message=result.message,
+            answers=result.answers,
+            program=program,
+            program_text=show_program(program, shown),
+            representation=shown,
+            concepts=concepts_by_role(program),
+            detections=solved.detections,
+            timings={k: round(v, 6) for k, v in timings.items()},
+            translation=translation,
+            explanation=solved.explanation,
+        )
+
+    def _calibration_for(self, query: Query, risk: float | None) -> Calibration | None:
+        """The calibration that decides on this query's answer (None for a given program), `risk` checked."""
+        if risk is not None and isinstance(query, GivenProgram):
             raise PipelineError("invalid_input", "risk applies to translated questions, not to a given program")
-        calibration = self.components.calibration if program is None else None
+        if isinstance(query, GivenProgram):
+            return None
+        self._check_question(query.text)
+        calibration = self.components.calibration
         if risk is not None:
             if calibration is None:
                 raise PipelineError(
@@ -228,55 +196,16 @@ class Pipeline:
                 calibration.check_risk(risk)
             except CalibrationError as exc:
                 raise PipelineError("invalid_input", str(exc)) from None
-        if question is not None and len(question) > self.settings.max_question_chars:
-            raise PipelineError(
-                "too_large", f"question has {len(question)} characters, limit {self.settings.max_question_chars}"
-            )
+        return calibration
 
-        started = time.perf_counter()
-        translation = None
-        if program is not None:
-            read = self.parse_given_program(program, representation)
-            parsed, shown_repr = read.program, read.representation
-        else:
-            options = self.settings.options().with_overrides(representation=representation)
-            translation = self.translate(question or "", options, llm=llm)
-            parsed = translation.program
-            shown_repr = representation or self.settings.representation
-        timings["translate"] = time.perf_counter() - started
-
-        solved = self.solve_on_scene(
-            parsed, image=image, scene_graph=scene_graph, scene_facts=scene_facts, top_k=top_k, exact=exact
-        )
-        result, detections = solved.result, solved.detections
-        timings.update(solved.timings)
-        if result.status is SolveStatus.TIMEOUT and not result.answers:
-            raise PipelineError("timeout", f"solving took longer than {self.settings.solve_timeout_s} s")
-        if result.status is SolveStatus.TOO_LARGE:
-            raise PipelineError("too_large", result.message or "scene too large")
-        if result.status in (SolveStatus.INVALID_PROGRAM, SolveStatus.INVALID_SCENE):
-            raise PipelineError("invalid_input", result.message or "invalid input")
-        explanation = solved.explanation
-
-        answers = result.answers
-        parts = confidence_parts(translation.evidence if translation else None, [a.cost for a in answers])
-        score = confidence(parts) if translation is not None else round(parts.answer_share, 6)
-        return AnswerOutcome(
-            confidence=score,
-            confidence_parts=parts,
-            abstention=_abstention(calibration, translation, score, risk),
-            status=result.status,
-            message=result.message,
-            answers=answers,
-            program=parsed,
-            program_text=show_program(parsed, shown_repr),
-            representation=shown_repr,
-            concepts=concepts_by_role(parsed),
-            detections=detections,
-            timings={k: round(v, 6) for k, v in timings.items()},
-            translation=translation,
-            explanation=explanation,
-        )
+    def _program(self, query: Query, options: AnswerOptions) -> tuple[TranslationOutcome | None, Program, str]:
+        """(the translation, the program, the syntax it is shown in) of a query."""
+        if isinstance(query, GivenProgram):
+            read = self.parse_given_program(query.text, query.representation)
+            return None, read.program, read.representation
+        translation_options = self.settings.options().with_overrides(representation=options.representation)
+        translation = self.translate(query.text, translation_options, llm=options.llm)
+        return translation, translation.program, options.representation or self.settings.representation
 
     def solve_limits(self, timeout_s: float | None = None) -> SolveLimits:
         """The time and size limits of one solve, from the settings (`timeout_s`: what is left of it)."""
@@ -286,42 +215,24 @@ class Pipeline:
         )
 
     def solve_on_scene(
-        self,
-        program: Program,
-        *,
-        image: bytes | None = None,
-        scene_graph: Mapping[str, Any] | None = None,
-        scene_facts: str | None = None,
-        top_k: int | None = None,
-        exact: bool = False,
+        self, program: Program, scene: SceneInput, *, top_k: int | None = None, exact: bool = False
     ) -> SceneAnswer:
         """The scene, the ranked answers and, without one, why: through `scene_solver` when one is
         set (an image is read here, where the vision models are, and solved there as text), else
         in this process."""
         if self.scene_solver is None:
-            return self.solve_here(
-                program, image=image, scene_graph=scene_graph, scene_facts=scene_facts, top_k=top_k, exact=exact
-            )
+            return self.solve_here(program, scene, top_k=top_k, exact=exact)
         timings: dict[str, float] = {}
-        detections: list[dict[str, Any]] = []
-        if image is not None:
+        detections: tuple[DetectionShown, ...] = ()
+        if isinstance(scene, ImageScene):
             with CLINGO_LOCK:
-                scene, detections = self.scene(program, image=image, timings=timings)
-                scene_facts = scene.to_asp()
-        solved = self.scene_solver(
-            program, scene_graph=scene_graph, scene_facts=scene_facts, top_k=top_k or self.settings.top_k, exact=exact
-        )
+                facts, detections = self.scene(program, scene, timings=timings)
+                scene = FactsScene(facts.to_asp())
+        solved = self.scene_solver(program, scene, top_k=top_k or self.settings.top_k, exact=exact)
         return replace(solved, detections=detections or solved.detections, timings=timings | solved.timings)
 
     def solve_here(
-        self,
-        program: Program,
-        *,
-        image: bytes | None = None,
-        scene_graph: Mapping[str, Any] | None = None,
-        scene_facts: str | None = None,
-        top_k: int | None = None,
-        exact: bool = False,
+        self, program: Program, scene: SceneInput, *, top_k: int | None = None, exact: bool = False
     ) -> SceneAnswer:
         """`solve_on_scene` in this process and thread; the scene's reading counts against the solve's time.
 
@@ -330,66 +241,54 @@ class Pipeline:
         started = time.perf_counter()
         timings: dict[str, float] = {}
         with CLINGO_LOCK:
-            scene: SceneFacts | SceneText
-            detections: list[dict[str, Any]] = []
-            if scene_facts is not None:
-                scene = self.scene_text(scene_facts, timings)
+            read: SceneFacts | SceneText
+            detections: tuple[DetectionShown, ...] = ()
+            if isinstance(scene, FactsScene):
+                read = self.scene_text(scene.text, timings)
             else:
-                scene, detections = self.scene(program, image=image, scene_graph=scene_graph, timings=timings)
+                read, detections = self.scene(program, scene, timings=timings)
             table = self.components.entailments
             entailments = None if exact else table
             solve_started = time.perf_counter()
             left = self.settings.solve_timeout_s - (solve_started - started)
             if left <= 0:
                 raise PipelineError("timeout", f"solving took longer than {self.settings.solve_timeout_s} s")
-            result = solve(
-                program,
-                scene,
-                top_k=top_k or self.settings.top_k,
-                limits=self.solve_limits(left),
-                entailments=entailments,
-            )
+            limits = self.solve_limits(left)
+            result = solve(program, read, top_k=top_k or self.settings.top_k, limits=limits, entailments=entailments)
             explanation = None
             if result.status is SolveStatus.NO_ANSWER:
                 # A scene graph was encoded for the program's words only; the scene's other words
-                # are what the explanation offers instead.
-                whole = self.components.scene_graph_encoder(scene_graph, None) if scene_graph is not None else None
-                # A scene graph was encoded with the taxonomy, so ranking by it loads nothing new.
-                alike = self.components.taxonomy.similarity if scene_graph is not None else None
+                # are what the explanation offers instead (the taxonomy ranks them, loaded already).
+                graph = scene if isinstance(scene, GraphScene) else None
                 explanation = explain_no_answer(
-                    program, scene, entailments, nearness=table or bundled_entailments(), whole=whole, similarity=alike
+                    program,
+                    read,
+                    entailments,
+                    nearness=table or bundled_entailments(),
+                    whole=self.components.scene_graph_encoder(graph, None) if graph is not None else None,
+                    similarity=self.components.taxonomy.similarity if graph is not None else None,
                 )
         timings["solve"] = time.perf_counter() - solve_started
         return SceneAnswer(result, explanation, detections, timings)
 
     def scene(
-        self,
-        program: Program,
-        *,
-        image: bytes | None = None,
-        scene_graph: Mapping[str, Any] | None = None,
-        scene_facts: str | None = None,
-        timings: dict[str, float],
-        complete: bool = False,
-    ) -> tuple[SceneFacts, list[dict[str, Any]]]:
-        """The scene facts (and detections) from the one scene given; an image is read for the
-        program's concepts, a scene graph for them too unless `complete`. Adds the times to `timings`."""
+        self, program: Program, scene: SceneInput, *, timings: dict[str, float], complete: bool = False
+    ) -> tuple[SceneFacts, tuple[DetectionShown, ...]]:
+        """The scene facts (and detections) of `scene`; an image is read for the program's concepts,
+        a scene graph for them too unless `complete`. Adds the times to `timings`."""
         started = time.perf_counter()
-        detections: list[dict[str, Any]] = []
-        if scene_facts is not None:
-            scene = self._read_scene_facts(scene_facts, SceneFacts.from_asp)
-        elif scene_graph is not None:
-            self._check_graph_size(scene_graph)
-            try:
-                scene = self.components.scene_graph_encoder(scene_graph, None if complete else program)
-            except (ValueError, TypeError, KeyError) as exc:
-                raise PipelineError("invalid_input", f"scene_graph: {exc}") from None
+        detections: tuple[DetectionShown, ...] = ()
+        facts: SceneFacts
+        if isinstance(scene, FactsScene):
+            facts = self._read_scene_facts(scene.text, SceneFacts.from_asp)
+        elif isinstance(scene, GraphScene):
+            facts = self.components.scene_graph_encoder(scene, None if complete else program)
         else:
-            built = self.components.image_reader(image or b"", program)
-            scene, detections = built.facts, built.detections
+            built = self.components.image_reader(scene.data, program)
+            facts, detections = built.facts, built.detections
             timings.update({f"scene.{k}": v for k, v in built.timings.items()})
         timings["scene"] = time.perf_counter() - started
-        return scene, detections
+        return facts, detections
 
     def scene_text(self, scene_facts: str, timings: dict[str, float]) -> SceneFacts | SceneText:
         """Scene facts as `solve` reads them: text in the plain form reaches clingo as it is (a
@@ -408,15 +307,6 @@ class Pipeline:
         except ProgramError as exc:
             raise PipelineError("invalid_input", f"scene_facts: {exc}") from None
 
-    def _check_graph_size(self, graph: Mapping[str, Any]) -> None:
-        # Counted before encoding: a graph of 600 objects related to each other takes minutes to
-        # encode and ground, and its size alone says it is over the limit.
-        facts = scene_graph_size(graph)
-        if facts > self.settings.max_scene_facts:
-            raise PipelineError(
-                "too_large", f"scene_graph has at least {facts} facts, limit {self.settings.max_scene_facts}"
-            )
-
     def _check_text_size(self, text: str) -> None:
         # Without strings and comments each statement ends at its one period, and a weighted atom
         # is one choice and its weak constraints: counted in C before the slow exact reader runs.
@@ -428,35 +318,19 @@ class Pipeline:
                 "too_large", f"scene_facts has about {facts} facts, limit {self.settings.max_scene_facts}"
             )
 
-    def _check_one_scene(self, image: object, scene_graph: object, scene_facts: object) -> None:
-        given = [
-            k
-            for k, v in (("image", image), ("scene_graph", scene_graph), ("scene_facts", scene_facts))
-            if v is not None
-        ]
-        if len(given) != 1:
-            raise PipelineError(
-                "invalid_input",
-                "give exactly one of: image, scene_graph, scene_facts"
-                + (f" (got {', '.join(given)})" if given else ""),
-            )
-
     def verify(
         self,
+        scene: SceneInput,
         *,
         claim: str | None = None,
         question: str | None = None,
         answer: str | None = None,
         program: str | None = None,
         representation: str | None = None,
-        image: bytes | None = None,
-        scene_graph: Mapping[str, Any] | None = None,
-        scene_facts: str | None = None,
         llm: str | None = None,
     ) -> VerifyOutcome:
         """Verify a claim, or an answer to a question (or to a given question program), on one scene."""
         timings: dict[str, float] = {}
-        self._check_one_scene(image, scene_graph, scene_facts)
         if (claim is None) == (answer is None):
             raise PipelineError("invalid_input", "give either a claim, or an answer with its question or program")
         if answer is not None and question is None and program is None:
@@ -464,38 +338,14 @@ class Pipeline:
         if claim is not None and (question is not None or program is not None):
             raise PipelineError("invalid_input", "a claim is verified on its own: leave out question and program")
         started = time.perf_counter()
-        translation = None
-        try:
-            if claim is not None:
-                self._check_question(claim, "claim")
-                options = self.settings.options().with_overrides(representation="nested")
-                translation = self.components.question_translator.claim(claim, options=options, llm=llm)
-                stated = as_claim(translation.program)
-            else:
-                if program is not None:
-                    parsed = self.parse_given_program(program, representation).program
-                else:
-                    translation = self.translate(question or "", llm=llm)
-                    parsed = translation.program
-                if not (answer or "").strip():
-                    raise PipelineError("invalid_input", "answer is empty")
-                stated = claim_from_answer(parsed, answer or "")
-        except ClaimError as exc:
-            raise PipelineError("invalid_input", str(exc)) from None
+        translation, stated = self._stated_claim(claim, question, answer, program, representation, llm)
         timings["translate"] = time.perf_counter() - started
         with CLINGO_LOCK:
-            scene, detections = self.scene(
-                stated.program,
-                image=image,
-                scene_graph=scene_graph,
-                scene_facts=scene_facts,
-                timings=timings,
-                complete=True,
-            )
+            facts, detections = self.scene(stated.program, scene, timings=timings, complete=True)
             started = time.perf_counter()
             try:
                 verifier = ClaimVerifier(
-                    scene, limits=self.solve_limits(), min_confidence=self.settings.verify_min_confidence
+                    facts, limits=self.solve_limits(), min_confidence=self.settings.verify_min_confidence
                 )
                 result = verifier.verify(stated)
             except VerificationError as exc:
@@ -516,6 +366,34 @@ class Pipeline:
             translation=translation,
             representation=show_representation(shown),
         )
+
+    def _stated_claim(
+        self,
+        claim: str | None,
+        question: str | None,
+        answer: str | None,
+        program: str | None,
+        representation: str | None,
+        llm: str | None,
+    ) -> tuple[TranslationOutcome | None, Claim]:
+        """The claim to verify, and the translation it came from (None for a given program)."""
+        translation = None
+        try:
+            if claim is not None:
+                self._check_question(claim, "claim")
+                options = self.settings.options().with_overrides(representation="nested")
+                translation = self.components.question_translator.claim(claim, options=options, llm=llm)
+                return translation, as_claim(translation.program)
+            if program is not None:
+                parsed = self.parse_given_program(program, representation).program
+            else:
+                translation = self.translate(question or "", llm=llm)
+                parsed = translation.program
+            if not (answer or "").strip():
+                raise PipelineError("invalid_input", "answer is empty")
+            return translation, claim_from_answer(parsed, answer or "")
+        except ClaimError as exc:
+            raise PipelineError("invalid_input", str(exc)) from None
 
     def _check_question(self, question: str, what: str = "question") -> None:
         if not question or not question.strip():

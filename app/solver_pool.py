@@ -23,7 +23,6 @@ import resource
 import signal
 import threading
 import time
-from collections.abc import Mapping
 from concurrent.futures import CancelledError
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
@@ -32,10 +31,11 @@ from typing import Any
 
 from pebble import ProcessExpired, ProcessPool
 
-from app.components import keep_loaded
 from app.config import Settings
-from app.errors import PipelineError
-from app.pipeline import Pipeline, SceneAnswer
+from app.errors import ErrorKind, PipelineError
+from app.outcomes import SceneAnswer
+from app.parts.shared import keep_loaded
+from app.pipeline import Pipeline, SolverScene
 from theory import Program
 
 log = logging.getLogger("aspvqa.workers")
@@ -61,8 +61,7 @@ class SolveJob:
     """One program to solve on one scene graph or text scene (plain data: it crosses processes)."""
 
     program: Program
-    scene_graph: Mapping[str, Any] | None
-    scene_facts: str | None
+    scene: SolverScene
     top_k: int
     exact: bool
 
@@ -71,7 +70,7 @@ class SolveJob:
 class WorkerError:
     """A `PipelineError` raised in a worker, as data (the exception does not pickle)."""
 
-    kind: str
+    kind: ErrorKind
     message: str
 
 
@@ -102,9 +101,7 @@ def _solve_job(job: SolveJob) -> SceneAnswer | WorkerError:
     """Run in a worker: the scene and the solve of one job."""
     assert _pipeline is not None, "the worker was not started through _start_worker"
     try:
-        return _pipeline.solve_here(
-            job.program, scene_graph=job.scene_graph, scene_facts=job.scene_facts, top_k=job.top_k, exact=job.exact
-        )
+        return _pipeline.solve_here(job.program, job.scene, top_k=job.top_k, exact=job.exact)
     except PipelineError as exc:
         return WorkerError(exc.kind, exc.message)
     except MemoryError:
@@ -175,21 +172,13 @@ class SolverPool:
                         "worker_lost", "the solver processes stopped taking work and were restarted; try again"
                     ) from None
 
-    def __call__(
-        self,
-        program: Program,
-        *,
-        scene_graph: Mapping[str, Any] | None,
-        scene_facts: str | None,
-        top_k: int,
-        exact: bool,
-    ) -> SceneAnswer:
+    def __call__(self, program: Program, scene: SolverScene, *, top_k: int, exact: bool) -> SceneAnswer:
         """Solve in a worker; raises `PipelineError` (timeout: the worker was ended; worker_lost: it died)."""
         limit = self.settings.solve_timeout_s
         started = time.perf_counter()
         pool = self._pool
         try:
-            job = SolveJob(program, scene_graph, scene_facts, top_k, exact)
+            job = SolveJob(program, scene, top_k, exact)
             outcome = self._wait(self._schedule(_solve_job, job, timeout=limit + GRACE_S), pool, limit)
         except (BrokenProcessPool, RuntimeError, CancelledError) as exc:  # RuntimeError: pebble's "pool not running"
             self._renew(pool)

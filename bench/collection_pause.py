@@ -44,6 +44,7 @@ def run(keep: bool) -> dict:
     from app.components import keep_loaded
     from app.config import Settings
     from app.pipeline import Pipeline
+    from app.scene_input import FactsScene
     from theory.flat import parse_flat
 
     pipeline = Pipeline(Settings())
@@ -74,7 +75,7 @@ def run(keep: bool) -> dict:
         # (the fact that makes it new is one no question's rules read).
         text = texts[rng.randrange(len(texts))] + f"\nis_attr(image{request // 4})."
         start = time.perf_counter()
-        pipeline.solve_here(program, scene_facts=text, top_k=5)
+        pipeline.solve_here(program, FactsScene(text), top_k=5)
         latencies.append((time.perf_counter() - start) * 1e3)
     wall = time.perf_counter() - began
     gc.callbacks.remove(timed)

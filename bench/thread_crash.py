@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 def one_run(rounds: int) -> None:
     """The reproduction itself (run in a child process)."""
     from app.config import Settings
+    from app.inputs import GivenProgram
     from app.pipeline import Pipeline
     from bench._questions import LOAD_PROGRAMS as PROGRAMS
     from bench._questions import scene_graphs
@@ -38,7 +39,7 @@ def one_run(rounds: int) -> None:
     def first() -> None:
         for program in PROGRAMS:
             for graph in graphs:
-                pipeline.answer(None, program=program, scene_graph=graph)
+                pipeline.answer(GivenProgram(program), pipeline.scene_input(scene_graph=graph))
 
     thread = threading.Thread(target=first)
     thread.start()
@@ -48,7 +49,9 @@ def one_run(rounds: int) -> None:
 
         def work(i: int) -> None:
             for k in range(10):
-                pipeline.answer(None, program=PROGRAMS[(i + k) % 3], scene_graph=graphs[(i + k) % 4])
+                pipeline.answer(
+                    GivenProgram(PROGRAMS[(i + k) % 3]), pipeline.scene_input(scene_graph=graphs[(i + k) % 4])
+                )
 
         threads = [threading.Thread(target=work, args=(i,)) for i in range(1 + r % 8)]
         for t in threads:

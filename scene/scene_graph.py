@@ -155,6 +155,17 @@ def scene_graph_facts(
     `concepts` (ASP constants, e.g. from :func:`program_constants`) keeps only the class, attribute
     and relation facts whose word or category is mentioned; names and positions are always kept.
     """
+    return graph_objects_facts(graph_objects(graph), taxonomy=taxonomy, attributes=attributes, concepts=concepts)
+
+
+def graph_objects_facts(
+    objects: Mapping[str, GraphObject],
+    *,
+    taxonomy: Taxonomy | None = None,
+    attributes: AttributeCategories | None = None,
+    concepts: Iterable[str] | None = None,
+) -> SceneFacts:
+    """`scene_graph_facts` of a graph already read by `graph_objects` (keyed by GQA id)."""
     taxonomy = taxonomy if taxonomy is not None else default_taxonomy()
     attributes = attributes if attributes is not None else default_attributes(taxonomy)
     wanted = None if concepts is None else frozenset(concepts)
@@ -164,7 +175,6 @@ def scene_graph_facts(
 
     scene = SceneFacts()
     vocabulary: dict[str, set[str]] = {c: set() for c in POSITION_CATEGORIES}
-    objects = graph_objects(graph)
     for key, obj in objects.items():
         try:
             _add_object(scene, vocabulary, obj, taxonomy, attributes, keep)
@@ -172,6 +182,41 @@ def scene_graph_facts(
             raise SceneGraphError(f"object {key}: {exc}") from None
     scene.add_vocabulary(vocabulary)
     return _deduplicated(scene)
+
+
+# Facts of a graph's encoding that every program's part of it keeps (`graph_objects_facts`).
+_ALWAYS_KEPT = frozenset({"name", *POSITION_CATEGORIES})
+
+
+def restricted_facts(whole: SceneFacts, concepts: Iterable[str]) -> SceneFacts:
+    """The facts `graph_objects_facts(..., concepts=concepts)` writes, taken from the graph's whole
+    encoding (`concepts=None`) without encoding it again.
+
+    A graph is encoded once per process, whatever the programs asked of it: the answer's part and
+    the whole graph a missing answer is explained from are both made from that one encoding.
+    """
+    wanted = frozenset(concepts)
+    scene = SceneFacts()
+    vocabulary: dict[str, set[str]] = {c: set() for c in POSITION_CATEGORIES}
+    for fact in whole.facts:
+        name, args = fact.name, fact.arguments
+        if name == "has_attr":
+            category, value = args[1].name, args[2].name
+            if category in _ALWAYS_KEPT:
+                scene.facts.append(fact)
+                if category != "name":
+                    vocabulary[category].add(value)
+            elif category in wanted or value in wanted:
+                scene.facts.append(fact)
+                if category != "class":
+                    vocabulary.setdefault(category, set()).add(value)
+        elif name == "has_rel":
+            if args[1].name in wanted:
+                scene.facts.append(fact)
+        elif name == "object":
+            scene.facts.append(fact)
+    scene.add_vocabulary(vocabulary)
+    return scene
 
 
 def _add_object(

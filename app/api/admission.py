@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from app.errors import PipelineError
+from app.errors import HTTP_STATUS, ErrorKind, PipelineError
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
@@ -104,8 +104,8 @@ class AccessControl:
         return given is not None and self.api_key is not None and hmac.compare_digest(given, self.api_key)
 
 
-async def _refuse(send: Send, kind: str, detail: str, retry_after: float | None = None) -> None:
-    status = PipelineError.STATUS[kind]
+async def _refuse(send: Send, kind: ErrorKind, detail: str, retry_after: float | None = None) -> None:
+    status = HTTP_STATUS[kind]
     body = json.dumps({"detail": detail, "status": kind}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if status == 401:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from importlib import resources
@@ -14,10 +15,12 @@ from fastapi.openapi.utils import get_openapi
 from fastapi.responses import HTMLResponse, JSONResponse
 
 from app.api.admission import AccessControl, Queue
+from app.api.deps import Queues
 from app.api.limits import BodySizeLimit
 from app.api.routes import demo, health, qa
 from app.config import Settings, first_error, load_settings
-from app.pipeline import Pipeline, PipelineError
+from app.errors import RETRY_LATER, PipelineError
+from app.pipeline import Pipeline
 
 log = logging.getLogger("aspvqa.api")
 
@@ -63,8 +66,10 @@ def create_app(
     )
     app.state.settings = settings
     app.state.pipeline = pipeline
-    app.state.translations = Queue("translation", settings.max_queued_translations)
-    app.state.solves = Queue("solving", settings.max_queued_solves)
+    app.state.queues = Queues(
+        translations=Queue("translation", settings.max_queued_translations),
+        solves=Queue("solving", settings.max_queued_solves),
+    )
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_request_bytes)
     # Added last, so it runs first: a refused client costs no body read.
     app.add_middleware(AccessControl, api_key=settings.api_key, per_minute=settings.rate_limit_per_minute)
@@ -89,7 +94,8 @@ def create_app(
 
     @app.exception_handler(PipelineError)
     async def pipeline_error(_: Request, exc: PipelineError) -> JSONResponse:
-        headers = {"Retry-After": str(settings.retry_after_s)} if exc.kind in ("busy", "worker_lost") else None
+        retry_after = exc.retry_after_s or (settings.retry_after_s if exc.kind in RETRY_LATER else None)
+        headers = {"Retry-After": str(math.ceil(retry_after))} if retry_after else None
         return JSONResponse({"detail": exc.message, "status": exc.kind}, status_code=exc.http_status, headers=headers)
 
     @app.exception_handler(RequestValidationError)

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, get_args
 
 import typer
 
-from app.api.responses import answer_response
 from app.commands.io import fail, read_input
 from app.config import MAX_TOP_K, ConfigError, load_settings
+from app.inputs import AnswerOptions, query_of
 from app.pipeline import Pipeline, PipelineError
+from app.views.convert import answer_response
+from theory.operations import ProgramRepresentation
 from theory.solver import Answer
 from trust.confidence import ConfidenceParts
 
@@ -33,6 +35,16 @@ def load_scene_graph(path: str, image_id: str | None) -> dict:
     if image_id not in data:
         fail(f"image {image_id} is not in {path}")
     return data[image_id]
+
+
+def program_syntax(name: str | None) -> ProgramRepresentation | None:
+    """`--repr` checked: one of the program syntaxes (None: detected, or the settings' for a question)."""
+    if name is None:
+        return None
+    for syntax in get_args(ProgramRepresentation):
+        if name == syntax:
+            return syntax
+    fail(f"--repr must be one of: {', '.join(get_args(ProgramRepresentation))}, not {name!r}")
 
 
 def answer_command(
@@ -65,19 +77,17 @@ def answer_command(
         fail("give exactly one of --image, --scene-graph, --scene")
     if question is None and program is None:
         fail("give --question (or --program)")
+    syntax = program_syntax(representation)
     try:
         pipeline = Pipeline(load_settings())
-        outcome = pipeline.answer(
-            question,
-            program=read_input(program, "program") if program else None,
-            representation=representation,
+        given = pipeline.scene_input(
             image=read_image(image) if image else None,
             scene_graph=load_scene_graph(scene_graph, image_id) if scene_graph else None,
             scene_facts=read_input(scene, "scene") if scene else None,
-            top_k=top_k,
-            exact=exact,
-            risk=risk,
         )
+        query = query_of(question, read_input(program, "program") if program else None, syntax)
+        options = AnswerOptions(representation=syntax if program is None else None, top_k=top_k, exact=exact, risk=risk)
+        outcome = pipeline.answer(query, given, options)
     except (PipelineError, ConfigError) as exc:
         fail(str(exc))
     if as_json:

@@ -18,6 +18,7 @@ import typer
 
 from app.commands.io import fail
 from app.config import ConfigError, load_settings
+from app.inputs import AnswerOptions, GivenProgram
 from app.pipeline import Pipeline, PipelineError
 from evaluation.matching import Matcher
 from evaluation.questions import JobError, Question, load_questions
@@ -145,7 +146,9 @@ def _label(
     assert graphs is not None and question.image_id is not None and question.answer is not None
     try:
         outcome = pipeline.answer(
-            None, program=format_flat(translation.program), scene_graph=graphs[question.image_id], exact=True
+            GivenProgram(format_flat(translation.program)),
+            pipeline.scene_input(scene_graph=graphs[question.image_id]),
+            AnswerOptions(exact=True),
         )
     except PipelineError:  # over a limit, or a graph the encoder refuses: no answer, so a wrong one
         return confidence(confidence_parts(translation.evidence)), True

@@ -9,10 +9,11 @@ from typing import Annotated
 
 import typer
 
-from app.api.routes.demo import demo_scenes
 from app.commands.answer import approximate_note
 from app.commands.io import fail
 from app.config import MAX_TOP_K, ConfigError, load_settings
+from app.demo_scenes import demo_scenes
+from app.inputs import AnswerOptions, Question
 from app.pipeline import Pipeline, PipelineError
 
 
@@ -43,12 +44,10 @@ def demo_command(
         scene = item["scene"]
         typer.echo(f"[{scene}] Q: {item['question']}")
         try:
-            outcome = pipeline.answer(
-                item["question"],
-                scene_graph=graphs.get(scene),
-                scene_facts=uncertain if scene == "kitchen_uncertain" else None,
-                top_k=top_k,
+            given = pipeline.scene_input(
+                scene_graph=graphs.get(scene), scene_facts=uncertain if scene == "kitchen_uncertain" else None
             )
+            outcome = pipeline.answer(Question(item["question"]), given, AnswerOptions(top_k=top_k))
         except PipelineError as exc:
             if exc.kind == "model_unavailable":
                 fail(exc.message)

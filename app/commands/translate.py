@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -22,7 +22,7 @@ from translators.options import REPRESENTATIONS
 from translators.prompts import DEFAULT_PROMPT
 from translators.read_back import reading
 from translators.retrieval import Sampling
-from translators.translate import Translation, TranslationSettings
+from translators.translate import Translation, TranslationSettings, Translator
 from trust.abstention import program_decision
 
 
@@ -84,96 +84,113 @@ def _judge(components: Components, settings: TranslationSettings) -> Callable[[T
     return judged
 
 
+# The command's options, one type each, so that its signature reads as a list of names.
+QuestionOption = Annotated[str | None, typer.Option("--question", "-q", help="One question.")]
+QuestionsOption = Annotated[
+    Path | None,
+    typer.Option("--questions", help="A GQA questions JSON, or JSON Lines of {questionId, question}; JSON Lines out."),
+]
+RepresentationOption = Annotated[
+    str | None,
+    typer.Option(
+        "--repr",
+        help=f"Program syntax the model writes: {', '.join(REPRESENTATIONS)} (default: ASPVQA_REPRESENTATION).",
+    ),
+]
+ExamplesOption = Annotated[
+    int | None,
+    typer.Option("--examples", "-k", min=0, max=64, help="Retrieved examples (default: ASPVQA_EXAMPLES)."),
+]
+SamplingOption = Annotated[
+    Sampling | None, typer.Option("--sampling", help="How examples are chosen (default: ASPVQA_SAMPLING).")
+]
+CoverOperatorsOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--cover-operators/--no-cover-operators",
+        help="Add examples until every operation appears (default: ASPVQA_COVER_OPERATORS).",
+    ),
+]
+LlmOption = Annotated[
+    str | None,
+    typer.Option(
+        "--llm",
+        help="qwen2.5-coder-1.5b, smollm2-135m, local:FILE.gguf, openai:MODEL@URL[#grammar=KIND] or replay:FILE "
+        "(default: ASPVQA_LLM, else the bundled model).",
+    ),
+]
+BankOption = Annotated[
+    Path | None, typer.Option("--bank", help="Example bank (JSON Lines); default: the bundled bank.")
+]
+PromptOption = Annotated[str | None, typer.Option("--prompt", help=f"Prompt version (default: {DEFAULT_PROMPT}).")]
+ConstrainedOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--constrained/--unconstrained",
+        help="Grammar-constrained decoding (local models; openai: with a grammar kind). Default: constrained.",
+    ),
+]
+SamplesOption = Annotated[
+    int | None,
+    typer.Option(
+        "--samples",
+        min=1,
+        max=16,
+        help="Self-consistency samples, use with --temperature (default: ASPVQA_CONFIDENCE_SAMPLES).",
+    ),
+]
+TemperatureOption = Annotated[float | None, typer.Option("--temperature", min=0.0, max=2.0)]
+CacheOption = Annotated[Path | None, typer.Option("--cache", help="SQLite translation cache file.")]
+VocabularyOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--vocabulary",
+        help="Folder with gqa_all_class.json, gqa_all_attribute.json, gqa_relation.json: "
+        "unknown words are mapped to its terms (WordNet, then embeddings) and reported.",
+    ),
+]
+SchemaOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--schema/--no-schema",
+        help="Schema-aware decoding: categories, values and relations from the ontology "
+        "(default: ASPVQA_SCHEMA_DECODING).",
+    ),
+]
+FillOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--fill/--no-fill",
+        help="Fill the program of the bank's examples of the question's very form with its words, without the "
+        "model; other questions go to the model (default: ASPVQA_TEMPLATE_FILL).",
+    ),
+]
+OntologyOption = Annotated[
+    Path | None,
+    typer.Option("--ontology", help="Folder with GQA's taxonomy files for --schema; default: the bundled ontology."),
+]
+AsJsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (always JSON Lines with --questions).")]
+
+
 def translate_command(
-    question: Annotated[str | None, typer.Option("--question", "-q", help="One question.")] = None,
-    questions: Annotated[
-        Path | None,
-        typer.Option(
-            "--questions", help="A GQA questions JSON, or JSON Lines of {questionId, question}; JSON Lines out."
-        ),
-    ] = None,
-    representation: Annotated[
-        str | None,
-        typer.Option(
-            "--repr",
-            help=f"Program syntax the model writes: {', '.join(REPRESENTATIONS)} (default: ASPVQA_REPRESENTATION).",
-        ),
-    ] = None,
-    examples: Annotated[
-        int | None,
-        typer.Option("--examples", "-k", min=0, max=64, help="Retrieved examples (default: ASPVQA_EXAMPLES)."),
-    ] = None,
-    sampling: Annotated[
-        Sampling | None, typer.Option("--sampling", help="How examples are chosen (default: ASPVQA_SAMPLING).")
-    ] = None,
-    cover_operators: Annotated[
-        bool | None,
-        typer.Option(
-            "--cover-operators/--no-cover-operators",
-            help="Add examples until every operation appears (default: ASPVQA_COVER_OPERATORS).",
-        ),
-    ] = None,
-    llm: Annotated[
-        str | None,
-        typer.Option(
-            "--llm",
-            help="qwen2.5-coder-1.5b, smollm2-135m, local:FILE.gguf, openai:MODEL@URL[#grammar=KIND] or replay:FILE "
-            "(default: ASPVQA_LLM, else the bundled model).",
-        ),
-    ] = None,
-    bank: Annotated[
-        Path | None, typer.Option("--bank", help="Example bank (JSON Lines); default: the bundled bank.")
-    ] = None,
-    prompt: Annotated[str | None, typer.Option("--prompt", help=f"Prompt version (default: {DEFAULT_PROMPT}).")] = None,
-    constrained: Annotated[
-        bool | None,
-        typer.Option(
-            "--constrained/--unconstrained",
-            help="Grammar-constrained decoding (local models; openai: with a grammar kind). Default: constrained.",
-        ),
-    ] = None,
-    samples: Annotated[
-        int | None,
-        typer.Option(
-            "--samples",
-            min=1,
-            max=16,
-            help="Self-consistency samples, use with --temperature (default: ASPVQA_CONFIDENCE_SAMPLES).",
-        ),
-    ] = None,
-    temperature: Annotated[float | None, typer.Option("--temperature", min=0.0, max=2.0)] = None,
-    cache: Annotated[Path | None, typer.Option("--cache", help="SQLite translation cache file.")] = None,
-    vocabulary: Annotated[
-        Path | None,
-        typer.Option(
-            "--vocabulary",
-            help="Folder with gqa_all_class.json, gqa_all_attribute.json, gqa_relation.json: "
-            "unknown words are mapped to its terms (WordNet, then embeddings) and reported.",
-        ),
-    ] = None,
-    schema: Annotated[
-        bool | None,
-        typer.Option(
-            "--schema/--no-schema",
-            help="Schema-aware decoding: categories, values and relations from the ontology "
-            "(default: ASPVQA_SCHEMA_DECODING).",
-        ),
-    ] = None,
-    fill: Annotated[
-        bool | None,
-        typer.Option(
-            "--fill/--no-fill",
-            help="Fill the program of the bank's examples of the question's very form with its words, without the "
-            "model; other questions go to the model (default: ASPVQA_TEMPLATE_FILL).",
-        ),
-    ] = None,
-    ontology: Annotated[
-        Path | None,
-        typer.Option(
-            "--ontology", help="Folder with GQA's taxonomy files for --schema; default: the bundled ontology."
-        ),
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON (always JSON Lines with --questions).")] = False,
+    question: QuestionOption = None,
+    questions: QuestionsOption = None,
+    representation: RepresentationOption = None,
+    examples: ExamplesOption = None,
+    sampling: SamplingOption = None,
+    cover_operators: CoverOperatorsOption = None,
+    llm: LlmOption = None,
+    bank: BankOption = None,
+    prompt: PromptOption = None,
+    constrained: ConstrainedOption = None,
+    samples: SamplesOption = None,
+    temperature: TemperatureOption = None,
+    cache: CacheOption = None,
+    vocabulary: VocabularyOption = None,
+    schema: SchemaOption = None,
+    fill: FillOption = None,
+    ontology: OntologyOption = None,
+    as_json: AsJsonOption = False,
 ) -> None:
     """Translate a question into a program, guided by the most similar worked examples."""
     if (question is None) == (questions is None):
@@ -193,10 +210,29 @@ def translate_command(
         "schema_decoding": schema,
         "template_fill": fill,
     }
+    paths = {"bank_dir": str(bank) if bank else None, "ontology_dir": str(ontology) if ontology else None}
+    components, settings, translator = _translator(given, paths, cache, vocabulary)
+    judge = _judge(components, settings)
+    if question is not None:
+        result = translator.translate(question)
+        if as_json:
+            typer.echo(json.dumps(judge(result)))
+        elif result.program is not None:
+            typer.echo(result.flat)
+        if result.program is None:
+            fail(result.error or "no program", code=1)
+        return
+    assert questions is not None  # exactly one of --question and --questions was given
+    _translate_file(questions, translator, judge)
+
+
+def _translator(
+    given: Mapping[str, object], paths: dict[str, str | None], cache: Path | None, vocabulary: Path | None
+) -> tuple[Components, TranslationSettings, Translator]:
+    """The service's translator with the options this command was given on top (a one-line error otherwise)."""
     try:
-        paths = {"bank_dir": str(bank) if bank else None, "ontology_dir": str(ontology) if ontology else None}
-        components = Components(load_settings(llm=llm, **paths))
-        # The service's settings, with what this command was given on top.
+        llm = given.get("llm")
+        components = Components(load_settings(llm=llm if isinstance(llm, str) else None, **paths))
         settings = components.translation_settings({k: v for k, v in given.items() if v is not None})
         grounder = _grounder(vocabulary, components.embedder()) if vocabulary is not None else None
         translator = components.translator(
@@ -210,17 +246,11 @@ def translate_command(
         fail(exc.message)
     except (BackendError, RuntimeError, OSError) as exc:
         fail(str(exc))
-    judge = _judge(components, settings)
-    if question is not None:
-        result = translator.translate(question)
-        if as_json:
-            typer.echo(json.dumps(judge(result)))
-        elif result.program is not None:
-            typer.echo(result.flat)
-        if result.program is None:
-            fail(result.error or "no program", code=1)
-        return
-    assert questions is not None  # exactly one of --question and --questions was given
+    return components, settings, translator
+
+
+def _translate_file(questions: Path, translator: Translator, judge: Callable[[Translation], dict[str, Any]]) -> None:
+    """Each question of a GQA questions JSON or JSON Lines file, one JSON line each; exit 1 if any got no program."""
     try:
         records = read_json_records(questions)
     except (OSError, ValueError) as exc:

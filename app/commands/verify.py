@@ -7,11 +7,11 @@ from typing import Annotated
 
 import typer
 
-from app.api.responses import verify_response
 from app.commands.answer import load_scene_graph, read_image
 from app.commands.io import fail, read_input
 from app.config import ConfigError, load_settings
 from app.pipeline import Pipeline, PipelineError
+from app.views.convert import verify_response
 from theory.flat import format_flat
 
 
@@ -41,15 +41,18 @@ def verify_command(
         fail("--answer needs --question (or --program)")
     try:
         pipeline = Pipeline(load_settings())
+        given = pipeline.scene_input(
+            image=read_image(image) if image else None,
+            scene_graph=load_scene_graph(scene_graph, image_id) if scene_graph else None,
+            scene_facts=read_input(scene, "scene") if scene else None,
+        )
         outcome = pipeline.verify(
+            given,
             claim=claim,
             question=question,
             answer=answer,
             program=read_input(program, "program") if program else None,
             representation=representation,
-            image=read_image(image) if image else None,
-            scene_graph=load_scene_graph(scene_graph, image_id) if scene_graph else None,
-            scene_facts=read_input(scene, "scene") if scene else None,
         )
     except (PipelineError, ConfigError) as exc:
         fail(str(exc))

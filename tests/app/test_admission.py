@@ -13,8 +13,8 @@ from fastapi.testclient import TestClient
 
 from app.api.admission import TokenBuckets
 from app.api.main import create_app
-from app.api.routes.demo import demo_scenes
 from app.config import Settings
+from app.demo_scenes import demo_scenes
 from app.pipeline import Pipeline
 from tests.support import related_graph
 

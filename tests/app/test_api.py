@@ -10,9 +10,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.api.main import create_app
-from app.api.routes.demo import demo_scenes
-from app.components import QuestionTranslator
 from app.config import Settings
+from app.demo_scenes import demo_scenes
+from app.parts.roles import QuestionTranslator
 from app.pipeline import Pipeline, PipelineError
 from tests.support import GQA_DIR
 from tests.theory.test_solver import weighted_ball

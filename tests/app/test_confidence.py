@@ -11,9 +11,9 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from app.api.main import create_app
-from app.api.routes.demo import demo_scenes
 from app.cli import cli
 from app.config import Settings
+from app.demo_scenes import demo_scenes
 from app.pipeline import Pipeline
 from trust.calibration import Calibration
 
@@ -233,7 +233,7 @@ def test_calibrate_and_the_evaluation_job_give_one_confidence_for_one_question(e
 def test_the_confidence_reads_the_fill_and_the_model_s_least_sure_token():
     import math
 
-    from app.components import TranslationOutcome
+    from app.outcomes import TranslationOutcome
     from theory.flat import parse_flat
     from translators.evidence import TranslationEvidence
     from trust.confidence import confidence, confidence_parts

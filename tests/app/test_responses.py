@@ -11,11 +11,11 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from app.api.main import create_app
-from app.api.routes.demo import demo_scenes
-from app.api.schemas import AnswerResponse, VerifyResponse
 from app.cli import cli
 from app.config import Settings
+from app.demo_scenes import demo_scenes
 from app.pipeline import Pipeline
+from app.views.models import AnswerResponse, VerifyResponse
 
 KITCHEN = demo_scenes()["kitchen"]
 MUG_COLOR = "scene(0). select(1, 0, mug). unique(2, 1). query(3, 2, color). end(3)."

@@ -11,15 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from app.api.routes.demo import demo_scenes
 from app.config import Settings
+from app.demo_scenes import demo_scenes
 from app.errors import PipelineError
+from app.inputs import GivenProgram
 from app.pipeline import Pipeline
+from app.scene_input import FactsScene, GraphScene, ImageScene
 from app.solver_pool import SolverPool
 from tests.support import related_graph
 from theory.flat import parse_flat
 
-KITCHEN = demo_scenes()["kitchen"]
+KITCHEN = GraphScene.read(demo_scenes()["kitchen"], max_facts=10_000)
 MUG_COLOR = parse_flat("scene(0). select(1, 0, mug). unique(2, 1). query(3, 2, color). end(3).")
 NO_SKY = parse_flat("scene(0). select(1, 0, sky). unique(2, 1). query(3, 2, color). end(3).")
 LIMIT_S = 1.0
@@ -34,7 +36,7 @@ SLOW = parse_flat(
         + ["exist(152, 151). end(152)."]
     )
 )
-SLOW_SCENE = related_graph(200)
+SLOW_SCENE = GraphScene.read(related_graph(200), max_facts=10**6)
 
 
 def worker_pids() -> list[int]:
@@ -55,21 +57,21 @@ def pool():
 
 
 def test_worker_answers_as_this_process_does(pool):
-    here = Pipeline(Settings()).solve_here(MUG_COLOR, scene_graph=KITCHEN, top_k=5)
-    there = pool(MUG_COLOR, scene_graph=KITCHEN, scene_facts=None, top_k=5, exact=False)
+    here = Pipeline(Settings()).solve_here(MUG_COLOR, KITCHEN, top_k=5)
+    there = pool(MUG_COLOR, KITCHEN, top_k=5, exact=False)
     assert [a.answer for a in there.result.answers] == [a.answer for a in here.result.answers] != []
     assert [a.cost for a in there.result.answers] == [a.cost for a in here.result.answers]
 
 
 def test_worker_explains_a_missing_answer(pool):
-    there = pool(NO_SKY, scene_graph=KITCHEN, scene_facts=None, top_k=5, exact=False)
+    there = pool(NO_SKY, KITCHEN, top_k=5, exact=False)
     assert there.result.status.value == "no_answer"
     assert there.explanation is not None and there.explanation.step == 1
 
 
 def test_worker_errors_come_back_as_pipeline_errors(pool):
     with pytest.raises(PipelineError) as caught:
-        pool(MUG_COLOR, scene_graph=None, scene_facts='object(1). #include "x".', top_k=5, exact=False)
+        pool(MUG_COLOR, FactsScene('object(1). #include "x".'), top_k=5, exact=False)
     assert caught.value.kind == "invalid_input"
 
 
@@ -77,23 +79,23 @@ def test_late_job_is_stopped_at_the_deadline_and_its_worker_ended(pool):
     before = worker_pids()
     started = time.perf_counter()
     with pytest.raises(PipelineError) as caught:
-        pool(SLOW, scene_graph=SLOW_SCENE, scene_facts=None, top_k=5, exact=False)
+        pool(SLOW, SLOW_SCENE, top_k=5, exact=False)
     seconds = time.perf_counter() - started
     assert caught.value.kind == "timeout" and caught.value.http_status == 504
     assert seconds < LIMIT_S + 1.5
     time.sleep(0.5)
     assert not set(before) & set(worker_pids())  # the late worker is gone, not working on
-    again = pool(MUG_COLOR, scene_graph=KITCHEN, scene_facts=None, top_k=5, exact=False)
+    again = pool(MUG_COLOR, KITCHEN, top_k=5, exact=False)
     assert again.result.answers
 
 
 def test_killed_worker_costs_only_its_request(pool):
-    pool(MUG_COLOR, scene_graph=KITCHEN, scene_facts=None, top_k=5, exact=False)  # a worker is up
+    pool(MUG_COLOR, KITCHEN, top_k=5, exact=False)  # a worker is up
     failures: list[PipelineError] = []
 
     def slow() -> None:
         try:
-            pool(SLOW, scene_graph=SLOW_SCENE, scene_facts=None, top_k=5, exact=False)
+            pool(SLOW, SLOW_SCENE, top_k=5, exact=False)
         except PipelineError as exc:
             failures.append(exc)
 
@@ -105,24 +107,24 @@ def test_killed_worker_costs_only_its_request(pool):
     job.join(timeout=10)
     assert not job.is_alive()
     assert [f.kind for f in failures] == ["worker_lost"] and failures[0].http_status == 503
-    again = pool(MUG_COLOR, scene_graph=KITCHEN, scene_facts=None, top_k=5, exact=False)
+    again = pool(MUG_COLOR, KITCHEN, top_k=5, exact=False)
     assert again.result.answers
 
 
 def test_image_scene_is_read_here_and_solved_in_a_worker(pool):
-    from app.components import ImageReading
+    from app.outcomes import DetectionShown, ImageReading
     from tests.theory.test_solver import weighted_ball
 
-    detections = [{"id": 1, "label": "ball", "score": 0.9, "box": [0, 0, 10, 10]}]
+    detections = (DetectionShown(1, "ball", 0.9, (0, 0, 10, 10), ("toy",), "left", "top"),)
 
     def read(image: bytes, program) -> ImageReading:  # the vision models' part, here
         return ImageReading(weighted_ball(0.9, 0.2), detections, {"detect": 0.001})
 
     ball = "scene(0). select(1, 0, ball). unique(2, 1). query(3, 2, color). end(3)."
-    here = Pipeline(Settings(), image_reader=read).answer(None, program=ball, image=b"image")
+    here = Pipeline(Settings(), image_reader=read).answer(GivenProgram(ball), ImageScene(b"image"))
     pipeline = Pipeline(Settings(), image_reader=read)
     pipeline.scene_solver = pool
-    there = pipeline.answer(None, program=ball, image=b"image")
+    there = pipeline.answer(GivenProgram(ball), ImageScene(b"image"))
     assert [a.answer for a in there.answers] == [a.answer for a in here.answers] == ["red", "blue"]
     assert [a.cost for a in there.answers] == [a.cost for a in here.answers]
     assert there.detections == detections and "worker" in there.timings
@@ -134,10 +136,10 @@ def test_request_over_the_memory_limit_is_too_large():
     solver = SolverPool(Settings(solve_timeout_s=30, solve_worker_memory_mb=1000), workers=1)
     try:
         with pytest.raises(PipelineError) as caught:
-            solver(SLOW, scene_graph=SLOW_SCENE, scene_facts=None, top_k=5, exact=False)
+            solver(SLOW, SLOW_SCENE, top_k=5, exact=False)
         assert caught.value.kind == "too_large" and caught.value.http_status == 413
         assert "1000 MiB" in caught.value.message
-        again = solver(MUG_COLOR, scene_graph=KITCHEN, scene_facts=None, top_k=5, exact=False)
+        again = solver(MUG_COLOR, KITCHEN, top_k=5, exact=False)
         assert again.result.answers
     finally:
         solver.close()
@@ -156,12 +158,12 @@ def test_a_pool_whose_channel_stays_locked_is_replaced_and_the_next_request_answ
         assert channel.mutex.reader_mutex.acquire(timeout=5)
         started = time.perf_counter()
         with pytest.raises(PipelineError) as caught:
-            solver(MUG_COLOR, scene_graph=KITCHEN, scene_facts=None, top_k=5, exact=False)
+            solver(MUG_COLOR, KITCHEN, top_k=5, exact=False)
         assert caught.value.kind == "worker_lost"
         assert 1.8 <= time.perf_counter() - started < 10  # the solve limit, the grace and stall_s, not forever
         assert solver._pool is not poisoned
         # The new pool's workers start (seconds, WordNet): the next request waits for them, not refused.
-        there = solver(MUG_COLOR, scene_graph=KITCHEN, scene_facts=None, top_k=5, exact=False)
+        there = solver(MUG_COLOR, KITCHEN, top_k=5, exact=False)
         assert [a.answer for a in there.result.answers][:1] == ["white"]
     finally:
         solver.close()

@@ -13,18 +13,12 @@ from pydantic import BaseModel, ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from app.api.responses import answer_response, translation_response, verify_response
-from app.api.schemas import (
-    AnswerRequest,
-    AnswerResponse,
-    ErrorBody,
-    TranslateRequest,
-    TranslateResponse,
-    VerifyRequest,
-    VerifyResponse,
-)
+from app.api.deps import PipelineDep, QueuesDep
+from app.api.schemas import AnswerRequest, TranslateRequest, VerifyRequest
 from app.config import Settings, first_error
-from app.pipeline import Pipeline, PipelineError
+from app.errors import PipelineError
+from app.views.convert import answer_response, translation_response, verify_response
+from app.views.models import AnswerResponse, ErrorBody, TranslateResponse, VerifyResponse
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -49,12 +43,11 @@ async def _within(seconds: float, what: str, fn: Callable[P, T], /, *args: P.arg
 
 
 @router.post("/translate", response_model=TranslateResponse, responses=ERRORS)
-async def translate(body: TranslateRequest, request: Request) -> TranslateResponse:
+async def translate(body: TranslateRequest, pipeline: PipelineDep, queues: QueuesDep) -> TranslateResponse:
     """Turn a question into a logic program (no image needed)."""
-    pipeline: Pipeline = request.app.state.pipeline
     settings = pipeline.settings
     options = body.options(settings)
-    with request.app.state.translations.slot():
+    with queues.translations.slot():
         translation = await _within(
             settings.translate_timeout_s, "translation", pipeline.translate, body.question, options, llm=body.llm
         )
@@ -125,73 +118,61 @@ async def _fields_and_image(request: Request, settings: Settings) -> tuple[Any, 
 
 
 @router.post("/answer", response_model=AnswerResponse, responses=ERRORS, openapi_extra=form_body(AnswerRequest))
-async def answer(request: Request) -> AnswerResponse:
+async def answer(request: Request, pipeline: PipelineDep, queues: QueuesDep) -> AnswerResponse:
     """Answer a question on an image (multipart), a GQA scene graph or scene facts (JSON)."""
-    pipeline: Pipeline = request.app.state.pipeline
     settings = pipeline.settings
     fields, image = await _fields_and_image(request, settings)
-    try:
-        body = AnswerRequest.model_validate(fields)
-    except ValidationError as exc:
-        raise PipelineError("invalid_input", first_error(exc.errors())) from None
-
-    budget = settings.solve_timeout_s + (settings.translate_timeout_s if body.program is None else 0) + 60
-    queue = request.app.state.solves if body.program is not None else request.app.state.translations
-    with queue.slot():
-        outcome = await _within(
-            budget,
-            "answering",
-            pipeline.answer,
-            body.question,
-            program=body.program,
-            representation=body.representation,
-            image=image,
-            scene_graph=body.scene_graph,
-            scene_facts=body.scene_facts,
-            top_k=body.top_k,
-            llm=body.llm,
-            exact=body.exact,
-            risk=body.risk,
-        )
+    body = _validated(AnswerRequest, fields)
+    scene = body.scene(image, settings.max_scene_facts)
+    query = body.query()
+    translated = body.program is None
+    budget = settings.solve_timeout_s + (settings.translate_timeout_s if translated else 0) + 60
+    with queues.for_request(translated).slot():
+        outcome = await _within(budget, "answering", pipeline.answer, query, scene, body.answer_options())
     return answer_response(outcome, body.question)
 
 
 @router.post(
     "/verify", response_model=VerifyResponse, responses=ERRORS, openapi_extra=form_body(VerifyRequest), tags=["claims"]
 )
-async def verify(request: Request) -> VerifyResponse:
+async def verify(request: Request, pipeline: PipelineDep, queues: QueuesDep) -> VerifyResponse:
     """Verify a claim, or another model's answer to a question, on an image, a GQA scene graph or scene facts.
 
     The claim becomes a yes/no program, split into sub-claims (each object, attribute, relation
     and count it states); each is solved and judged supported, refuted or unverifiable with the
     facts behind it, and the claim is judged from them.
     """
-    pipeline: Pipeline = request.app.state.pipeline
     settings = pipeline.settings
     fields, image = await _fields_and_image(request, settings)
-    try:
-        body = VerifyRequest.model_validate(fields)
-    except ValidationError as exc:
-        raise PipelineError("invalid_input", first_error(exc.errors())) from None
+    body = _validated(VerifyRequest, fields)
+    scene = body.scene(image, settings.max_scene_facts)
     translated = body.program is None
     budget = 4 * settings.solve_timeout_s + (settings.translate_timeout_s if translated else 0) + 60
-    queue = request.app.state.translations if translated else request.app.state.solves
-    with queue.slot():
+    with queues.for_request(translated).slot():
         outcome = await _within(
             budget,
             "verifying",
             pipeline.verify,
+            scene,
             claim=body.claim,
             question=body.question,
             answer=body.answer,
             program=body.program,
             representation=body.representation,
-            image=image,
-            scene_graph=body.scene_graph,
-            scene_facts=body.scene_facts,
             llm=body.llm,
         )
     return verify_response(outcome, body.claim or body.question or "")
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _validated(model: type[M], fields: Any) -> M:
+    """The request's fields as `model`; a validation error as the API's invalid input."""
+    try:
+        return model.model_validate(fields)
+    except ValidationError as exc:
+        raise PipelineError("invalid_input", first_error(exc.errors())) from None
 
 
 async def _read_image(upload: UploadFile, max_bytes: int, max_pixels: int, types: tuple[str, ...]) -> bytes:

@@ -1,12 +1,10 @@
-"""The one place the pipeline's typed outcomes become response bodies.
-
-`POST /answer` and `aspvqa answer --json` print the same `AnswerResponse`, `POST /verify` and
-`aspvqa verify --json` the same `VerifyResponse`, `POST /translate` a `TranslateResponse`.
-"""
+"""The one place the pipeline's typed outcomes become response bodies (`app.views.models`)."""
 
 from __future__ import annotations
 
-from app.api.schemas import (
+from app.outcomes import AnswerOutcome, DetectionShown, TranslationOutcome, VerifyOutcome
+from app.pipeline import show_program
+from app.views.models import (
     AbstentionShown,
     AnswerResponse,
     ApproximationShown,
@@ -16,11 +14,13 @@ from app.api.schemas import (
     ProgramShown,
     RankedAnswer,
     SubClaimShown,
+    SupportShown,
     TranslateResponse,
     VerifyResponse,
 )
-from app.components import TranslationOutcome
-from app.pipeline import AnswerOutcome, VerifyOutcome, show_program
+from app.views.models import (
+    DetectionShown as DetectionBody,
+)
 from theory import format_flat
 from translators.read_back import reading
 from trust.calibration import Abstention
@@ -73,8 +73,8 @@ def answer_response(outcome: AnswerOutcome, question: str | None) -> AnswerRespo
             representation=outcome.representation, text=outcome.program_text, flat=format_flat(outcome.program)
         ),
         concepts=outcome.concepts,
-        detections=outcome.detections,
-        support=outcome.support.to_json() if outcome.support is not None else {},
+        detections=_detections(outcome.detections),
+        support=_support(outcome),
         timings=outcome.timings,
         translation=_translation(outcome, question or "", outcome.representation),
         explanation=ExplanationShown.model_validate(explanation.to_json()) if explanation is not None else None,
@@ -99,7 +99,7 @@ def verify_response(outcome: VerifyOutcome, text: str) -> VerifyResponse:
             flat=format_flat(outcome.program),
         ),
         subclaims=[_subclaim(s) for s in outcome.subclaims],
-        detections=outcome.detections,
+        detections=_detections(outcome.detections),
         timings=outcome.timings,
         translation=_translation(outcome, text, representation),
     )
@@ -126,3 +126,25 @@ def _subclaim(judged: SubClaimVerdict) -> SubClaimShown:
         reason=judged.reason,
         checks=[CheckShown(program=format_flat(c.program), expected="yes" if c.expected else "no") for c in sub.checks],
     )
+
+
+def _detections(found: tuple[DetectionShown, ...]) -> list[DetectionBody]:
+    return [
+        DetectionBody(
+            id=d.id,
+            label=d.label,
+            score=d.score,
+            box=d.box,
+            categories=list(d.categories),
+            hposition=d.hposition,
+            vposition=d.vposition,
+        )
+        for d in found
+    ]
+
+
+def _support(outcome: AnswerOutcome) -> SupportShown | dict[str, list[str]]:
+    support = outcome.support
+    if support is None:
+        return {}
+    return SupportShown(steps={str(k): v for k, v in support.steps.items()}, facts=support.facts)

@@ -1,0 +1,110 @@
+"""Questions into programs for the service: options and model per request, parts from `Components`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+from app.errors import PipelineError
+from app.outcomes import TranslationOutcome
+from app.parts.roles import QuestionTranslator
+from translators.backends.base import BackendError
+from translators.backends.models import DEFAULT_LOCAL_MODEL, ModelFileError
+from translators.options import TranslationOptions
+
+if TYPE_CHECKING:
+    from app.components import Components
+    from translators.translate import Translation, TranslationSettings
+
+
+class TextTranslator(Protocol):
+    """A translator of one text (the plain `Translator` or the routed one)."""
+
+    def translate(self, question: str) -> Translation: ...
+
+
+class ServiceTranslator(QuestionTranslator):
+    """The service's `QuestionTranslator`."""
+
+    def __init__(self, components: Components) -> None:
+        self.components = components
+        self.settings = components.settings
+        self.default_model = self.settings.llm or DEFAULT_LOCAL_MODEL
+        components.bank  # noqa: B018 - the bank, the ontology and the default model fail at start, not at the first question
+        components.ontology  # noqa: B018
+        components.backend(self.default_model)
+
+    def warm_up(self) -> None:
+        """Load the default model and evaluate its prompt's fixed part (raises `PipelineError`)."""
+        settings = self._settings(self.settings.options(), None)
+        if self.settings.routing:
+            return  # each routed prompt differs after the shared part; the first question of a type warms it
+        try:
+            self.components.translator(settings).warm_up()
+        except BackendError as exc:
+            raise PipelineError("model_unavailable", str(exc)) from exc
+
+    def __call__(self, question: str, *, options: TranslationOptions, llm: str | None = None) -> TranslationOutcome:
+        settings = self._settings(options, llm)
+        translator: TextTranslator
+        if self.settings.routing and settings.representation != "gqa":
+            translator = self.components.routed_translator(settings)
+        else:
+            translator = self.components.translator(settings)
+        return self._outcome(self._translated(translator, question, settings), settings, "question")
+
+    def claim(self, claim: str, *, options: TranslationOptions, llm: str | None = None) -> TranslationOutcome:
+        """A statement as a yes/no program, translated with the claim pool and prompt."""
+        settings = self._settings(options, llm)
+        translator = self.components.claim_translator(settings)
+        return self._outcome(self._translated(translator, claim, settings), settings, "claim")
+
+    @staticmethod
+    def _translated(translator: TextTranslator, text: str, settings: TranslationSettings) -> Translation:
+        try:
+            return translator.translate(text)
+        except ModelFileError as exc:  # the service's own model files are wrong, not the request
+            raise PipelineError("model_unavailable", f"language model {settings.llm!r}: {exc}") from None
+
+    def _settings(self, options: TranslationOptions, llm: str | None) -> TranslationSettings:
+        llm = llm or self.default_model
+        if llm != self.default_model and llm not in self.settings.llm_choices:
+            choices = ", ".join(self.settings.llm_choices) or "none"
+            raise PipelineError("invalid_input", f"model {llm!r} is not offered here (ASPVQA_LLM_CHOICES: {choices})")
+        return self.components.request_settings(options, llm)
+
+    def _outcome(self, result: Translation, settings: TranslationSettings, what: str) -> TranslationOutcome:
+        if result.retryable:  # the model's server is overloaded or unreachable: try again later
+            raise PipelineError("model_unavailable", f"the language model did not answer: {result.error}")
+        if result.unsupported is not None:
+            raise PipelineError("unsupported", result.error or "this question cannot be answered from the scene")
+        if result.program is None:
+            raise PipelineError("invalid_input", f"could not translate the {what} into a valid program: {result.error}")
+        return TranslationOutcome(
+            program=result.program,
+            raw=result.raw,
+            examples=result.examples,
+            seconds=result.seconds,
+            details=_details(result, settings),
+            calibration_settings=self.components.confidence_settings(settings),
+            evidence=result.evidence,
+        )
+
+
+def _details(result: Translation, settings: TranslationSettings) -> dict[str, Any]:
+    details: dict[str, Any] = {
+        "model": settings.llm,
+        "attempts": len(result.attempts),
+        "timings": {k: round(v, 6) for k, v in result.timings.items()},
+        "mappings": result.mappings,
+        "schema_fixes": result.schema_fixes,
+        "cached": result.cached,
+        "samples": settings.samples,
+        "agreement": result.agreement,
+        "source": result.source,
+        "fill": result.fill,
+        "usage": result.usage,
+        "min_logprob": result.min_logprob,
+    }
+    if result.route is not None:
+        details["route"] = result.route
+    return details

@@ -1,0 +1,94 @@
+"""The one scene a request is answered on, checked once at the edge and carried as itself.
+
+A request names its scene in one of three ways: an image, a GQA scene graph (a demo scene is one)
+or scene facts in ASP. The edge (the request models, the command line) turns
+whichever was given into one of the records below; the pipeline, the solver workers and the
+scene builders take that record and never look at the other fields again. A scene graph is read
+into `GraphObject`s here, once: the solver process receives those objects, keys its encodings by
+them and encodes them into facts (the graph's two changes of shape after the request: JSON
+object -> objects, objects -> facts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Literal
+
+from app.errors import PipelineError
+from scene.scene_graph import GraphObject, SceneGraphError, graph_objects, scene_graph_size
+
+
+@dataclass(frozen=True)
+class ImageScene:
+    """Image bytes, already checked for size, type and pixels by the edge."""
+
+    data: bytes = field(repr=False)
+    kind: Literal["image"] = "image"
+
+
+@dataclass(frozen=True)
+class GraphScene:
+    """One image's scene graph, read into objects (keyed by GQA id, in the graph's order)."""
+
+    objects: tuple[tuple[str, GraphObject], ...]
+    kind: Literal["scene_graph"] = "scene_graph"
+
+    @classmethod
+    def read(cls, graph: object, max_facts: int) -> GraphScene:
+        """The objects of a GQA scene graph object; raises `PipelineError`: invalid_input on another
+        shape, too_large past `max_facts`."""
+        if not isinstance(graph, Mapping):
+            raise PipelineError("invalid_input", "scene_graph: a scene graph is a JSON object with 'objects'")
+        # Counted before reading: a graph of 600 objects related to each other takes long to read,
+        # and minutes to encode and ground, and its size alone says it is over the limit.
+        facts = scene_graph_size(graph)
+        if facts > max_facts:
+            raise PipelineError("too_large", f"scene_graph has at least {facts} facts, limit {max_facts}")
+        try:
+            return cls(tuple(graph_objects(graph).items()))
+        except SceneGraphError as exc:
+            raise PipelineError("invalid_input", f"scene_graph: {exc}") from None
+
+    @cached_property
+    def by_id(self) -> dict[str, GraphObject]:
+        """The objects by GQA id, as the encoder takes them."""
+        return dict(self.objects)
+
+    @property
+    def size(self) -> int:
+        """A lower bound of the facts its encoding has: four per object, one per attribute and relation."""
+        return sum(4 + len(obj.attributes) + len(obj.relations) for _, obj in self.objects)
+
+
+@dataclass(frozen=True)
+class FactsScene:
+    """Scene facts in ASP, as given (plain facts or a weighted scene)."""
+
+    text: str = field(repr=False)
+    kind: Literal["scene_facts"] = "scene_facts"
+
+
+SceneInput = ImageScene | GraphScene | FactsScene
+
+
+def one_scene(
+    *, image: bytes | None = None, scene_graph: object | None = None, scene_facts: str | None = None, max_facts: int
+) -> SceneInput:
+    """The one scene given; raises `PipelineError` (invalid_input) for none or several."""
+    given = [
+        name
+        for name, value in (("image", image), ("scene_graph", scene_graph), ("scene_facts", scene_facts))
+        if value is not None
+    ]
+    if len(given) != 1:
+        raise PipelineError(
+            "invalid_input",
+            "give exactly one of: image, scene_graph, scene_facts" + (f" (got {', '.join(given)})" if given else ""),
+        )
+    if image is not None:
+        return ImageScene(image)
+    if scene_facts is not None:
+        return FactsScene(scene_facts)
+    return GraphScene.read(scene_graph, max_facts)

@@ -1,0 +1,1 @@
+"""What the service and the command line show: response bodies and their making from outcomes."""
