@@ -5,11 +5,11 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 
-.PHONY: install wordnet llm bank browser demo check test bench reliability scale stress
+.PHONY: install wordnet llm bank browser demo check test docs bench reliability scale stress
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --disable-pip-version-check -e ".[test,vision,llm,service,eval]"
+	$(BIN)/pip install -q --disable-pip-version-check -e ".[test,vision,llm,service,eval,docs]"
 	@rm -f $(VENV)/.installed-*
 	@touch $@
 
@@ -41,6 +41,12 @@ check: $(STAMP)
 # The tests, with the docstring examples of every package (pytest --doctest-modules).
 test: install browser check
 	$(BIN)/python -m pytest
+
+# The documentation site into site/: the REST API, settings and command-line pages are generated
+# from the code (docs/hooks/reference.py); --strict fails on any warning (a broken link, a page
+# left out of the navigation).
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # The reliability runs take long (fuzzing 10,000 inputs per parser, a 10-minute soak, kill -9 and
 # restart): `make reliability`. Files starting with _ are helpers.
