@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
+from scene.errors import SceneError
 from scene.positions import third
 from scene.taxonomy import (
     AttributeCategories,
@@ -39,7 +40,7 @@ from theory.scene_facts import SceneFacts, asp_constant
 POSITION_CATEGORIES = tuple(POSITION_VALUES)
 
 
-class SceneGraphError(ValueError):
+class SceneGraphError(SceneError, ValueError):
     """A scene graph that does not have the GQA shape."""
 
 
