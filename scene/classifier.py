@@ -7,24 +7,28 @@ the per-image cache; prompt embeddings are kept across images.
 
 Example:
     >>> classifier = ClipClassifier(load_classifier("/models/clip"))                      # doctest: +SKIP
-    >>> classifier.attribute_likelihoods(image, detections, {"color": {"red"}}, cache={})  # doctest: +SKIP
-    {(1, 'color', 'red'): 0.71}
+    >>> classifier.attribute_likelihoods(image, detections, {"color": {"red"}}, ImageCache())  # doctest: +SKIP
+    [AttributeLikelihood(object_id=1, category='color', value='red', likelihood=0.71)]
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Mapping, MutableMapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from scene.concepts import RelationQuery
 from scene.detector import Box, Detection, pooled_output
+from scene.image_cache import ImageCache
+from scene.likelihoods import AttributeKey, AttributeLikelihood, RelationKey, RelationLikelihood
 from scene.models import LoadedModel
 
-AttributeKey = tuple[int, str, str]  # (object id, category, value)
-RelationKey = tuple[int, str, int]  # (subject id, relation, object id)
+if TYPE_CHECKING:
+    from torch import Tensor
+
+__all__ = ["AttributeKey", "RelationKey", "Classifier", "ClipClassifier", "ClassifierSettings", "candidate_pairs"]
 
 
 def pair_likelihood(target: float, neutral: float) -> float:
@@ -40,16 +44,16 @@ class Classifier(Protocol):
         image: Any,
         detections: Sequence[Detection],
         attributes: Mapping[str, Iterable[str]],
-        cache: MutableMapping[str, Any],
-    ) -> dict[AttributeKey, float]: ...
+        cache: ImageCache,
+    ) -> list[AttributeLikelihood]: ...
 
     def relation_likelihoods(
         self,
         image: Any,
         detections: Sequence[Detection],
         relations: Iterable[RelationQuery],
-        cache: MutableMapping[str, Any],
-    ) -> dict[RelationKey, float]: ...
+        cache: ImageCache,
+    ) -> list[RelationLikelihood]: ...
 
 
 def candidate_pairs(
@@ -99,7 +103,7 @@ class ClipClassifier:
         self.processor = loaded.processor
         self.model = loaded.model
         self.settings = settings or ClassifierSettings()
-        self._text_cache: dict[str, Any] = {}
+        self._text_cache: dict[str, Tensor] = {}
         self._max_text = int(getattr(self.model.config.text_config, "max_position_embeddings", 77))
         self.timings: dict[str, float] = {}
 
@@ -115,11 +119,11 @@ class ClipClassifier:
         x1, y1 = min(width, math.ceil(box.x1 + mx)), min(height, math.ceil(box.y1 + my))
         return image.crop((x0, y0, max(x1, x0 + 1), max(y1, y0 + 1)))
 
-    def crop_embeddings(self, image: Any, boxes: Sequence[Box], cache: MutableMapping[str, Any]) -> Any:
+    def crop_embeddings(self, image: Any, boxes: Sequence[Box], cache: ImageCache) -> Tensor:
         """Unit-length CLIP embeddings of the crops, one row per box (batched, cached per box)."""
         import torch
 
-        store: dict[tuple[int, int, int, int], Any] = cache.setdefault("clip.crops", {})
+        store = cache.crop_embeddings
         keys = [b.key() for b in boxes]
         missing = list(dict.fromkeys(k for k in keys if k not in store))
         started = time.perf_counter()
@@ -138,7 +142,7 @@ class ClipClassifier:
             return torch.zeros((0, 1), device=self.model.device)
         return torch.stack([store[k] for k in keys])
 
-    def text_embeddings(self, prompts: Sequence[str]) -> Any:
+    def text_embeddings(self, prompts: Sequence[str]) -> Tensor:
         """Unit-length CLIP embeddings of the prompts (batched, cached per prompt)."""
         import torch
 
@@ -159,7 +163,7 @@ class ClipClassifier:
         self.timings["classifier_text"] = self.timings.get("classifier_text", 0.0) + time.perf_counter() - started
         return torch.stack([self._text_cache[p] for p in prompts])
 
-    def _likelihoods(self, crops: Any, targets: Sequence[str], neutrals: Sequence[str]) -> list[float]:
+    def _likelihoods(self, crops: Tensor, targets: Sequence[str], neutrals: Sequence[str]) -> list[float]:
         """Row i: P(target i vs neutral i) on crop i."""
         if not targets:
             return []
@@ -172,35 +176,37 @@ class ClipClassifier:
         image: Any,
         detections: Sequence[Detection],
         attributes: Mapping[str, Iterable[str]],
-        cache: MutableMapping[str, Any],
-    ) -> dict[AttributeKey, float]:
+        cache: ImageCache,
+    ) -> list[AttributeLikelihood]:
         """P(value) for every detection, category and value."""
         s = self.settings
         pairs = [(c, v) for c in sorted(attributes) for v in sorted(attributes[c])]
         rows = [(d, c, v) for d in detections for c, v in pairs]
         if not rows:
-            return {}
+            return []
         crops = self.crop_embeddings(image, [d.box for d, _, _ in rows], cache)
         targets = [s.attribute_prompt.format(value=_words(v), name=_words(d.label)) for d, _, v in rows]
         neutrals = [s.attribute_neutral.format(name=_words(d.label)) for d, _, _ in rows]
-        return {(d.id, c, v): p for (d, c, v), p in zip(rows, self._likelihoods(crops, targets, neutrals))}
+        likelihoods = self._likelihoods(crops, targets, neutrals)
+        return [AttributeLikelihood(d.id, c, v, p) for (d, c, v), p in zip(rows, likelihoods)]
 
     def relation_likelihoods(
         self,
         image: Any,
         detections: Sequence[Detection],
         relations: Iterable[RelationQuery],
-        cache: MutableMapping[str, Any],
-    ) -> dict[RelationKey, float]:
+        cache: ImageCache,
+    ) -> list[RelationLikelihood]:
         """P(subject relation object) on the union box, for the pairs the relation queries allow."""
         s = self.settings
         triples = candidate_pairs(detections, relations, s.max_pairs)
         if not triples:
-            return {}
+            return []
         crops = self.crop_embeddings(image, [a.box.union(b.box) for a, _, b in triples], cache)
         targets = [
             s.relation_prompt.format(subject=_words(a.label), relation=_words(r), object=_words(b.label))
             for a, r, b in triples
         ]
         neutrals = [s.relation_neutral.format(subject=_words(a.label), object=_words(b.label)) for a, _, b in triples]
-        return {(a.id, r, b.id): p for (a, r, b), p in zip(triples, self._likelihoods(crops, targets, neutrals))}
+        likelihoods = self._likelihoods(crops, targets, neutrals)
+        return [RelationLikelihood(a.id, r, b.id, p) for (a, r, b), p in zip(triples, likelihoods)]

@@ -7,20 +7,24 @@ become one detection whose label is its most specific class.
 
 Example:
     >>> detector = OwlViTDetector(load_detector("/models/owlvit"))          # doctest: +SKIP
-    >>> detections = detector.detect(image, ["man", "horse"], cache={})     # doctest: +SKIP
+    >>> detections = detector.detect(image, ["man", "horse"], ImageCache())  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, MutableMapping, Sequence
+from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from scene.image_cache import ImageCache
 from scene.models import LoadedModel
 from scene.positions import third
 from scene.taxonomy import Taxonomy
 from theory.scene_facts import asp_constant
+
+if TYPE_CHECKING:
+    from torch import Tensor
 
 
 @dataclass(frozen=True)
@@ -57,7 +61,7 @@ class Box:
         return (round(self.x0), round(self.y0), round(self.x1), round(self.y1))
 
 
-@dataclass
+@dataclass(frozen=True)
 class Detection:
     """One detected object: its box, most specific class and confidence, categories and position."""
 
@@ -67,9 +71,9 @@ class Detection:
     score: float
     categories: frozenset[str] = frozenset()
     # other classes the detector gave the same box, with their scores
-    alternatives: dict[str, float] = field(default_factory=dict)
+    alternatives: Mapping[str, float] = field(default_factory=dict)
     # the categories of each alternative class
-    alternative_categories: dict[str, frozenset[str]] = field(default_factory=dict)
+    alternative_categories: Mapping[str, frozenset[str]] = field(default_factory=dict)
     hposition: str = "middle"
     vposition: str = "middle"
 
@@ -118,7 +122,7 @@ def make_detection(
 class Detector(Protocol):
     """Finds objects of the given classes in an image."""
 
-    def detect(self, image: Any, classes: Sequence[str], cache: MutableMapping[str, Any]) -> list[Detection]: ...
+    def detect(self, image: Any, classes: Sequence[str], cache: ImageCache) -> list[Detection]: ...
 
 
 @dataclass(frozen=True)
@@ -189,16 +193,15 @@ class OwlViTDetector:
         self.model = loaded.model
         self.settings = settings or DetectorSettings()
         self.taxonomy = taxonomy
-        self._text_cache: dict[str, Any] = {}
+        self._text_cache: dict[str, Tensor] = {}
         self._max_text = int(getattr(self.model.config.text_config, "max_position_embeddings", 16))
         # seconds spent so far: detector_image (image encodings), detector_queries (text, heads, NMS)
         self.timings: dict[str, float] = {}
         # OWLv2 pads the image to a square before resizing, so its boxes are relative to that square.
         self._square = self.model.config.model_type == "owlv2"
 
-    def _features(self, image: Any, cache: MutableMapping[str, Any]) -> tuple[Any, Any]:
-        key = "owlvit.features"
-        if key not in cache:
+    def _features(self, image: Any, cache: ImageCache) -> tuple[Tensor, Tensor]:
+        if cache.detector_features is None:
             import torch
 
             pixels = self.processor.image_processor(images=image, return_tensors="pt")["pixel_values"]
@@ -208,10 +211,10 @@ class OwlViTDetector:
                 b, h, w, d = feature_map.shape
                 feats = feature_map.reshape(b, h * w, d)
                 boxes = self.model.box_predictor(feats, feature_map)
-            cache[key] = (feats, boxes[0])
-        return cache[key]
+            cache.detector_features = (feats, boxes[0])
+        return cache.detector_features
 
-    def text_embeddings(self, classes: Sequence[str]) -> Any:
+    def text_embeddings(self, classes: Sequence[str]) -> Tensor:
         """Query embeddings of the classes, one row each (cached by class)."""
         import torch
 
@@ -235,7 +238,7 @@ class OwlViTDetector:
                 self._text_cache[name] = row
         return torch.stack([self._text_cache[c] for c in classes])
 
-    def scores(self, image: Any, classes: Sequence[str], cache: MutableMapping[str, Any]) -> tuple[list[Box], Any]:
+    def scores(self, image: Any, classes: Sequence[str], cache: ImageCache) -> tuple[list[Box], Tensor]:
         """Every candidate box in pixels and its score per class (patches x classes, in [0, 1])."""
         import torch
 
@@ -243,21 +246,21 @@ class OwlViTDetector:
         queries = self.text_embeddings(classes)
         with torch.inference_mode():
             logits = self.model.class_predictor(feats, queries[None], None)[0][0]
-        if "owlvit.boxes" not in cache:
+        if cache.detector_boxes is None:
             width, height = image.size
             sx, sy = (max(width, height),) * 2 if self._square else (width, height)
             boxes = []
             for cx, cy, w, h in norm_boxes.tolist():
                 x0, y0, x1, y1 = (cx - w / 2) * sx, (cy - h / 2) * sy, (cx + w / 2) * sx, (cy + h / 2) * sy
                 boxes.append(Box(_clip(x0, width), _clip(y0, height), _clip(x1, width), _clip(y1, height)))
-            cache["owlvit.boxes"] = boxes
-        return cache["owlvit.boxes"], torch.sigmoid(logits)
+            cache.detector_boxes = boxes
+        return cache.detector_boxes, torch.sigmoid(logits)
 
     def detect(
         self,
         image: Any,
         classes: Sequence[str],
-        cache: MutableMapping[str, Any],
+        cache: ImageCache,
         timings: MutableMapping[str, float] | None = None,
     ) -> list[Detection]:
         """Detections of `classes` in a PIL image, best first, ids from 1."""
@@ -265,7 +268,7 @@ class OwlViTDetector:
         if not classes:
             return []
         started = time.perf_counter()
-        had_features = "owlvit.features" in cache
+        had_features = cache.detector_features is not None
         self._features(image, cache)
         encoded = time.perf_counter()
         boxes, scores = self.scores(image, classes, cache)

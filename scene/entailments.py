@@ -20,7 +20,7 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypedDict
 
 from theory.attributes import category_values
 from theory.entailment import Entailments, build_entailments
@@ -64,6 +64,25 @@ SYNONYMS: tuple[tuple[str, str], ...] = (
     ("television", "tv"),
 )
 
+
+class OntologyJSON(TypedDict, total=False):
+    """The fields of an ontology file this module reads."""
+
+    classes: dict[str, list[str]]
+    # category -> its values, or a spec naming them (`theory.attributes.category_values`)
+    attributes: dict[str, list[str] | dict[str, object]]
+    # a relation name, or an entry with the name under "relation"
+    relations: list[str | dict[str, str]]
+
+
+class _Synset(Protocol):
+    """The part of an NLTK WordNet synset the hypernym rule reads."""
+
+    def name(self) -> str: ...
+    def hypernyms(self) -> list[_Synset]: ...
+    def instance_hypernyms(self) -> list[_Synset]: ...
+
+
 # Function words that end many relations without being their meaning ("in front of" is not "of").
 _TOO_GENERAL = frozenset({"of", "to", "by", "from"})
 
@@ -85,7 +104,7 @@ def _suffix_pairs(words: Iterable[str]) -> set[tuple[str, str]]:
 def _hypernym_pairs(classes: set[str], wordnet: Any, depth: int) -> set[tuple[str, str]]:
     """(specific, general) class pairs where general names a hypernym of specific's first noun sense."""
     names: dict[str, set[str]] = defaultdict(set)  # synset name -> classes whose first sense it is
-    first: dict[str, Any] = {}
+    first: dict[str, _Synset] = {}
     for cls in classes:
         synsets = wordnet.synsets(cls, pos="n")
         if synsets:
@@ -136,7 +155,7 @@ def derive_entailments(
     return build_entailments([*rows, *(("synonym", a, b, 1.0) for a, b in SYNONYMS)])
 
 
-def entailments_from_ontology(data: Mapping[str, Any], wordnet: Any | None = None) -> Entailments:
+def entailments_from_ontology(data: OntologyJSON, wordnet: Any | None = None) -> Entailments:
     """The table for an ontology file's content (``classes``, ``attributes``, ``relations``)."""
     relations = [r["relation"] if isinstance(r, dict) else r for r in data.get("relations", [])]
     attributes = {

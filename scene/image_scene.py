@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scene.classifier import AttributeKey, Classifier, RelationKey
+from scene.classifier import Classifier
 from scene.concepts import Concepts
 from scene.detector import Detection, Detector
+from scene.image_cache import ImageCache
+from scene.likelihoods import AttributeLikelihood, RelationLikelihood
 from scene.weighted import WeightSettings, weighted_scene
 from theory.scene_facts import SceneFacts
 
@@ -34,8 +36,8 @@ class ImageSceneResult:
 
     scene: SceneFacts
     detections: list[Detection]
-    attributes: dict[AttributeKey, float]
-    relations: dict[RelationKey, float]
+    attributes: list[AttributeLikelihood]
+    relations: list[RelationLikelihood]
     # seconds per stage: load, detect, attributes, relations, facts
     timings: dict[str, float] = field(default_factory=dict)
     cached_image: bool = False
@@ -65,9 +67,9 @@ class ImageSceneBuilder:
         self.classifier = classifier
         self.weights = weights or WeightSettings()
         self.cache_size = cache_size
-        self._cache: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._cache: OrderedDict[str, ImageCache] = OrderedDict()
 
-    def _entry(self, image: Any, image_key: str | None) -> tuple[dict[str, Any], bool]:
+    def _entry(self, image: Any, image_key: str | None) -> tuple[ImageCache, bool]:
         pil = None
         if image_key is None:
             if isinstance(image, (str, Path)):
@@ -81,7 +83,7 @@ class ImageSceneBuilder:
         if image_key in self._cache:
             self._cache.move_to_end(image_key)
             return self._cache[image_key], True
-        entry: dict[str, Any] = {"image": pil if pil is not None else load_image(image)}
+        entry = ImageCache(image=pil if pil is not None else load_image(image))
         self._cache[image_key] = entry
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
@@ -92,7 +94,7 @@ class ImageSceneBuilder:
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
         entry, cached = self._entry(image, image_key)
-        pil = entry["image"]
+        pil = entry.image
         t1 = time.perf_counter()
         detections = self.detector.detect(pil, sorted(concepts.classes), entry)
         t2 = time.perf_counter()

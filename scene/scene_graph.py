@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
+from scene.errors import SceneError
 from scene.positions import third
 from scene.taxonomy import (
     AttributeCategories,
@@ -40,7 +40,7 @@ from theory.scene_facts import SceneFacts, asp_constant
 POSITION_CATEGORIES = tuple(POSITION_VALUES)
 
 
-class SceneGraphError(ValueError):
+class SceneGraphError(SceneError, ValueError):
     """A scene graph that does not have the GQA shape."""
 
 
@@ -69,12 +69,52 @@ def object_number(object_id: str | int, fallback: dict[str, int]) -> int:
     return fallback[text]
 
 
-def graph_objects(graph: Mapping[str, Any]) -> dict[str, GraphObject]:
-    """The objects of a GQA scene graph by their GQA id, with positions and integer ids."""
+def _number(value: object) -> float:
+    if isinstance(value, (int, float, str)):
+        return float(value)
+    raise TypeError(f"{value!r} is not a number")
+
+
+def _iterable(value: object) -> Iterable[object]:
+    if isinstance(value, Iterable):
+        return value
+    raise TypeError(f"'{type(value).__name__}' object is not iterable")
+
+
+def _mapping(value: object) -> Mapping[object, object]:
+    if isinstance(value, Mapping):
+        return value
+    raise TypeError(f"'{type(value).__name__}' is not a JSON object")
+
+
+def _graph_object(
+    key: object, obj: object, objects: Mapping[object, object], fallback: dict[str, int], size: tuple[float, float]
+) -> GraphObject:
+    """One object of the graph's JSON (its key in ``objects``) as a `GraphObject`."""
+    fields = _mapping(obj)
+    cx = _number(fields["x"]) + _number(fields["w"]) / 2
+    cy = _number(fields["y"]) + _number(fields["h"]) / 2
+    relations = tuple(
+        (str(r["name"]), object_number(str(r["object"]), fallback))
+        for r in map(_mapping, _iterable(fields.get("relations", ())))
+        if str(r["object"]) in objects
+    )
+    return GraphObject(
+        id=object_number(str(key), fallback),
+        name=str(fields["name"]),
+        attributes=tuple(dict.fromkeys(str(a) for a in _iterable(fields.get("attributes", ())))),
+        relations=relations,
+        hposition=third(cx, size[0], "hposition"),
+        vposition=third(cy, size[1], "vposition"),
+    )
+
+
+def graph_objects(graph: Mapping[str, object]) -> dict[str, GraphObject]:
+    """The objects of a GQA scene graph (JSON read from outside) by their GQA id, with positions and integer ids."""
     try:
         objects = graph["objects"]
-        width = float(graph.get("width") or 0)
-        height = float(graph.get("height") or 0)
+        width = _number(graph.get("width") or 0)
+        height = _number(graph.get("height") or 0)
     except (KeyError, TypeError, ValueError) as exc:
         raise SceneGraphError(f"not a GQA scene graph: {exc}") from exc
     if not isinstance(objects, Mapping):
@@ -85,21 +125,7 @@ def graph_objects(graph: Mapping[str, Any]) -> dict[str, GraphObject]:
     result: dict[str, GraphObject] = {}
     for key, obj in objects.items():
         try:
-            cx = float(obj["x"]) + float(obj["w"]) / 2
-            cy = float(obj["y"]) + float(obj["h"]) / 2
-            relations = tuple(
-                (str(r["name"]), object_number(r["object"], fallback))
-                for r in obj.get("relations", ())
-                if str(r["object"]) in objects
-            )
-            result[str(key)] = GraphObject(
-                id=object_number(key, fallback),
-                name=str(obj["name"]),
-                attributes=tuple(dict.fromkeys(str(a) for a in obj.get("attributes", ()))),
-                relations=relations,
-                hposition=third(cx, width, "hposition"),
-                vposition=third(cy, height, "vposition"),
-            )
+            result[str(key)] = _graph_object(key, obj, objects, fallback, (width, height))
         except (KeyError, TypeError, ValueError) as exc:
             raise SceneGraphError(f"object {key}: missing or bad field {exc}") from exc
     return result
@@ -124,7 +150,7 @@ def default_attributes(taxonomy: Taxonomy | None) -> AttributeCategories:
     return curated if curated is not None else _heuristic_attributes()
 
 
-def scene_graph_size(graph: Mapping[str, Any]) -> int:
+def scene_graph_size(graph: Mapping[str, object]) -> int:
     """A lower bound of the facts `scene_graph_facts` writes for `graph`, counted without encoding:
     four per object (object, class, name, position), one per attribute and per relation.
 
@@ -144,7 +170,7 @@ def scene_graph_size(graph: Mapping[str, Any]) -> int:
 
 
 def scene_graph_facts(
-    graph: Mapping[str, Any],
+    graph: Mapping[str, object],
     *,
     taxonomy: Taxonomy | None = None,
     attributes: AttributeCategories | None = None,

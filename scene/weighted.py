@@ -8,18 +8,20 @@ Likelihoods below `min_likelihood` are dropped (taken as false) so grounding sta
 
 Example:
     >>> from scene.detector import Box, Detection
-    >>> scene = weighted_scene([Detection(1, Box(0, 0, 10, 10), "ball", 0.9)], {(1, "color", "red"): 0.8})
+    >>> from scene.likelihoods import AttributeLikelihood
+    >>> ball, red = Detection(1, Box(0, 0, 10, 10), "ball", 0.9), AttributeLikelihood(1, "color", "red", 0.8)
+    >>> scene = weighted_scene([ball], [red])
     >>> "has_obj_weight(1,105)" in scene.to_asp()
     True
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from scene.classifier import AttributeKey, RelationKey
 from scene.detector import Detection
+from scene.likelihoods import AttributeLikelihood, RelationLikelihood
 from theory.scene_facts import SceneFacts, asp_constant, likelihood_weight
 
 # Categories whose values exclude each other on one object (GQA attribute types with one value).
@@ -71,8 +73,8 @@ def _add_identity(
 
 def weighted_scene(
     detections: Sequence[Detection],
-    attributes: Mapping[AttributeKey, float] | None = None,
-    relations: Mapping[RelationKey, float] | None = None,
+    attributes: Iterable[AttributeLikelihood] = (),
+    relations: Iterable[RelationLikelihood] = (),
     settings: WeightSettings | None = None,
 ) -> SceneFacts:
     """The weighted scene of the detections, attribute likelihoods and relation likelihoods."""
@@ -94,14 +96,15 @@ def weighted_scene(
         scene.add_fact("has_attr", d.id, "hposition", d.hposition)
         scene.add_fact("has_attr", d.id, "vposition", d.vposition)
     vocabulary: dict[str, set[str]] = {}
-    for (obj, category, value), p in sorted((attributes or {}).items()):
-        category, value = asp_constant(category), asp_constant(value)
+    for a in sorted(attributes, key=lambda a: (a.key, a.likelihood)):
+        obj, p = a.object_id, a.likelihood
+        category, value = asp_constant(a.category), asp_constant(a.value)
         vocabulary.setdefault(category, set()).add(value)
         if obj in ids and p >= settings.min_likelihood:
             scene.add_likely("has_attr", (obj, category, value), p)
-    for (subject, relation, obj), p in sorted((relations or {}).items()):
-        if subject in ids and obj in ids and p >= settings.min_likelihood:
-            scene.add_likely("has_rel", (subject, relation, obj), p)
+    for r in sorted(relations, key=lambda r: (r.key, r.likelihood)):
+        if r.subject_id in ids and r.object_id in ids and r.likelihood >= settings.min_likelihood:
+            scene.add_likely("has_rel", r.key, r.likelihood)
     scene.add_vocabulary(vocabulary)
     used = set(vocabulary) | (
         {"name"} if any(settings.class_alternatives and d.alternatives for d in detections) else set()

@@ -12,11 +12,19 @@ from hypothesis import strategies as st
 from scene.classifier import ClassifierSettings, candidate_pairs, pair_likelihood
 from scene.concepts import RelationQuery
 from scene.detector import Box, Detection
+from scene.image_cache import ImageCache
+from scene.likelihoods import AttributeLikelihood, RelationLikelihood
 from tests.support import GQA_DIR
 
 IMAGES = sorted((GQA_DIR / "images").glob("*.jpg")) if (GQA_DIR / "images").is_dir() else []
 
 FINITE = st.floats(min_value=-1e4, max_value=1e4, allow_nan=False)
+
+
+def by_key(
+    items: list[AttributeLikelihood] | list[RelationLikelihood],
+) -> dict[tuple[int, str, str] | tuple[int, str, int], float]:
+    return {item.key: item.likelihood for item in items}
 
 
 @given(FINITE, FINITE)
@@ -86,7 +94,7 @@ def _objects(image) -> list[Detection]:  # type: ignore[no-untyped-def]
 def test_attribute_likelihoods_on_a_real_image(classifier, image) -> None:  # type: ignore[no-untyped-def]
     detections = _objects(image)
     attributes = {"color": {"red", "dark_blue"}, "material": {"wood"}}
-    result = classifier.attribute_likelihoods(image, detections, attributes, cache={})
+    result = by_key(classifier.attribute_likelihoods(image, detections, attributes, ImageCache()))
     assert set(result) == {(d.id, c, v) for d in detections for c, vs in attributes.items() for v in vs}
     assert all(0.0 <= p <= 1.0 for p in result.values())
 
@@ -95,7 +103,9 @@ def test_likelihood_is_the_clip_softmax_of_target_and_neutral(classifier, image)
     import torch
 
     detection = _objects(image)[0]
-    p = classifier.attribute_likelihoods(image, [detection], {"color": {"red"}}, cache={})[(1, "color", "red")]
+    [red] = classifier.attribute_likelihoods(image, [detection], {"color": {"red"}}, ImageCache())
+    assert red.key == (1, "color", "red")
+    p = red.likelihood
     crop = classifier._crop(image, detection.box)
     inputs = classifier.processor(
         text=["a photo of a red man", "a photo of a man"], images=[crop], return_tensors="pt", padding=True
@@ -108,7 +118,8 @@ def test_likelihood_is_the_clip_softmax_of_target_and_neutral(classifier, image)
 
 def test_relation_likelihoods_use_the_allowed_pairs(classifier, image) -> None:  # type: ignore[no-untyped-def]
     detections = _objects(image)
-    result = classifier.relation_likelihoods(image, detections, [RelationQuery("man", "riding", "horse")], cache={})
+    queries = [RelationQuery("man", "riding", "horse")]
+    result = by_key(classifier.relation_likelihoods(image, detections, queries, ImageCache()))
     assert list(result) == [(1, "riding", 2)]
     assert 0.0 <= result[(1, "riding", 2)] <= 1.0
 
@@ -119,14 +130,14 @@ def test_batch_size_does_not_change_results_and_crops_are_cached(classifier, ima
 
     detections = _objects(image)
     attributes = {"color": {"red", "blue", "white"}}
-    cache: dict = {}
-    big = classifier.attribute_likelihoods(image, detections, attributes, cache)
-    assert len(cache["clip.crops"]) == len(detections)
+    cache = ImageCache()
+    big = by_key(classifier.attribute_likelihoods(image, detections, attributes, cache))
+    assert len(cache.crop_embeddings) == len(detections)
     single = ClipClassifier(
         LoadedModel(classifier.processor, classifier.model, "same"), ClassifierSettings(batch_size=1)
     )
-    small = single.attribute_likelihoods(image, detections, attributes, cache={})
+    small = by_key(single.attribute_likelihoods(image, detections, attributes, ImageCache()))
     assert small.keys() == big.keys()
     assert all(small[k] == pytest.approx(big[k], abs=1e-5) for k in big)
     classifier.attribute_likelihoods(image, detections, {"material": {"wood"}}, cache)
-    assert len(cache["clip.crops"]) == len(detections)
+    assert len(cache.crop_embeddings) == len(detections)

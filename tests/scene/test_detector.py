@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from scene.detector import Box, DetectorSettings, make_detection, merge_queries, nms
+from scene.image_cache import ImageCache
 from scene.positions import third
 from tests.support import GQA_DIR, DictTaxonomy
 
@@ -90,7 +91,7 @@ def test_owlvit_detections_on_real_images(detector, path: Path) -> None:  # type
     image = load_image(path)
     width, height = image.size
     classes = ["man", "dog", "car", "table"]
-    detections = detector.detect(image, classes, cache={})
+    detections = detector.detect(image, classes, ImageCache())
     assert detections, "the tiny model scores every patch; some pass a 0.05 threshold"
     assert len(detections) <= len(classes) * detector.settings.max_per_query
     assert [d.id for d in detections] == list(range(1, len(detections) + 1))
@@ -115,7 +116,7 @@ def test_scores_match_the_models_own_forward_pass(detector) -> None:  # type: ig
 
     image = load_image(IMAGES[0])
     classes = ["man", "dog"]
-    _, scores = detector.scores(image, classes, cache={})
+    _, scores = detector.scores(image, classes, ImageCache())
     inputs = detector.processor(
         text=[[f"a photo of a {c}" for c in classes]],
         images=image,
@@ -134,7 +135,7 @@ def test_the_image_is_encoded_once_per_cache(detector) -> None:  # type: ignore[
     from scene.image_scene import load_image
 
     image = load_image(IMAGES[1])
-    cache: dict = {}
+    cache = ImageCache()
     first: dict[str, float] = {}
     second: dict[str, float] = {}
     a = detector.detect(image, ["man"], cache, first)

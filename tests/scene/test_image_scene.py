@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterable, Mapping, MutableMapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +11,9 @@ import pytest
 
 from scene.concepts import RelationQuery, concepts_from_program
 from scene.detector import Box, Detection
+from scene.image_cache import ImageCache
 from scene.image_scene import ImageSceneBuilder
+from scene.likelihoods import AttributeLikelihood, RelationLikelihood
 from tests.support import GQA_DIR
 from theory import SceneFacts, SolveStatus, solve
 from theory.flat import parse_flat
@@ -27,9 +29,9 @@ class ScriptedDetector:
         self.detections = detections
         self.encodings = 0
 
-    def detect(self, image: Any, classes: Sequence[str], cache: MutableMapping[str, Any]) -> list[Detection]:
-        if "encoded" not in cache:
-            cache["encoded"] = True
+    def detect(self, image: Any, classes: Sequence[str], cache: ImageCache) -> list[Detection]:
+        if "encoded" not in cache.other:
+            cache.other["encoded"] = True
             self.encodings += 1
         return [d for d in self.detections if d.label in classes]
 
@@ -49,24 +51,27 @@ class ScriptedClassifier:
         image: Any,
         detections: Sequence[Detection],
         attributes: Mapping[str, Iterable[str]],
-        cache: MutableMapping[str, Any],
-    ) -> dict[tuple[int, str, str], float]:
-        seen = cache.setdefault("crops", set())
+        cache: ImageCache,
+    ) -> list[AttributeLikelihood]:
+        seen = cache.other.setdefault("crops", set())
+        assert isinstance(seen, set)
         self.embedded += len({d.id for d in detections} - seen)
         seen.update(d.id for d in detections)
         wanted = {(c, v) for c, vs in attributes.items() for v in vs}
         ids = {d.id for d in detections}
-        return {k: p for k, p in self.attributes.items() if k[0] in ids and (k[1], k[2]) in wanted}
+        return [
+            AttributeLikelihood(*k, p) for k, p in self.attributes.items() if k[0] in ids and (k[1], k[2]) in wanted
+        ]
 
     def relation_likelihoods(
         self,
         image: Any,
         detections: Sequence[Detection],
         relations: Iterable[RelationQuery],
-        cache: MutableMapping[str, Any],
-    ) -> dict[tuple[int, str, int], float]:
+        cache: ImageCache,
+    ) -> list[RelationLikelihood]:
         names = {r.relation for r in relations}
-        return {k: p for k, p in self.relations.items() if k[1] in names}
+        return [RelationLikelihood(*k, p) for k, p in self.relations.items() if k[1] in names]
 
 
 def _image():  # type: ignore[no-untyped-def]
@@ -166,7 +171,7 @@ def test_tiny_models_give_scenes_clingo_accepts(real_builder, path: Path) -> Non
     )
     result = real_builder.build(path, concepts_from_program(program, attributes=COLORS))
     assert result.detections
-    assert all(0.0 <= p <= 1.0 for p in [*result.attributes.values(), *result.relations.values()])
+    assert all(0.0 <= f.likelihood <= 1.0 for f in [*result.attributes, *result.relations])
     assert SceneFacts.from_asp(result.scene.to_asp()).to_asp() == result.scene.to_asp()
     solved = solve(program, result.scene)
     assert solved.status in (SolveStatus.OK, SolveStatus.NO_ANSWER), solved.message

@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 from scene.detector import Box, Detection
+from scene.likelihoods import AttributeLikelihood, RelationLikelihood
 from scene.weighted import WeightSettings, weighted_scene
 from theory import SceneFacts, SolveStatus, solve
 from theory.scene_facts import likelihood_weight
+
+
+def attrs(likelihoods: dict[tuple[int, str, str], float]) -> list[AttributeLikelihood]:
+    return [AttributeLikelihood(*key, p) for key, p in likelihoods.items()]
+
+
+def rels(likelihoods: dict[tuple[int, str, int], float]) -> list[RelationLikelihood]:
+    return [RelationLikelihood(*key, p) for key, p in likelihoods.items()]
 
 
 def ball(id: int, score: float, x0: float = 0) -> Detection:
@@ -19,7 +28,7 @@ def answers(program: str, scene: SceneFacts) -> list[str]:
 
 
 def test_detection_facts() -> None:
-    scene = weighted_scene([ball(1, 0.8)], {(1, "color", "red"): 0.7})
+    scene = weighted_scene([ball(1, 0.8)], attrs({(1, "color", "red"): 0.7}))
     text = scene.to_asp().splitlines()
     for fact in (
         "object(1).",
@@ -41,8 +50,8 @@ def test_detection_facts() -> None:
 def test_the_scene_is_valid_asp_that_reads_back() -> None:
     scene = weighted_scene(
         [ball(1, 0.8), ball(2, 0.3, 50)],
-        {(1, "color", "dark blue"): 0.6, (2, "size", "small"): 0.9},
-        {(1, "to the left of", 2): 0.75},
+        attrs({(1, "color", "dark blue"): 0.6, (2, "size", "small"): 0.9}),
+        rels({(1, "to the left of", 2): 0.75}),
     )
     again = SceneFacts.from_asp(scene.to_asp())
     assert again.to_asp() == scene.to_asp()
@@ -53,8 +62,8 @@ def test_the_scene_is_valid_asp_that_reads_back() -> None:
 def test_low_likelihoods_are_dropped() -> None:
     scene = weighted_scene(
         [ball(1, 0.9)],
-        {(1, "color", "red"): 0.01, (1, "color", "blue"): 0.5},
-        {(1, "on", 1): 0.02},
+        attrs({(1, "color", "red"): 0.01, (1, "color", "blue"): 0.5}),
+        rels({(1, "on", 1): 0.02}),
         WeightSettings(min_likelihood=0.05),
     )
     text = scene.to_asp()
@@ -64,7 +73,7 @@ def test_low_likelihoods_are_dropped() -> None:
 
 
 def test_facts_of_unknown_objects_are_ignored() -> None:
-    scene = weighted_scene([ball(1, 0.9)], {(7, "color", "red"): 0.9}, {(1, "near", 7): 0.9})
+    scene = weighted_scene([ball(1, 0.9)], attrs({(7, "color", "red"): 0.9}), rels({(1, "near", 7): 0.9}))
     assert "(7" not in scene.to_asp() and ",7)" not in scene.to_asp()
 
 
@@ -72,14 +81,28 @@ def test_unsure_between_two_objects_the_likelier_answers_first() -> None:
     # Two candidate balls: a confident red one and a doubtful blue one.
     scene = weighted_scene(
         [ball(1, 0.9), ball(2, 0.35, 50)],
-        {(1, "color", "red"): 0.95, (1, "color", "blue"): 0.02, (2, "color", "blue"): 0.95, (2, "color", "red"): 0.02},
+        attrs(
+            {
+                (1, "color", "red"): 0.95,
+                (1, "color", "blue"): 0.02,
+                (2, "color", "blue"): 0.95,
+                (2, "color", "red"): 0.02,
+            }
+        ),
     )
     program = "scene(0). select(1,0,ball). unique(2,1). query(3,2,color). end(3)."
     assert answers(program, scene) == ["red", "blue"]
     # Flip the detector's confidence and the ranking follows.
     flipped = weighted_scene(
         [ball(1, 0.35), ball(2, 0.9, 50)],
-        {(1, "color", "red"): 0.95, (1, "color", "blue"): 0.02, (2, "color", "blue"): 0.95, (2, "color", "red"): 0.02},
+        attrs(
+            {
+                (1, "color", "red"): 0.95,
+                (1, "color", "blue"): 0.02,
+                (2, "color", "blue"): 0.95,
+                (2, "color", "red"): 0.02,
+            }
+        ),
     )
     assert answers(program, flipped) == ["blue", "red"]
 
@@ -101,7 +124,7 @@ def test_a_box_unsure_between_two_classes_names_the_likelier_first() -> None:
 def test_relation_likelihoods_rank_choices() -> None:
     man = Detection(1, Box(0, 0, 10, 30), "man", 0.9)
     horse = Detection(2, Box(0, 10, 30, 40), "horse", 0.9)
-    scene = weighted_scene([man, horse], relations={(1, "riding", 2): 0.8, (1, "feeding", 2): 0.3})
+    scene = weighted_scene([man, horse], relations=rels({(1, "riding", 2): 0.8, (1, "feeding", 2): 0.3}))
     program = "scene(0). select(1,0,horse). unique(2,1). choose_rel(3,2,man,riding,feeding,subject). end(3)."
     assert answers(program, scene) == ["riding", "feeding"]
 
