@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.errors import PipelineError
-from translators.options import ProgramRepresentation
+from theory.operations import ProgramRepresentation
 
 
 @dataclass(frozen=True)

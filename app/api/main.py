@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from importlib import resources
 from typing import Any
 
@@ -36,6 +36,38 @@ def create_app(
     `solve_workers` > 0 solves scene graphs and scene facts in that many worker processes."""
     settings = settings or load_settings()
     pipeline = pipeline or Pipeline(settings)
+    app = FastAPI(
+        title="aspvqa",
+        version="0.1.0",
+        summary="Visual question answering with Answer Set Programming: ranked answers with the facts behind them.",
+        lifespan=_lifespan(pipeline, settings, warm_up=warm_up, solve_workers=solve_workers),
+    )
+    app.state.settings = settings
+    app.state.pipeline = pipeline
+    app.state.queues = Queues(
+        translations=Queue("translation", settings.max_queued_translations),
+        solves=Queue("solving", settings.max_queued_solves),
+    )
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_request_bytes)
+    # Added last, so it runs first: a refused client costs no body read.
+    app.add_middleware(AccessControl, api_key=settings.api_key, per_minute=settings.rate_limit_per_minute)
+    app.include_router(health.router)
+    app.include_router(qa.router)
+    app.include_router(demo.router)
+    app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]  # FastAPI's documented way to extend it
+    _add_error_handlers(app, settings)
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def page() -> str:
+        return (resources.files("app") / "web" / "index.html").read_text(encoding="utf-8")
+
+    return app
+
+
+def _lifespan(
+    pipeline: Pipeline, settings: Settings, *, warm_up: bool, solve_workers: int
+) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+    """Start: the solver workers (when asked for) and the models (with `warm_up`); stop: the workers."""
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -58,39 +90,25 @@ def create_app(
                 pipeline.scene_solver = None
                 await run_in_threadpool(pool.close)
 
-    app = FastAPI(
-        title="aspvqa",
-        version="0.1.0",
-        summary="Visual question answering with Answer Set Programming: ranked answers with the facts behind them.",
-        lifespan=lifespan,
-    )
-    app.state.settings = settings
-    app.state.pipeline = pipeline
-    app.state.queues = Queues(
-        translations=Queue("translation", settings.max_queued_translations),
-        solves=Queue("solving", settings.max_queued_solves),
-    )
-    app.add_middleware(BodySizeLimit, max_bytes=settings.max_request_bytes)
-    # Added last, so it runs first: a refused client costs no body read.
-    app.add_middleware(AccessControl, api_key=settings.api_key, per_minute=settings.rate_limit_per_minute)
-    app.include_router(health.router)
-    app.include_router(qa.router)
-    app.include_router(demo.router)
+    return lifespan
 
-    def openapi() -> dict[str, Any]:
-        # /answer and /verify read their bodies by hand (JSON or a form), so FastAPI does not list
-        # the JSON bodies' models; the routes' request bodies refer to them by name.
-        if app.openapi_schema is None:
-            schema = get_openapi(title=app.title, version=app.version, summary=app.summary, routes=app.routes)
-            schemas = schema.setdefault("components", {}).setdefault("schemas", {})
-            for model in qa.FORM_MODELS:
-                body = model.model_json_schema(ref_template="#/components/schemas/{model}")
-                schemas.update(body.pop("$defs", {}))
-                schemas[model.__name__] = body
-            app.openapi_schema = schema
-        return app.openapi_schema
 
-    app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented way to extend the schema
+def _openapi(app: FastAPI) -> dict[str, Any]:
+    # /answer and /verify read their bodies by hand (JSON or a form), so FastAPI does not list
+    # the JSON bodies' models; the routes' request bodies refer to them by name.
+    if app.openapi_schema is None:
+        schema = get_openapi(title=app.title, version=app.version, summary=app.summary, routes=app.routes)
+        schemas = schema.setdefault("components", {}).setdefault("schemas", {})
+        for model in qa.FORM_MODELS:
+            body = model.model_json_schema(ref_template="#/components/schemas/{model}")
+            schemas.update(body.pop("$defs", {}))
+            schemas[model.__name__] = body
+        app.openapi_schema = schema
+    return app.openapi_schema
+
+
+def _add_error_handlers(app: FastAPI, settings: Settings) -> None:
+    """Every error as a JSON body with `detail` and `status`; nothing else leaves as a bare 500."""
 
     @app.exception_handler(PipelineError)
     async def pipeline_error(_: Request, exc: PipelineError) -> JSONResponse:
@@ -107,12 +125,6 @@ def create_app(
     async def unexpected(_: Request, exc: Exception) -> JSONResponse:
         log.exception("unexpected error")
         return JSONResponse({"detail": f"internal error: {type(exc).__name__}", "status": "error"}, status_code=500)
-
-    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
-    def page() -> str:
-        return (resources.files("app") / "web" / "index.html").read_text(encoding="utf-8")
-
-    return app
 
 
 def _plain(errors: Sequence[Any]) -> list[dict[str, Any]]:

@@ -9,7 +9,8 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 from app.config import TopK
 from app.inputs import AnswerOptions, Query, query_of
 from app.scene_input import SceneInput, one_scene
-from translators.options import Examples, ProgramRepresentation, TranslationOptions
+from theory.operations import ProgramRepresentation
+from translators.options import Examples, TranslationOptions
 from translators.retrieval import Sampling
 
 # The language model a request asks for; `model` is its older name, still read.
