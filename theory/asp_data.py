@@ -11,6 +11,7 @@ allowed, a choice of one scene atom or a weak constraint on one).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import clingo
@@ -89,13 +90,14 @@ def _hazard_position(text: str) -> tuple[int, int, str] | None:
 
 
 # clingo >= 5.8 reports comments as statements.
-_COMMENT = getattr(ast.ASTType, "Comment", None)
+_COMMENT = ast.ASTType.Comment
 
 
 def _term_symbol(term: ast.AST) -> clingo.Symbol | None:
     """The ground symbol a term denotes, or None when it is not ground data."""
     if term.ast_type == ast.ASTType.SymbolicTerm:
-        return term.symbol
+        symbol: clingo.Symbol = term.symbol  # clingo's AST nodes are untyped
+        return symbol
     if term.ast_type == ast.ASTType.UnaryOperation and term.operator_type == ast.UnaryOperator.Minus:
         inner = _term_symbol(term.argument)
         if inner is not None and inner.type == clingo.SymbolType.Number:
@@ -132,17 +134,8 @@ def _plain_statements(plain: list[PlainStatement]) -> DataStatements:
     return result
 
 
-def parse_data(
-    text: str,
-    *,
-    what: str = "program",
-    allow_choices: bool = False,
-    allowed: dict[str, int] | None = None,
-) -> DataStatements:
-    """Parse `text` as ground data, raising a one-line error for anything else.
-
-    `allowed` maps predicate names to arities; atoms outside it are rejected.
-    """
+def _check_text(text: str, what: str) -> None:
+    """Refuse text clingo would misread: not encodable as UTF-8, or with a NUL character."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -152,20 +145,24 @@ def parse_data(
     if "\x00" in text:
         # clingo reads C strings: a NUL would silently end the text there.
         raise ProgramSyntaxError(f"{what} contains a NUL character at {text.index(chr(0)) + 1}")
-    if allowed is not None:
-        plain = scan(text, allowed, allow_choices=allow_choices)
-        if plain is not None:
-            return _plain_statements(plain)
-    found = _hazard_position(text)
-    if found is not None:
-        line, col, word = found
-        if word.startswith("#"):
-            raise UnsafeProgramError(f"directive {word} is not allowed in a {what}", f"line {line}:{col}")
-        raise ProgramSyntaxError(
-            f"character {word!r} outside a quoted string (a word with other letters than a-z must be quoted)",
-            f"line {line}:{col}",
-        )
 
+
+def _check_hazards(text: str, what: str) -> None:
+    """Refuse directives and non-ASCII characters outside strings and comments, before clingo parses."""
+    found = _hazard_position(text)
+    if found is None:
+        return
+    line, col, word = found
+    if word.startswith("#"):
+        raise UnsafeProgramError(f"directive {word} is not allowed in a {what}", f"line {line}:{col}")
+    raise ProgramSyntaxError(
+        f"character {word!r} outside a quoted string (a word with other letters than a-z must be quoted)",
+        f"line {line}:{col}",
+    )
+
+
+def _ast_statements(text: str, what: str) -> list[ast.AST]:
+    """The statements clingo's AST parser reads from `text`, its first message as the error."""
     statements: list[ast.AST] = []
     messages: list[str] = []
     try:
@@ -174,69 +171,108 @@ def parse_data(
         detail = messages[0].strip() if messages else "syntax error"
         detail = detail.replace("<string>:", "line ").replace("\n", " ")
         raise ProgramSyntaxError(f"{what} is not valid ASP: {' '.join(detail.split())}") from None
+    return statements
 
-    result = DataStatements([], [], [])
 
-    def check(symbol: clingo.Symbol, line: int, column: int) -> None:
-        if allowed is None:
+@dataclass(frozen=True)
+class _Reader:
+    """How the statements of one text are checked: what the text is, whether choices and weak
+    constraints are allowed, and the predicates allowed (None: any)."""
+
+    what: str
+    allow_choices: bool
+    allowed: Mapping[str, int] | None
+
+    def check(self, symbol: clingo.Symbol, line: int, column: int) -> None:
+        """Refuse an atom of a predicate not allowed, or with another arity."""
+        if self.allowed is None:
             return
-        arity = allowed.get(symbol.name)
+        arity = self.allowed.get(symbol.name)
         if arity is None:
             raise UnsafeProgramError(
-                f"unknown predicate {symbol.name}/{len(symbol.arguments)} in {what}", f"line {line}:{column}"
+                f"unknown predicate {symbol.name}/{len(symbol.arguments)} in {self.what}", f"line {line}:{column}"
             )
         if arity != len(symbol.arguments):
             raise ProgramSyntaxError(
                 f"{symbol.name} takes {arity} arguments, got {len(symbol.arguments)}: {symbol}", f"line {line}:{column}"
             )
 
-    for stmt in statements:
-        loc = stmt.location.begin
-        where = f"line {loc.line}:{loc.column}"
+    def read(self, stmt: ast.AST, result: DataStatements) -> None:
+        """Add one statement to `result`, or raise why it is not data."""
         kind = stmt.ast_type
         if kind == _COMMENT:
-            continue
+            return
+        where = f"line {stmt.location.begin.line}:{stmt.location.begin.column}"
         if kind == ast.ASTType.Program:
             if stmt.name != "base" or stmt.parameters:
-                raise UnsafeProgramError(f"#program is not allowed in a {what}", where)
-            continue
-        if kind == ast.ASTType.Rule:
-            head = stmt.head
-            if stmt.body:
-                raise UnsafeProgramError(f"rules are not allowed in a {what}, only facts: {stmt}", where)
-            if head.ast_type == ast.ASTType.Literal:
-                parsed = _atom_symbol(head)
-                if parsed is None or parsed[1]:
-                    raise UnsafeProgramError(f"not a ground fact: {stmt}", where)
-                check(parsed[0], loc.line, loc.column)
-                result.facts.append(Fact(parsed[0], loc.line, loc.column))
-                continue
-            if (
-                allow_choices
-                and head.ast_type == ast.ASTType.Aggregate
-                and not head.left_guard
-                and not head.right_guard
-            ):
-                if len(head.elements) == 1 and not head.elements[0].condition:
-                    parsed = _atom_symbol(head.elements[0].literal)
-                    if parsed is not None and not parsed[1]:
-                        check(parsed[0], loc.line, loc.column)
-                        result.choices.append(Fact(parsed[0], loc.line, loc.column))
-                        continue
+                raise UnsafeProgramError(f"#program is not allowed in a {self.what}", where)
+        elif kind == ast.ASTType.Rule:
+            self._rule(stmt, result, where)
+        elif kind == ast.ASTType.Minimize and self.allow_choices:
+            self._weak_constraint(stmt, result, where)
+        else:
+            raise UnsafeProgramError(f"{str(stmt).split()[0]} statements are not allowed in a {self.what}", where)
+
+    def _rule(self, stmt: ast.AST, result: DataStatements, where: str) -> None:
+        """A ground fact, or (where allowed) a choice of one atom."""
+        loc = stmt.location.begin
+        head = stmt.head
+        if stmt.body:
+            raise UnsafeProgramError(f"rules are not allowed in a {self.what}, only facts: {stmt}", where)
+        if head.ast_type == ast.ASTType.Literal:
+            parsed = _atom_symbol(head)
+            if parsed is None or parsed[1]:
+                raise UnsafeProgramError(f"not a ground fact: {stmt}", where)
+            self.check(parsed[0], loc.line, loc.column)
+            result.facts.append(Fact(parsed[0], loc.line, loc.column))
+            return
+        choice = _choice_symbol(head) if self.allow_choices else None
+        if choice is None:
             raise UnsafeProgramError(f"not a ground fact: {stmt}", where)
-        if kind == ast.ASTType.Minimize and allow_choices:
-            weight = _term_symbol(stmt.weight)
-            priority = _term_symbol(stmt.priority)
-            parsed = _atom_symbol(stmt.body[0]) if len(stmt.body) == 1 else None
-            if (
-                parsed is not None
-                and weight is not None
-                and weight.type == clingo.SymbolType.Number
-                and priority == clingo.Number(0)
-            ):
-                check(parsed[0], loc.line, loc.column)
-                result.weak_constraints.append(WeakConstraint(parsed[0], parsed[1], weight.number, loc.line))
-                continue
+        self.check(choice, loc.line, loc.column)
+        result.choices.append(Fact(choice, loc.line, loc.column))
+
+    def _weak_constraint(self, stmt: ast.AST, result: DataStatements, where: str) -> None:
+        """A weak constraint on one atom (or its negation) at priority 0."""
+        loc = stmt.location.begin
+        weight = _term_symbol(stmt.weight)
+        priority = _term_symbol(stmt.priority)
+        parsed = _atom_symbol(stmt.body[0]) if len(stmt.body) == 1 else None
+        if parsed is None or weight is None or weight.type != clingo.SymbolType.Number or priority != clingo.Number(0):
             raise UnsafeProgramError(f"only weak constraints on one scene atom are allowed: {stmt}", where)
-        raise UnsafeProgramError(f"{str(stmt).split()[0]} statements are not allowed in a {what}", where)
+        self.check(parsed[0], loc.line, loc.column)
+        result.weak_constraints.append(WeakConstraint(parsed[0], parsed[1], weight.number, loc.line))
+
+
+def _choice_symbol(head: ast.AST) -> clingo.Symbol | None:
+    """The atom of ``{ atom }`` (one ground atom, no condition, no bounds), else None."""
+    if head.ast_type != ast.ASTType.Aggregate or head.left_guard or head.right_guard:
+        return None
+    if len(head.elements) != 1 or head.elements[0].condition:
+        return None
+    parsed = _atom_symbol(head.elements[0].literal)
+    return parsed[0] if parsed is not None and not parsed[1] else None
+
+
+def parse_data(
+    text: str,
+    *,
+    what: str = "program",
+    allow_choices: bool = False,
+    allowed: Mapping[str, int] | None = None,
+) -> DataStatements:
+    """Parse `text` as ground data, raising a one-line error for anything else.
+
+    `allowed` maps predicate names to arities; atoms outside it are rejected.
+    """
+    _check_text(text, what)
+    if allowed is not None:
+        plain = scan(text, allowed, allow_choices=allow_choices)
+        if plain is not None:
+            return _plain_statements(plain)
+    _check_hazards(text, what)
+    reader = _Reader(what, allow_choices, allowed)
+    result = DataStatements([], [], [])
+    for stmt in _ast_statements(text, what):
+        reader.read(stmt, result)
     return result

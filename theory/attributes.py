@@ -15,7 +15,6 @@ import json
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 ATTRIBUTES_PATH = Path(__file__).resolve().parent / "data" / "attributes.json"
 
@@ -37,9 +36,15 @@ def attribute_index() -> dict[str, frozenset[str]]:
     return {value: frozenset(categories) for value, categories in found.items()}
 
 
-def category_values(category: str, spec: Mapping[str, Any]) -> Sequence[str]:
+def category_values(category: str, spec: Mapping[str, object]) -> Sequence[str]:
     """An ontology file's attribute category: the values it lists, else the one table's."""
-    return spec["values"] if "values" in spec else attribute_table()[category]
+    if "values" not in spec:
+        return attribute_table()[category]
+    values = spec["values"]
+    # Read from JSON: a list of words is the only form an ontology file gives them in.
+    if not isinstance(values, list | tuple) or not all(isinstance(value, str) for value in values):
+        raise ValueError(f"the values of attribute category {category!r} are not a list of words")
+    return values
 
 
 def attribute_categories_of(value: str) -> frozenset[str]:

@@ -31,37 +31,7 @@ class _Assignment:
 
 def parse_code(text: str) -> Program:
     """Parse a code-like program into a validated `Program`; errors say ``line L:C`` and what."""
-    parser = Parser(text)
-    assignments: dict[str, _Assignment] = {}  # in the order written
-    answer: Item | None = None
-    while parser.peek().kind != "end":
-        token = parser.peek()
-        if answer is not None:
-            raise parser.error(
-                f"unexpected {token.text!r} after the answer expression (the answer must be the last line)",
-                token.offset,
-            )
-        if token.kind == "name" and parser.peek(1).kind == "equals":
-            parser.next()
-            parser.next()
-            if parser.peek().kind == "end":
-                raise parser.error(f"{token.text} = needs an expression", parser.peek().offset)
-            value = parser.item()
-            if token.text in assignments:
-                first = location(text, assignments[token.text].offset)
-                raise parser.error(f"variable {token.text!r} is assigned twice (first at {first})", token.offset)
-            assignments[token.text] = _Assignment(token.text, value, token.offset)
-        else:  # a stray ')' is reported by `parser.item` itself
-            answer = parser.item()
-    if answer is None:
-        if not assignments:
-            raise ProgramSyntaxError("empty program", location(text, 0))
-        # A model sometimes ends with ``answer = expr``: the last, otherwise unused assignment answers.
-        last = assignments[next(reversed(assignments))]
-        if any(_mentions(a.value, last.name) for a in assignments.values()):
-            raise ProgramSyntaxError("missing the answer expression on the last line", location(text, len(text)))
-        answer = last.value
-        del assignments[last.name]
+    assignments, answer = _lines(text)
 
     resolved: dict[str, int] = {}
     active: list[str] = []
@@ -92,6 +62,47 @@ def parse_code(text: str) -> Program:
         raise ProgramSyntaxError(f"expected a step, got the word {item.value!r}", location(text, item.offset))
 
     return builder.program(value_of(answer), answer.offset)
+
+
+def _lines(text: str) -> tuple[dict[str, _Assignment], Item]:
+    """The assignments (in the order written) and the answer expression of a code-like text."""
+    parser = Parser(text)
+    assignments: dict[str, _Assignment] = {}
+    answer: Item | None = None
+    while parser.peek().kind != "end":
+        token = parser.peek()
+        if answer is not None:
+            raise parser.error(
+                f"unexpected {token.text!r} after the answer expression (the answer must be the last line)",
+                token.offset,
+            )
+        if token.kind == "name" and parser.peek(1).kind == "equals":
+            parser.next()
+            parser.next()
+            if parser.peek().kind == "end":
+                raise parser.error(f"{token.text} = needs an expression", parser.peek().offset)
+            value = parser.item()
+            if token.text in assignments:
+                first = location(text, assignments[token.text].offset)
+                raise parser.error(f"variable {token.text!r} is assigned twice (first at {first})", token.offset)
+            assignments[token.text] = _Assignment(token.text, value, token.offset)
+        else:  # a stray ')' is reported by `parser.item` itself
+            answer = parser.item()
+    if answer is None:
+        answer = _last_assignment(text, assignments)
+    return assignments, answer
+
+
+def _last_assignment(text: str, assignments: dict[str, _Assignment]) -> Item:
+    """The answer of a text without an answer line, taken out of `assignments`."""
+    if not assignments:
+        raise ProgramSyntaxError("empty program", location(text, 0))
+    # A model sometimes ends with ``answer = expr``: the last, otherwise unused assignment answers.
+    last = assignments[next(reversed(assignments))]
+    if any(_mentions(a.value, last.name) for a in assignments.values()):
+        raise ProgramSyntaxError("missing the answer expression on the last line", location(text, len(text)))
+    del assignments[last.name]
+    return last.value
 
 
 def _mentions(item: Item, name: str) -> bool:

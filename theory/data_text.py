@@ -195,7 +195,7 @@ def symbols_of(atoms: list[bytes]) -> list[clingo.Symbol]:
 # A choice of atom `P(ARGS)` reaches clingo as one fact `scene_choice_P(ARGS,T,F)`: T and F are the
 # weights of its weak constraints when true and when false, `none` where it has none (a weight of
 # 0 is still a weak constraint clingo hands to the solver). Rules per predicate then make the
-# choices and pay the weights (`theory.solver.choice_rules`).
+# choices and pay the weights (`theory.solver.rules.choice_rules`).
 CHOICE_PREFIX = "scene_choice_"
 NO_WEIGHT = "none"
 _PREFIX, _NONE = CHOICE_PREFIX.encode(), NO_WEIGHT.encode()
@@ -252,7 +252,7 @@ class SceneText:
     @property
     def clingo_terms(self) -> list[tuple[str, int, str]]:
         """(predicate, arity, "(ATOM,...,)") for each predicate: a tuple clingo's term parser reads
-        in one call (`theory.solver.fed_scene`)."""
+        in one call (`theory.solver.grounding.fed_scene`)."""
         return [
             (name, arity, (b"(%s,)" % b",".join(atoms)).decode("utf-8")) for name, arity, atoms in self.clingo_atoms
         ]
@@ -290,30 +290,90 @@ def plain_scene(text: str, allowed: Mapping[str, int]) -> SceneText | None:
     key = tuple(sorted(allowed.items()))
     # A search for one byte is memchr's, a fiftieth of the time of one for ":~" (12 us on a scene graph).
     if b"{" not in data and (b"~" not in data or b":~" not in data):
-        # Certain facts only: clingo reads the text as it is.
-        grammar = _grammar(key, True)
-        if b"%" in data:
-            if grammar.whole.fullmatch(data) is None:
-                return None
+        return _certain_scene(text, data, key)
+    reading = _weighted_reading(data, key)
+    if reading is None:
+        return None
+    clingo_atoms = reading.clingo_atoms(allowed)
+    names = sorted(p[len(CHOICE_PREFIX) :] for p, _, _ in clingo_atoms if p.startswith(CHOICE_PREFIX))
+    true, false = reading.signs
+    return SceneText(
+        text,
+        len(reading.certain),
+        len(reading.choices),
+        reading.positive,
+        _used(text, key),
+        tuple((name, true, false) for name in names),
+        clingo_atoms,
+    )
+
+
+def _certain_scene(text: str, data: bytes, key: tuple[tuple[str, int], ...]) -> SceneText | None:
+    """A text of certain facts only (no choice, no weak constraint): clingo reads it as it is."""
+    grammar = _grammar(key, True)
+    if b"%" in data:
+        if grammar.whole.fullmatch(data) is None:
+            return None
+        used = _used(text, key)
+    else:
+        blanks = b" " in data or b"\t" in data or b"\r" in data
+        # Most scenes have only the usual predicates: a text that is facts of those alone needs
+        # no search for the others, each a pass over all of it (a fifth of the reading).
+        usual = tuple(signature for signature in key if signature[0] in USUAL_SCENE_PREDICATES)
+        if usual != key and _facts_only(usual, blanks).fullmatch(data) is not None:
+            used = _used(text, usual)
+        elif _facts_only(key, blanks).fullmatch(data) is not None:
             used = _used(text, key)
         else:
-            blanks = b" " in data or b"\t" in data or b"\r" in data
-            # Most scenes have only the usual predicates: a text that is facts of those alone needs
-            # no search for the others, each a pass over all of it (a fifth of the reading).
-            usual = tuple(signature for signature in key if signature[0] in USUAL_SCENE_PREDICATES)
-            if usual != key and _facts_only(usual, blanks).fullmatch(data) is not None:
-                used = _used(text, usual)
-            elif _facts_only(key, blanks).fullmatch(data) is not None:
-                used = _used(text, key)
+            return None
+    if b'"' in data or b"%" in data:
+        # A period inside a string or comment ends no statement: tokenise all of it.
+        facts = sum(1 for token in grammar.token.findall(data) if token[0])
+    else:
+        facts = data.count(b".")
+    return SceneText(text, facts, 0, 0, used)
+
+
+@dataclass(frozen=True)
+class _WeightedReading:
+    """The statements of a text with choices: certain facts, choice atoms (in order), the weights
+    of each atom's weak constraints (when true, when false), whether any constraint has each sign,
+    and how many weights are positive."""
+
+    certain: list[bytes]
+    choices: dict[bytes, None]
+    weights: dict[bytes, list[bytes]]
+    signs: tuple[bool, bool]
+    positive: int
+
+    def clingo_atoms(self, allowed: Mapping[str, int]) -> tuple[tuple[str, int, tuple[bytes, ...]], ...]:
+        """What clingo reads by predicate (`SceneText.clingo_atoms`): the certain facts as written,
+        one ``scene_choice_P(ARGS,T,F)`` fact per choice."""
+        by_name: dict[bytes, list[bytes]] = {}
+        for fact in self.certain:
+            by_name.setdefault(fact[: fact.index(b"(")], []).append(fact)
+        unweighted = (b"", b"")
+        for atom in self.choices:
+            true_w, false_w = self.weights.get(atom, unweighted)
+            # The weights go before the atom's closing parenthesis.
+            name = _PREFIX + atom[: atom.index(b"(")]
+            by_name.setdefault(name, []).append(
+                b"%s%s,%s,%s)" % (_PREFIX, atom[:-1], true_w or _NONE, false_w or _NONE)
+            )
+        clingo_atoms = []
+        for name, atoms in by_name.items():
+            predicate = name.decode("utf-8")
+            if predicate.startswith(CHOICE_PREFIX):
+                arity = allowed[predicate[len(CHOICE_PREFIX) :]] + 2  # the two weights
             else:
-                return None
-        if b'"' in data or b"%" in data:
-            # A period inside a string or comment ends no statement: tokenise all of it.
-            facts = sum(1 for token in grammar.token.findall(data) if token[0])
-        else:
-            facts = data.count(b".")
-        return SceneText(text, facts, 0, 0, used)
-    used = _used(text, key)
+                arity = allowed[predicate]
+            clingo_atoms.append((predicate, arity, tuple(atoms)))
+        return tuple(clingo_atoms)
+
+
+def _weighted_reading(data: bytes, key: tuple[tuple[str, int], ...]) -> _WeightedReading | None:
+    """The statements of a text with choices or weak constraints, or None where the grammar does not
+    admit it, a weak constraint is on no choice or an atom has two weak constraints of one sign."""
     certain: list[bytes] = []
     choices: dict[bytes, None] = {}
     weights: dict[bytes, list[bytes]] = {}  # atom -> [weight when true, weight when false]
@@ -326,7 +386,11 @@ def plain_scene(text: str, allowed: Mapping[str, int]) -> SceneText | None:
             choices[choice if b'"' in choice else choice.translate(None, _BLANKS)] = None
             continue
         if loose:
-            atom, sign, weight = (loose if b'"' in loose else loose.translate(None, _BLANKS)), 0, loose_w
+            atom, sign, weight = (
+                (loose if b'"' in loose else loose.translate(None, _BLANKS)),
+                0,
+                loose_w,
+            )
         elif fact:
             certain.append(fact)
             continue
@@ -349,30 +413,4 @@ def plain_scene(text: str, allowed: Mapping[str, int]) -> SceneText | None:
         positive += weight != b"0" and not weight.startswith(b"-")
     if not choices.keys() >= weights.keys():
         return None
-    by_name: dict[bytes, list[bytes]] = {}
-    for fact in certain:
-        by_name.setdefault(fact[: fact.index(b"(")], []).append(fact)
-    unweighted = (b"", b"")
-    for atom in choices:
-        true_w, false_w = weights.get(atom, unweighted)
-        # The weights go before the atom's closing parenthesis.
-        name = _PREFIX + atom[: atom.index(b"(")]
-        by_name.setdefault(name, []).append(b"%s%s,%s,%s)" % (_PREFIX, atom[:-1], true_w or _NONE, false_w or _NONE))
-    names = sorted(name[len(_PREFIX) :].decode("utf-8") for name in by_name if name.startswith(_PREFIX))
-    clingo_atoms = []
-    for name, atoms in by_name.items():
-        predicate = name.decode("utf-8")
-        if predicate.startswith(CHOICE_PREFIX):
-            arity = allowed[predicate[len(CHOICE_PREFIX) :]] + 2  # the two weights
-        else:
-            arity = allowed[predicate]
-        clingo_atoms.append((predicate, arity, tuple(atoms)))
-    return SceneText(
-        text,
-        len(certain),
-        len(choices),
-        positive,
-        used,
-        tuple((name, signs[0], signs[1]) for name in names),
-        tuple(clingo_atoms),
-    )
+    return _WeightedReading(certain, choices, weights, (signs[0], signs[1]), positive)

@@ -39,7 +39,10 @@ from theory.operations import OPERATIONS, Kind
 from theory.program import Program, ProgramError, Step
 from theory.relevance import Theory
 from theory.scene_facts import SceneFacts
-from theory.solver import ground_question, kept_per_text, printed, read_scene, theory_statements
+from theory.solver.grounding import ground_question
+from theory.solver.ranking import printed
+from theory.solver.rules import theory_statements
+from theory.solver.scene_readings import kept_per_text, read_scene
 
 NEAREST = 3  # words the scene has, shown in place of a missing one
 _NAMES_SHOWN = 3
@@ -315,7 +318,10 @@ def _describe(
     inputs = results[step.dependencies[0]] if step.dependencies else set()
     args = step.arguments
     op = step.operation
-    values = lambda category: {v for o in inputs for v in scene.attributes[o].get(category, ())}  # noqa: E731
+
+    def values(category: str) -> set[str]:
+        return {v for o in inputs for v in scene.attributes[o].get(category, ())}
+
     if op == "scene":
         return "the scene has no objects", (), ()
     if op == "select":

@@ -24,7 +24,7 @@ from theory.program import Program
 from theory.unfolding import Unfolding
 
 Signature = tuple[str, int]
-_COMMENT = getattr(ast.ASTType, "Comment", None)  # clingo >= 5.8 reports comments as statements
+_COMMENT = ast.ASTType.Comment  # clingo 5.8 reports comments as statements
 _CACHE_LIMIT = 4096  # distinct operation sets seen; questions use a few hundred at most
 
 

@@ -427,14 +427,14 @@ def former_weighted_text(scene: SceneFacts) -> str:
 def ground_program(program: str, scene_text: str) -> list[tuple]:
     from theory.data_text import SceneText
     from theory.flat import parse_flat
-    from theory.solver import _THEORY, ground_question
+    from theory.solver import THEORY, ground_question
 
     ctl = clingo.Control(["--opt-mode=optN", "--project=project"])
     observer = _GroundProgram()
     ctl.register_observer(observer)
     parsed = parse_flat(program)
     # Handed over as certain text, so that clingo reads exactly `scene_text`.
-    ground_question(ctl, parsed, SceneText(scene_text, 1, 0, 0, frozenset(SCENE_PREDICATES.items())), _THEORY)
+    ground_question(ctl, parsed, SceneText(scene_text, 1, 0, 0, frozenset(SCENE_PREDICATES.items())), THEORY)
     return observer.canonical()
 
 

@@ -14,6 +14,7 @@ from theory.entailment import bundled_entailments
 from theory.flat import FLAT_PREDICATES
 from theory.operations import SCENE_PREDICATES
 from theory.relevance import Theory
+from theory.solver import narrowing
 
 PROGRAMS = [
     "scene(0). select(1, 0, man). unique(2, 1). query(3, 2, pose). end(3).",
@@ -48,7 +49,7 @@ PROGRAMS = [
 @pytest.mark.parametrize("program", PROGRAMS)
 def test_program_subset_answers_as_the_whole_theory(monkeypatch, program, scene):
     subset = solve(program, scene, top_k=5)
-    monkeypatch.setattr(solver._THEORY, "relevant", lambda _given: solver._THEORY.statements)
+    monkeypatch.setattr(solver.THEORY, "relevant", lambda _given: solver.THEORY.statements)
     whole = solve(program, scene, top_k=5)
     assert subset.status == whole.status
     # Supports may differ where several interpretations are equally cheap; answers and costs may not.
@@ -56,8 +57,8 @@ def test_program_subset_answers_as_the_whole_theory(monkeypatch, program, scene)
 
 
 def test_subset_keeps_only_what_the_operations_use():
-    given = solver._SCENE_SIGNATURES | {("scene", 1), ("select", 3), ("exist", 2), ("end", 1)}
-    theory = Theory(solver._THEORY.statements)  # as written, without unfolding the steps
+    given = solver.SCENE_SIGNATURES | {("scene", 1), ("select", 3), ("exist", 2), ("end", 1)}
+    theory = Theory(solver.THEORY.statements)  # as written, without unfolding the steps
     kept = [str(s) for s in theory.relevant(given)]
     assert "value(S,yes) :- exist(S,D); state(D,_)." in kept
     assert not any("relate" in s or s.startswith("%") for s in kept)
@@ -65,7 +66,7 @@ def test_subset_keeps_only_what_the_operations_use():
     assert theory.relevant(given) is theory.relevant(set(given))  # cached
     # Unfolded, the rule comes as its instance for the program's exist step.
     program = parse_flat("scene(0). select(1, 0, dog). exist(2, 1). end(2).")
-    assert "value(2,yes) :- state(1,_)." in solver._THEORY.unfolded(given, program).splitlines()
+    assert "value(2,yes) :- state(1,_)." in solver.THEORY.unfolded(given, program).splitlines()
 
 
 def _with_taxonomy(scene: SceneFacts) -> SceneFacts:
@@ -92,7 +93,7 @@ def test_narrowed_text_scene_answers_as_the_whole_scene(program):
     scene = _with_taxonomy(STREET)
     given = solver.read_scene(scene.to_asp())
     narrow = solver.narrowed(
-        given, parse_flat(program), solver._THEORY.reads(given.signatures | {("end", 1)}), words=True
+        given, parse_flat(program), solver.THEORY.reads(given.signatures | {("end", 1)}), words=True
     )
     assert "is_attr" not in narrow.text  # no rule reads the vocabulary
     from_text, from_objects = solve(program, scene.to_asp(), top_k=5), solve(program, scene, top_k=5)
@@ -103,7 +104,7 @@ def test_narrowed_text_scene_answers_as_the_whole_scene(program):
 def test_narrowing_keeps_the_classes_a_step_names_and_plain_text():
     given = solver.read_scene(_with_taxonomy(STREET).to_asp())
     program = parse_flat(PROGRAMS[0])
-    reads = solver._THEORY.reads(given.signatures | {("select", 3), ("unique", 2), ("query", 3)})
+    reads = solver.THEORY.reads(given.signatures | {("select", 3), ("unique", 2), ("query", 3)})
     narrow = solver.narrowed(given, program, reads, words=True)
     assert "has_attr(1,class,man)." in narrow.text and "entity" not in narrow.text and "has_rel" not in narrow.text
     assert plain_scene(narrow.text, SCENE_PREDICATES) is not None
@@ -125,7 +126,7 @@ def _large_scene() -> SceneFacts:
 def test_facts_read_by_the_term_parser_answer_as_program_text(program):
     scene = _large_scene()
     given = solver.read_scene(scene.to_asp())
-    reads = solver._THEORY.reads(given.signatures | {("end", 1)})
+    reads = solver.THEORY.reads(given.signatures | {("end", 1)})
     feed = solver.fed_scene(given, reads)
     assert feed is not None and len(feed.facts) == len(scene)
     assert solver.fed_scene(solver.read_scene(scene.to_asp() + '\nhas_attr(1,name,"a.b").'), reads) is None
@@ -176,7 +177,7 @@ def test_a_scene_narrowed_to_the_programs_words_answers_as_its_objects(program, 
 def _reads(scene, program):
     """What the theory's rules for this program read."""
     steps = {(step.operation, FLAT_PREDICATES[step.operation]) for step in program.steps}
-    return solver._THEORY.reads(scene.signatures | steps | {("end", 1)})
+    return solver.THEORY.reads(scene.signatures | steps | {("end", 1)})
 
 
 def test_narrowing_keeps_the_facts_about_the_programs_words():
@@ -198,7 +199,7 @@ def test_every_argument_role_has_its_place_in_the_scene_facts_or_is_a_closed_cho
     from theory.operations import ARGUMENT_CHOICES, OPERATIONS
 
     roles = {role for spec in OPERATIONS.values() for role in spec.arguments}
-    assert roles <= solver._MIDDLE_ROLES | solver._LAST_ROLES | set(ARGUMENT_CHOICES)
+    assert roles <= narrowing.MIDDLE_ROLES | narrowing.LAST_ROLES | set(ARGUMENT_CHOICES)
 
 
 ENTAILED_SCENE = (

@@ -13,6 +13,7 @@ from theory import Program, SceneFacts, parse_flat, solve, solver
 from theory.entailment import build_entailments
 from theory.flat import FLAT_PREDICATES
 from theory.relevance import Theory
+from theory.solver import rules
 from theory.unfolding import Unfolding
 
 # Every word the random programs may write, as classes, values and relations of a small scene.
@@ -29,8 +30,8 @@ WORDY = build_scene(
 
 def _as_written(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make the solver ground the theory as written: every rule reads the program's facts."""
-    monkeypatch.setattr(solver, "_THEORY", Theory(solver._THEORY.statements))
-    monkeypatch.setattr(solver, "_THEORY_WITH_ENTAILMENT", Theory(solver._THEORY_WITH_ENTAILMENT.statements))
+    monkeypatch.setattr(rules, "THEORY", Theory(rules.THEORY.statements))
+    monkeypatch.setattr(rules, "THEORY_WITH_ENTAILMENT", Theory(rules.THEORY_WITH_ENTAILMENT.statements))
 
 
 def _outcome(program: Program | str, scene: SceneFacts | str, *, support: bool, entailments=None) -> tuple:
@@ -78,8 +79,8 @@ def test_random_programs_answer_as_with_the_theory_as_written(program):
 
 def test_instances_only_for_matching_steps_and_without_the_step_atom():
     program = parse_flat("scene(0). select(1,0,dog). relate(2,1,person,near,subject). exist(3,2). end(3).")
-    theory = solver._THEORY
-    given = solver._SCENE_SIGNATURES | {(s.operation, FLAT_PREDICATES[s.operation]) for s in program.steps}
+    theory = solver.THEORY
+    given = solver.SCENE_SIGNATURES | {(s.operation, FLAT_PREDICATES[s.operation]) for s in program.steps}
     text = theory.unfolded(given | {("end", 1)}, program)
     assert "state(1,O) :- state(0,O); has_attr(O,class,dog)." in text.splitlines()
     assert "rel_edge(2,N,near,O) :- state(1,O); has_rel(N,near,O); has_attr(N,class,person)." in text
