@@ -9,7 +9,7 @@ from theory.operations import ProgramRepresentation
 
 
 @dataclass(frozen=True)
-class Question:
+class AskedQuestion:
     """A question in English, to be translated into a program."""
 
     text: str
@@ -23,7 +23,7 @@ class GivenProgram:
     representation: ProgramRepresentation | None = None
 
 
-Query = Question | GivenProgram
+Query = AskedQuestion | GivenProgram
 
 
 @dataclass(frozen=True)
@@ -43,4 +43,4 @@ def query_of(question: str | None, program: str | None, representation: ProgramR
         return GivenProgram(program, representation)
     if not question:
         raise PipelineError("invalid_input", "give a question or a program")
-    return Question(question)
+    return AskedQuestion(question)

@@ -16,7 +16,7 @@ from trust.verify import SubClaimVerdict, Verdict
 
 
 @dataclass(frozen=True)
-class DetectionShown:
+class Detected:
     """One object the detector found, as the answer reports it (box in pixels: x0, y0, x1, y1)."""
 
     id: int
@@ -33,7 +33,7 @@ class ImageReading:
     """The scene read from an image, with the detections behind it."""
 
     facts: SceneFacts
-    detections: tuple[DetectionShown, ...] = ()
+    detections: tuple[Detected, ...] = ()
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -62,7 +62,7 @@ class SceneAnswer:
 
     result: SolveResult
     explanation: Explanation | None
-    detections: tuple[DetectionShown, ...]
+    detections: tuple[Detected, ...]
     timings: dict[str, float]
 
 
@@ -77,7 +77,7 @@ class AnswerOutcome:
     program_text: str
     representation: str
     concepts: dict[str, list[str]]
-    detections: tuple[DetectionShown, ...]
+    detections: tuple[Detected, ...]
     timings: dict[str, float]
     translation: TranslationOutcome | None = None
     explanation: Explanation | None = None
@@ -108,7 +108,7 @@ class VerifyOutcome:
     holds: bool
     program: Program
     subclaims: list[SubClaimVerdict]
-    detections: tuple[DetectionShown, ...]
+    detections: tuple[Detected, ...]
     timings: dict[str, float]
     translation: TranslationOutcome | None = None
     representation: str = "flat"  # the syntax the program is shown in

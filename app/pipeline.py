@@ -19,7 +19,7 @@ from app.errors import PipelineError
 from app.inputs import AnswerOptions, GivenProgram, Query
 from app.outcomes import (
     AnswerOutcome,
-    DetectionShown,
+    Detected,
     SceneAnswer,
     TranslationOutcome,
     VerifyOutcome,
@@ -223,7 +223,7 @@ class Pipeline:
         if self.scene_solver is None:
             return self.solve_here(program, scene, top_k=top_k, exact=exact)
         timings: dict[str, float] = {}
-        detections: tuple[DetectionShown, ...] = ()
+        detections: tuple[Detected, ...] = ()
         if isinstance(scene, ImageScene):
             with CLINGO_LOCK:
                 facts, detections = self.scene(program, scene, timings=timings)
@@ -242,7 +242,7 @@ class Pipeline:
         timings: dict[str, float] = {}
         with CLINGO_LOCK:
             read: SceneFacts | SceneText
-            detections: tuple[DetectionShown, ...] = ()
+            detections: tuple[Detected, ...] = ()
             if isinstance(scene, FactsScene):
                 read = self.scene_text(scene.text, timings)
             else:
@@ -273,11 +273,11 @@ class Pipeline:
 
     def scene(
         self, program: Program, scene: SceneInput, *, timings: dict[str, float], complete: bool = False
-    ) -> tuple[SceneFacts, tuple[DetectionShown, ...]]:
+    ) -> tuple[SceneFacts, tuple[Detected, ...]]:
         """The scene facts (and detections) of `scene`; an image is read for the program's concepts,
         a scene graph for them too unless `complete`. Adds the times to `timings`."""
         started = time.perf_counter()
-        detections: tuple[DetectionShown, ...] = ()
+        detections: tuple[Detected, ...] = ()
         facts: SceneFacts
         if isinstance(scene, FactsScene):
             facts = self._read_scene_facts(scene.text, SceneFacts.from_asp)

@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from app.config import Settings  # noqa: E402
 from app.demo_scenes import demo_scenes  # noqa: E402
-from app.inputs import Question  # noqa: E402
+from app.inputs import AskedQuestion  # noqa: E402
 from app.pipeline import Pipeline  # noqa: E402
 from theory.cache import cache_dir  # noqa: E402
 from trust.calibration import Calibration  # noqa: E402
@@ -77,7 +77,7 @@ def main() -> int:
     # The model's path (fill off): a filled program has no samples to group, and its confidence is cheaper.
     base = Settings(llm=f"replay:{replay}", sampling="jaccard", template_fill=False)
     pipeline = Pipeline(base)
-    outcome = pipeline.answer(Question(QUESTION), pipeline.scene_input(scene_graph=scene))
+    outcome = pipeline.answer(AskedQuestion(QUESTION), pipeline.scene_input(scene_graph=scene))
     translation = outcome.translation
     assert translation is not None
     costs = [a.cost for a in outcome.answers]
@@ -106,11 +106,11 @@ def main() -> int:
     # Round-robin, so that the load of a shared machine falls on every path alike.
     times: dict[str, list[float]] = {name: [] for name in paths}
     for p in paths.values():
-        p.answer(Question(QUESTION), p.scene_input(scene_graph=scene))  # loads the parts
+        p.answer(AskedQuestion(QUESTION), p.scene_input(scene_graph=scene))  # loads the parts
     for _ in range(args.repeats):
         for name, p in paths.items():
             start = time.perf_counter()
-            p.answer(Question(QUESTION), p.scene_input(scene_graph=scene))
+            p.answer(AskedQuestion(QUESTION), p.scene_input(scene_graph=scene))
             times[name].append(time.perf_counter() - start)
     results = {name: summary(t) for name, t in times.items()}
     results["the confidence step alone"] = summary(step)

@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from app.config import load_settings  # noqa: E402
 from app.demo_scenes import demo_scenes  # noqa: E402
-from app.inputs import Question  # noqa: E402
+from app.inputs import AskedQuestion  # noqa: E402
 from app.pipeline import Pipeline, PipelineError  # noqa: E402
 from evaluation.interpreter import sanitise_answer  # noqa: E402
 
@@ -75,7 +75,7 @@ def scenes() -> dict[str, dict]:
 def ask(pipeline: Pipeline, question: str, graph: dict) -> tuple[str | None, str, str]:
     """(top answer, `unsupported` or `abstained`; status; program) of one question."""
     try:
-        outcome = pipeline.answer(Question(question), pipeline.scene_input(scene_graph=graph))
+        outcome = pipeline.answer(AskedQuestion(question), pipeline.scene_input(scene_graph=graph))
     except PipelineError as exc:
         return (UNSUPPORTED if exc.kind == UNSUPPORTED else None), exc.kind, exc.message
     status = outcome.status.value

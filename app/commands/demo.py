@@ -13,7 +13,7 @@ from app.commands.answer import approximate_note
 from app.commands.io import fail
 from app.config import MAX_TOP_K, ConfigError, load_settings
 from app.demo_scenes import demo_scenes
-from app.inputs import AnswerOptions, Question
+from app.inputs import AnswerOptions, AskedQuestion
 from app.pipeline import Pipeline, PipelineError
 
 
@@ -47,7 +47,7 @@ def demo_command(
             given = pipeline.scene_input(
                 scene_graph=graphs.get(scene), scene_facts=uncertain if scene == "kitchen_uncertain" else None
             )
-            outcome = pipeline.answer(Question(item["question"]), given, AnswerOptions(top_k=top_k))
+            outcome = pipeline.answer(AskedQuestion(item["question"]), given, AnswerOptions(top_k=top_k))
         except PipelineError as exc:
             if exc.kind == "model_unavailable":
                 fail(exc.message)

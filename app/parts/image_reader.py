@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.outcomes import DetectionShown, ImageReading
+from app.outcomes import Detected, ImageReading
 from scene.concepts import concepts_from_program
 from theory import Program
 
@@ -14,10 +14,10 @@ if TYPE_CHECKING:
     from scene.taxonomy import Taxonomy
 
 
-def detection_shown(found: Detection) -> DetectionShown:
+def detected(found: Detection) -> Detected:
     """A detection as the answer reports it (scores to 4 places, box to a tenth of a pixel)."""
     box = found.box
-    return DetectionShown(
+    return Detected(
         id=found.id,
         label=found.label,
         score=round(float(found.score), 4),
@@ -37,4 +37,4 @@ class ImageSceneReader:
 
     def __call__(self, image: bytes, program: Program) -> ImageReading:
         result = self.builder.build(image, concepts_from_program(program, self.taxonomy))
-        return ImageReading(result.scene, tuple(detection_shown(d) for d in result.detections), result.timings)
+        return ImageReading(result.scene, tuple(detected(d) for d in result.detections), result.timings)

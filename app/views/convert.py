@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.outcomes import AnswerOutcome, DetectionShown, TranslationOutcome, VerifyOutcome
+from app.outcomes import AnswerOutcome, Detected, TranslationOutcome, VerifyOutcome
 from app.pipeline import show_program
 from app.views.models import (
     AbstentionShown,
@@ -10,6 +10,7 @@ from app.views.models import (
     ApproximationShown,
     CheckShown,
     ConfidencePartsShown,
+    DetectionShown,
     ExplanationShown,
     ProgramShown,
     RankedAnswer,
@@ -17,9 +18,6 @@ from app.views.models import (
     SupportShown,
     TranslateResponse,
     VerifyResponse,
-)
-from app.views.models import (
-    DetectionShown as DetectionBody,
 )
 from theory import format_flat
 from translators.read_back import reading
@@ -128,9 +126,9 @@ def _subclaim(judged: SubClaimVerdict) -> SubClaimShown:
     )
 
 
-def _detections(found: tuple[DetectionShown, ...]) -> list[DetectionBody]:
+def _detections(found: tuple[Detected, ...]) -> list[DetectionShown]:
     return [
-        DetectionBody(
+        DetectionShown(
             id=d.id,
             label=d.label,
             score=d.score,

@@ -112,10 +112,10 @@ def test_killed_worker_costs_only_its_request(pool):
 
 
 def test_image_scene_is_read_here_and_solved_in_a_worker(pool):
-    from app.outcomes import DetectionShown, ImageReading
+    from app.outcomes import Detected, ImageReading
     from tests.theory.test_solver import weighted_ball
 
-    detections = (DetectionShown(1, "ball", 0.9, (0, 0, 10, 10), ("toy",), "left", "top"),)
+    detections = (Detected(1, "ball", 0.9, (0, 0, 10, 10), ("toy",), "left", "top"),)
 
     def read(image: bytes, program) -> ImageReading:  # the vision models' part, here
         return ImageReading(weighted_ball(0.9, 0.2), detections, {"detect": 0.001})
