@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from app.devices import DeviceChoice
+    from app.parts.vlm_reader import VLMSceneReader
+    from app.scene_input import Perception
     from scene.image_scene import ImageSceneBuilder
     from scene.taxonomy import CuratedTaxonomy, WordNetTaxonomy
     from translators.backends.base import Backend
@@ -77,6 +79,7 @@ class Components:
         self._question_translator: Lazy[QuestionTranslator] = Lazy(self._make_question_translator, question_translator)
         self._scene_graph_encoder: Lazy[SceneGraphEncoder] = Lazy(self._make_scene_graph_encoder, scene_graph_encoder)
         self._image_reader: Lazy[ImageReader] = Lazy(self._make_image_reader, image_reader)
+        self._vlm_reader: Lazy[VLMSceneReader] = Lazy(self._make_vlm_reader)
 
     # --- the service's parts --------------------------------------------------------------
 
@@ -92,12 +95,23 @@ class Components:
     def image_reader(self) -> ImageReader:
         return self._image_reader.get()
 
+    def image_reader_for(self, perception: Perception | None) -> ImageReader:
+        """The reader of images for `perception` (None: the settings'); raises `PipelineError`."""
+        if (perception or self.settings.perception) == "detector":
+            return self.image_reader
+        if not self.settings.scene_vlm:
+            raise PipelineError(
+                "invalid_input", "perception vlm needs a vision-language model: none is configured (ASPVQA_SCENE_VLM)"
+            )
+        return self._vlm_reader.get()
+
     def status(self) -> dict[str, str]:
         """Readiness of each service part without loading anything new."""
         return {
             "translator": self._question_translator.status,
             "scene_graphs": self._scene_graph_encoder.status,
             "images": self._image_status(),
+            "perception": self._perception_status(),
         } | (self._calibration_status() if self.settings.calibration not in (None, "", "off") else {})
 
     def _calibration_status(self) -> dict[str, str]:
@@ -109,6 +123,16 @@ class Components:
         elif self._calibration.status == "ready":
             status["abstention"] = "on"
         return status
+
+    def _perception_status(self) -> str:
+        # Which perception images get by default, and for a vision-language model whether its server answers.
+        if not self.settings.scene_vlm:
+            return "detector"
+        try:
+            reader = self._vlm_reader.get()
+        except PipelineError as exc:
+            return f"vlm {self.settings.scene_vlm}: {exc.message}"
+        return f"vlm {self.settings.scene_vlm}: {reader.probe.status()}"
 
     def _image_status(self) -> str:
         # Before the first image: whether the vision weights are on this machine, and how to get them.
@@ -438,6 +462,13 @@ class Components:
         from app.parts.service_translator import ServiceTranslator
 
         return ServiceTranslator(self)
+
+    def _make_vlm_reader(self) -> VLMSceneReader:
+        from app.parts.vlm_reader import VLMSceneReader
+
+        s = self.settings
+        assert s.scene_vlm is not None  # only built where one is configured (image_reader_for)
+        return VLMSceneReader(s.scene_vlm, self.taxonomy, api_key=s.scene_vlm_api_key, timeout_s=s.scene_vlm_timeout_s)
 
     def _make_image_reader(self) -> ImageReader:
         from app.parts.image_reader import ImageSceneReader

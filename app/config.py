@@ -18,6 +18,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from app.scene_input import Perception
+from scene.vlm_spec import parse_vlm_spec
 from scene.wordnet import use_wordnet_dir
 from theory.cache import use_cache_dir
 from translators.options import TranslationOptions
@@ -122,6 +124,18 @@ class Settings(BaseSettings, TranslationOptions):
         "first use (`aspvqa models pull` fetches them ahead of time)",
     )
     local_files_only: bool = Field(False, description="the older name of offline: true turns offline mode on")
+    scene_vlm: str | None = Field(
+        None,
+        description="a vision-language model behind an OpenAI-compatible endpoint as the scene builder for "
+        "images, written openai:MODEL@BASE_URL (e.g. openai:qwen2.5vl:7b@http://localhost:11434/v1); when set, "
+        "images are perceived by it unless a request asks for perception detector",
+    )
+    scene_vlm_api_key: str | None = Field(
+        None, description="the API key sent to ASPVQA_SCENE_VLM's server (Authorization: Bearer), if it needs one"
+    )
+    scene_vlm_timeout_s: float = Field(
+        60.0, gt=0, le=600, description="time limit of one request to ASPVQA_SCENE_VLM's server"
+    )
     device: str = Field(
         "auto",
         pattern=r"^(auto|cpu|mps|cuda(:\d+)?)$",
@@ -205,6 +219,18 @@ class Settings(BaseSettings, TranslationOptions):
             )
             return os.environ[DEPRECATED_CACHE_VARIABLE]
         return value
+
+    @field_validator("scene_vlm")
+    @classmethod
+    def _vlm_spec(cls, value: str | None) -> str | None:
+        if value:
+            parse_vlm_spec(value)  # a badly written spec fails at start, naming what is wrong
+        return value or None
+
+    @property
+    def perception(self) -> Perception:
+        """How an image becomes a scene unless a request says: the VLM when one is configured."""
+        return "vlm" if self.scene_vlm else "detector"
 
     @field_validator("threads")
     @classmethod

@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.scene_input import Perception
 from theory import Program, SceneFacts, SolveResult, SolveStatus
 from theory.explain import Explanation
 from theory.solver import Answer, Support
@@ -29,12 +30,26 @@ class Detected:
 
 
 @dataclass(frozen=True)
-class ImageReading:
-    """The scene read from an image, with the detections behind it."""
+class PerceptionReport:
+    """How an image became a scene: the method, and for a vision-language model its name, where each
+    fact's likelihood came from (source, facts), whether log-probabilities were used, words dropped."""
+
+    method: Perception
+    model: str | None = None
+    likelihoods: tuple[tuple[str, int], ...] = ()
+    logprobs: str | None = None
+    dropped: int = 0
+
+
+@dataclass(frozen=True)
+class SceneReading:
+    """A scene read for a program: its facts and, from an image, the detections behind them and how
+    it was perceived."""
 
     facts: SceneFacts
     detections: tuple[Detected, ...] = ()
     timings: dict[str, float] = field(default_factory=dict)
+    perception: PerceptionReport | None = None
 
 
 @dataclass
@@ -64,6 +79,7 @@ class SceneAnswer:
     explanation: Explanation | None
     detections: tuple[Detected, ...]
     timings: dict[str, float]
+    perception: PerceptionReport | None = None
 
 
 @dataclass
@@ -84,6 +100,7 @@ class AnswerOutcome:
     confidence: float | None = None
     confidence_parts: ConfidenceParts | None = None
     abstention: Abstention | None = None  # None without a calibration
+    perception: PerceptionReport | None = None  # an image's: how it became the scene
 
     @property
     def support(self) -> Support | None:

@@ -19,8 +19,8 @@ from app.errors import PipelineError
 from app.inputs import AnswerOptions, GivenProgram, Query
 from app.outcomes import (
     AnswerOutcome,
-    Detected,
     SceneAnswer,
+    SceneReading,
     TranslationOutcome,
     VerifyOutcome,
 )
@@ -177,6 +177,7 @@ class Pipeline:
             timings={k: round(v, 6) for k, v in timings.items()},
             translation=translation,
             explanation=solved.explanation,
+            perception=solved.perception,
         )
 
     def _calibration_for(self, query: Query, risk: float | None) -> Calibration | None:
@@ -223,13 +224,17 @@ class Pipeline:
         if self.scene_solver is None:
             return self.solve_here(program, scene, top_k=top_k, exact=exact)
         timings: dict[str, float] = {}
-        detections: tuple[Detected, ...] = ()
+        image: SceneReading | None = None
         if isinstance(scene, ImageScene):
             with CLINGO_LOCK:
-                facts, detections = self.scene(program, scene, timings=timings)
-                scene = FactsScene(facts.to_asp())
+                image = self.scene(program, scene, timings=timings)
+                scene = FactsScene(image.facts.to_asp())
         solved = self.scene_solver(program, scene, top_k=top_k or self.settings.top_k, exact=exact)
-        return replace(solved, detections=detections or solved.detections, timings=timings | solved.timings)
+        if image is None:
+            return replace(solved, timings=timings | solved.timings)
+        return replace(
+            solved, detections=image.detections, perception=image.perception, timings=timings | solved.timings
+        )
 
     def solve_here(
         self, program: Program, scene: SceneInput, *, top_k: int | None = None, exact: bool = False
@@ -242,11 +247,12 @@ class Pipeline:
         timings: dict[str, float] = {}
         with CLINGO_LOCK:
             read: SceneFacts | SceneText
-            detections: tuple[Detected, ...] = ()
+            image = SceneReading(SceneFacts())
             if isinstance(scene, FactsScene):
                 read = self.scene_text(scene.text, timings)
             else:
-                read, detections = self.scene(program, scene, timings=timings)
+                image = self.scene(program, scene, timings=timings)
+                read = image.facts
             table = self.components.entailments
             entailments = None if exact else table
             solve_started = time.perf_counter()
@@ -269,26 +275,23 @@ class Pipeline:
                     similarity=self.components.taxonomy.similarity if graph is not None else None,
                 )
         timings["solve"] = time.perf_counter() - solve_started
-        return SceneAnswer(result, explanation, detections, timings)
+        return SceneAnswer(result, explanation, image.detections, timings, image.perception)
 
     def scene(
         self, program: Program, scene: SceneInput, *, timings: dict[str, float], complete: bool = False
-    ) -> tuple[SceneFacts, tuple[Detected, ...]]:
-        """The scene facts (and detections) of `scene`; an image is read for the program's concepts,
-        a scene graph for them too unless `complete`. Adds the times to `timings`."""
+    ) -> SceneReading:
+        """The scene facts (and an image's detections) of `scene`; an image is read for the program's
+        concepts, a scene graph for them too unless `complete`. Adds the times to `timings`."""
         started = time.perf_counter()
-        detections: tuple[Detected, ...] = ()
-        facts: SceneFacts
         if isinstance(scene, FactsScene):
-            facts = self._read_scene_facts(scene.text, SceneFacts.from_asp)
+            read = SceneReading(self._read_scene_facts(scene.text, SceneFacts.from_asp))
         elif isinstance(scene, GraphScene):
-            facts = self.components.scene_graph_encoder(scene, None if complete else program)
+            read = SceneReading(self.components.scene_graph_encoder(scene, None if complete else program))
         else:
-            built = self.components.image_reader(scene.data, program)
-            facts, detections = built.facts, built.detections
-            timings.update({f"scene.{k}": v for k, v in built.timings.items()})
+            read = self.components.image_reader_for(scene.perception)(scene.data, program)
+            timings.update({f"scene.{k}": v for k, v in read.timings.items()})
         timings["scene"] = time.perf_counter() - started
-        return facts, detections
+        return read
 
     def scene_text(self, scene_facts: str, timings: dict[str, float]) -> SceneFacts | SceneText:
         """Scene facts as `solve` reads them: text in the plain form reaches clingo as it is (a
@@ -341,11 +344,11 @@ class Pipeline:
         translation, stated = self._stated_claim(claim, question, answer, program, representation, llm)
         timings["translate"] = time.perf_counter() - started
         with CLINGO_LOCK:
-            facts, detections = self.scene(stated.program, scene, timings=timings, complete=True)
+            seen = self.scene(stated.program, scene, timings=timings, complete=True)
             started = time.perf_counter()
             try:
                 verifier = ClaimVerifier(
-                    facts, limits=self.solve_limits(), min_confidence=self.settings.verify_min_confidence
+                    seen.facts, limits=self.solve_limits(), min_confidence=self.settings.verify_min_confidence
                 )
                 result = verifier.verify(stated)
             except VerificationError as exc:
@@ -361,7 +364,7 @@ class Pipeline:
             holds=stated.holds,
             program=stated.program,
             subclaims=list(result.subclaims),
-            detections=detections,
+            detections=seen.detections,
             timings={k: round(v, 6) for k, v in timings.items()},
             translation=translation,
             representation=show_representation(shown),

@@ -19,12 +19,17 @@ from typing import Literal
 from app.errors import PipelineError
 from scene.scene_graph import GraphObject, SceneGraphError, graph_objects, scene_graph_size
 
+# How an image becomes a scene: OWL-ViT and CLIP, or a vision-language model (ASPVQA_SCENE_VLM).
+Perception = Literal["detector", "vlm"]
+
 
 @dataclass(frozen=True)
 class ImageScene:
-    """Image bytes, already checked for size, type and pixels by the edge."""
+    """Image bytes, already checked for size, type and pixels by the edge, and how to perceive
+    them (None: the service's setting)."""
 
     data: bytes = field(repr=False)
+    perception: Perception | None = None
     kind: Literal["image"] = "image"
 
 
@@ -74,9 +79,15 @@ SceneInput = ImageScene | GraphScene | FactsScene
 
 
 def one_scene(
-    *, image: bytes | None = None, scene_graph: object | None = None, scene_facts: str | None = None, max_facts: int
+    *,
+    image: bytes | None = None,
+    scene_graph: object | None = None,
+    scene_facts: str | None = None,
+    max_facts: int,
+    perception: Perception | None = None,
 ) -> SceneInput:
-    """The one scene given; raises `PipelineError` (invalid_input) for none or several."""
+    """The one scene given; raises `PipelineError` (invalid_input) for none or several, or for a
+    perception asked of a scene that is not an image."""
     given = [
         name
         for name, value in (("image", image), ("scene_graph", scene_graph), ("scene_facts", scene_facts))
@@ -88,7 +99,9 @@ def one_scene(
             "give exactly one of: image, scene_graph, scene_facts" + (f" (got {', '.join(given)})" if given else ""),
         )
     if image is not None:
-        return ImageScene(image)
+        return ImageScene(image, perception)
+    if perception is not None:
+        raise PipelineError("invalid_input", "perception applies to an image; this request gives no image")
     if scene_facts is not None:
         return FactsScene(scene_facts)
     return GraphScene.read(scene_graph, max_facts)

@@ -18,6 +18,9 @@ from scene.wordnet import chosen_wordnet_dir, use_wordnet_dir
 from theory.cache import chosen_cache_dir, use_cache_dir
 from translators.threads import threads_setting, use_threads
 
+# The stand-in vision-language model server (`vlm_server`), for the scene and the service tests.
+pytest_plugins = ["tests.scene.vlm_server"]
+
 
 @pytest.fixture(autouse=True)
 def _settings_handed_over_restored() -> Iterator[None]:

@@ -8,7 +8,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from app.config import TopK
 from app.inputs import AnswerOptions, Query, query_of
-from app.scene_input import SceneInput, one_scene
+from app.scene_input import Perception, SceneInput, one_scene
 from theory.operations import ProgramRepresentation
 from translators.options import Examples, TranslationOptions
 from translators.retrieval import Sampling
@@ -65,6 +65,11 @@ class AnswerRequest(BaseModel):
     )
     scene_graph: dict[str, Any] | None = Field(None, description="one image's GQA scene graph object")
     scene_facts: str | None = Field(None, description="scene facts in ASP")
+    perception: Perception | None = Field(
+        None,
+        description="how an image becomes the scene: detector (OWL-ViT and CLIP) or vlm (ASPVQA_SCENE_VLM's "
+        "vision-language model); default vlm where one is configured, else detector. Only with an image",
+    )
     top_k: TopK | None = Field(None, description="ranked answers to return (default from settings)")
     llm: Llm = None
     exact: bool = Field(
@@ -84,7 +89,13 @@ class AnswerRequest(BaseModel):
 
     def scene(self, image: bytes | None, max_facts: int) -> SceneInput:
         """The one scene of the request (`image` from a form's file); raises `PipelineError` otherwise."""
-        return one_scene(image=image, scene_graph=self.scene_graph, scene_facts=self.scene_facts, max_facts=max_facts)
+        return one_scene(
+            image=image,
+            scene_graph=self.scene_graph,
+            scene_facts=self.scene_facts,
+            max_facts=max_facts,
+            perception=self.perception,
+        )
 
     def answer_options(self) -> AnswerOptions:
         """How to answer."""
@@ -118,8 +129,19 @@ class VerifyRequest(BaseModel):
     representation: ProgramRepresentation | None = Field(None, description="syntax of `program` (default flat)")
     scene_graph: dict[str, Any] | None = Field(None, description="one image's GQA scene graph object")
     scene_facts: str | None = Field(None, description="scene facts in ASP")
+    perception: Perception | None = Field(
+        None,
+        description="how an image becomes the scene: detector (OWL-ViT and CLIP) or vlm (ASPVQA_SCENE_VLM's "
+        "vision-language model); default vlm where one is configured, else detector. Only with an image",
+    )
     llm: Llm = None
 
     def scene(self, image: bytes | None, max_facts: int) -> SceneInput:
         """The one scene of the request (`image` from a form's file); raises `PipelineError` otherwise."""
-        return one_scene(image=image, scene_graph=self.scene_graph, scene_facts=self.scene_facts, max_facts=max_facts)
+        return one_scene(
+            image=image,
+            scene_graph=self.scene_graph,
+            scene_facts=self.scene_facts,
+            max_facts=max_facts,
+            perception=self.perception,
+        )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.outcomes import Detected, ImageReading
+from app.outcomes import Detected, PerceptionReport, SceneReading
 from scene.concepts import concepts_from_program
 from theory import Program
 
@@ -35,6 +35,7 @@ class ImageSceneReader:
         self.builder = builder
         self.taxonomy = taxonomy
 
-    def __call__(self, image: bytes, program: Program) -> ImageReading:
+    def __call__(self, image: bytes, program: Program) -> SceneReading:
         result = self.builder.build(image, concepts_from_program(program, self.taxonomy))
-        return ImageReading(result.scene, tuple(detected(d) for d in result.detections), result.timings)
+        detections = tuple(detected(d) for d in result.detections)
+        return SceneReading(result.scene, detections, result.timings, PerceptionReport("detector"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from app.errors import PipelineError
-from app.outcomes import ImageReading, TranslationOutcome
+from app.outcomes import SceneReading, TranslationOutcome
 from app.scene_input import GraphScene
 from theory import Program, SceneFacts
 from translators.options import TranslationOptions
@@ -26,9 +26,9 @@ class QuestionTranslator(Protocol):
 
 
 class ImageReader(Protocol):
-    """Turns image bytes and a program (for its concepts) into an `ImageReading`."""
+    """Turns image bytes and a program (for its concepts) into an `SceneReading`."""
 
-    def __call__(self, image: bytes, program: Program) -> ImageReading: ...
+    def __call__(self, image: bytes, program: Program) -> SceneReading: ...
 
 
 class SceneGraphEncoder(Protocol):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.outcomes import AnswerOutcome, Detected, TranslationOutcome, VerifyOutcome
+from app.outcomes import AnswerOutcome, Detected, PerceptionReport, TranslationOutcome, VerifyOutcome
 from app.pipeline import show_program
 from app.views.models import (
     AbstentionShown,
@@ -12,6 +12,7 @@ from app.views.models import (
     ConfidencePartsShown,
     DetectionShown,
     ExplanationShown,
+    PerceptionShown,
     ProgramShown,
     RankedAnswer,
     SubClaimShown,
@@ -82,6 +83,7 @@ def answer_response(outcome: AnswerOutcome, question: str | None) -> AnswerRespo
         else None,
         abstained=abstention.abstained if abstention is not None else None,
         abstention=AbstentionShown(**abstention.to_json()) if abstention is not None else None,
+        perception=_perception(outcome.perception),
     )
 
 
@@ -146,3 +148,15 @@ def _support(outcome: AnswerOutcome) -> SupportShown | dict[str, list[str]]:
     if support is None:
         return {}
     return SupportShown(steps={str(k): v for k, v in support.steps.items()}, facts=support.facts)
+
+
+def _perception(report: PerceptionReport | None) -> PerceptionShown | None:
+    if report is None:
+        return None
+    return PerceptionShown(
+        method=report.method,
+        model=report.model,
+        likelihoods=dict(report.likelihoods),
+        logprobs=report.logprobs,
+        dropped=report.dropped,
+    )

@@ -26,6 +26,22 @@ class DetectionShown(BaseModel):
     vposition: str
 
 
+class PerceptionShown(BaseModel):
+    """How the image became the scene."""
+
+    method: Literal["detector", "vlm"]
+    model: str | None = Field(None, description="the vision-language model asked (method vlm)")
+    likelihoods: dict[str, int] = Field(
+        default_factory=dict,
+        description="facts by where their likelihood came from: logprobs (the model's token log-probabilities "
+        "of the value), stated (the confidence the model wrote), default (neither; 0.75)",
+    )
+    logprobs: str | None = Field(
+        None, description="used, absent (the server sent none) or unaligned (its tokens did not match the reply)"
+    )
+    dropped: int = Field(0, description="objects, attributes and relations whose words map to nothing asked")
+
+
 class SupportShown(BaseModel):
     """The facts behind an answer: each step's objects and values, and the scene facts the steps used."""
 
@@ -170,6 +186,7 @@ class AnswerResponse(BaseModel):
         None, description="with a calibration configured: the answer is held back (see abstention.reason)"
     )
     abstention: AbstentionShown | None = None
+    perception: PerceptionShown | None = Field(None, description="with an image: how it became the scene")
 
 
 class ErrorBody(BaseModel):

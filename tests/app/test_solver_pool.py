@@ -112,13 +112,13 @@ def test_killed_worker_costs_only_its_request(pool):
 
 
 def test_image_scene_is_read_here_and_solved_in_a_worker(pool):
-    from app.outcomes import Detected, ImageReading
+    from app.outcomes import Detected, SceneReading
     from tests.theory.test_solver import weighted_ball
 
     detections = (Detected(1, "ball", 0.9, (0, 0, 10, 10), ("toy",), "left", "top"),)
 
-    def read(image: bytes, program) -> ImageReading:  # the vision models' part, here
-        return ImageReading(weighted_ball(0.9, 0.2), detections, {"detect": 0.001})
+    def read(image: bytes, program) -> SceneReading:  # the vision models' part, here
+        return SceneReading(weighted_ball(0.9, 0.2), detections, {"detect": 0.001})
 
     ball = "scene(0). select(1, 0, ball). unique(2, 1). query(3, 2, color). end(3)."
     here = Pipeline(Settings(), image_reader=read).answer(GivenProgram(ball), ImageScene(b"image"))

@@ -52,3 +52,32 @@ def test_page_answers_a_question_on_the_demo_scene(server):
             assert "skeleton agreement" in page.inner_text("#parts")
         finally:
             browser.close()
+
+
+def test_page_shows_the_boxes_of_an_answered_image_question(vlm_server, tmp_path):
+    """An uploaded image perceived by a vision-language model (a stand-in server): the answer, the
+    boxes of what the model saw, and the answer's supporting object marked."""
+    from PIL import Image
+    from playwright.sync_api import sync_playwright
+
+    image = tmp_path / "mug.png"
+    Image.new("RGB", (640, 480), (200, 180, 150)).save(image)
+    env = {"ASPVQA_LLM": f"replay:{REPLAY}", "ASPVQA_SAMPLING": "jaccard", "ASPVQA_SCENE_VLM": vlm_server.spec}
+    with local_server(env) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page()
+            page.goto(url + "/")
+            page.wait_for_function("document.querySelectorAll('#scene option').length > 1")
+            page.set_input_files("#image", str(image))
+            page.fill("#question", "What color is the mug?")
+            page.click("#submit")
+            page.wait_for_selector("#answers li", timeout=60_000)
+            assert page.inner_text("#answers li").startswith("white"), page.inner_text("#status")
+            page.wait_for_selector("#boxes li.supporting", timeout=10_000)
+            boxes = page.locator("#boxes li").all_inner_texts()
+            assert any(b.startswith("mug") and "[100, 100, 200, 220]" in b for b in boxes), boxes
+            assert "supports the answer" in page.inner_text("#boxes li.supporting")
+            assert page.inner_text("#perception").startswith("seen by vlm")
+        finally:
+            browser.close()

@@ -108,6 +108,12 @@ def _handler(state: StandInVLM) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: object) -> None:  # quiet test output
             pass
 
+        def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
+            # The model list, which a service's readiness check may ask for.
+            if self.path != "/v1/models" or state.mode == "status":
+                return self._send(state.status if state.mode == "status" else 404, b'{"error": "no"}')
+            self._send(200, json.dumps({"object": "list", "data": [{"id": MODEL, "object": "model"}]}).encode())
+
         def do_POST(self) -> None:  # noqa: N802 - the name http.server calls
             length = int(self.headers.get("Content-Length", "0"))
             state.requests.append({"path": self.path, "body": json.loads(self.rfile.read(length))})
