@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from functools import cache
 from pathlib import Path
 
@@ -197,3 +198,49 @@ def test_the_app_imports_evaluation_only_from_the_composition_root_and_the_comma
         if target.partition(".")[0] == "evaluation"
     ]
     assert wrong == []
+
+
+# The room each module and function has, and the untyped seams and probes a package may keep.
+MAX_MODULE_LINES = 500
+MAX_FUNCTION_LINES = 80
+MAX_GETATTR = 10
+MAX_ANY_MAPPINGS = 60
+_ANY_MAPPING = re.compile(r"\b(?:dict|Mapping|MutableMapping)\[str,\s*Any\]")
+
+
+def _package_files() -> list[Path]:
+    return sorted(path for package in PACKAGES for path in (ROOT / package).rglob("*.py"))
+
+
+def test_no_module_is_over_500_lines():
+    long = {
+        p.relative_to(ROOT).as_posix(): n
+        for p in _package_files()
+        if (n := len(p.read_text().splitlines())) > MAX_MODULE_LINES
+    }
+    assert long == {}
+
+
+def test_no_function_is_over_80_lines():
+    long = []
+    for path in _package_files():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    long.append(f"{path.relative_to(ROOT).as_posix()}:{node.lineno} {node.name} ({lines} lines)")
+    assert long == []
+
+
+def test_getattr_and_untyped_mappings_stay_few():
+    """Attributes are read by name and records are typed: getattr and dict/Mapping[str, Any] stay rare."""
+    getattrs = anys = 0
+    for path in _package_files():
+        text = path.read_text(encoding="utf-8")
+        anys += len(_ANY_MAPPING.findall(text))
+        getattrs += sum(
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+            for node in ast.walk(ast.parse(text))
+        )
+    assert getattrs <= MAX_GETATTR
+    assert anys <= MAX_ANY_MAPPINGS
