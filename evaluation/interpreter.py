@@ -31,10 +31,11 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from evaluation.gqa_json import SceneGraph, SemanticStep
 from scene.scene_graph import GraphObject, default_attributes, graph_objects
 from scene.taxonomy import AttributeCategories, Taxonomy, WordNetTaxonomy, default_taxonomy
 from theory.operations import OTHER_CATEGORY, RELATION_ANSWER_WORDS, STRUCTURAL_CATEGORIES
@@ -148,6 +149,21 @@ class Interpreter:
         self._is_a: dict[tuple[str, str], bool] = {}
         self._value_categories: dict[str, frozenset[str]] = {}
         self._names: dict[str, str] = {}  # ASP constant -> a spelling of it, for the taxonomy
+        # GQA operation head -> its step, named once (a typo in a program is an unknown operation).
+        self._operations: dict[str, Callable[[Scene, str, str, list[Any]], Any]] = {
+            "select": self._op_select,
+            "relate": self._op_relate,
+            "filter": self._op_filter,
+            "query": self._op_query,
+            "exist": self._op_exist,
+            "verify": self._op_verify,
+            "choose": self._op_choose,
+            "same": self._op_same,
+            "different": self._op_different,
+            "common": self._op_common,
+            "and": self._op_and,
+            "or": self._op_or,
+        }
 
     # -- utilities ---------------------------------------------------------------------------
 
@@ -177,7 +193,7 @@ class Interpreter:
             return {obj.name}
         return set(obj.values.get(category, ()))
 
-    def prepare(self, graph: Mapping[str, Any] | Scene) -> Scene:
+    def prepare(self, graph: SceneGraph | Scene) -> Scene:
         """A scene graph ready for :meth:`run` (do it once per image)."""
         if isinstance(graph, Scene):
             return graph
@@ -200,7 +216,7 @@ class Interpreter:
 
     # -- running -----------------------------------------------------------------------------
 
-    def run(self, semantic: Sequence[Mapping[str, Any]], graph: Mapping[str, Any] | Scene) -> str:
+    def run(self, semantic: Sequence[SemanticStep], graph: SceneGraph | Scene) -> str:
         """The sanitised answer of a GQA program on a scene graph; raises an :class:`InterpreterFailure`."""
         scene = self.prepare(graph)
         results: list[Any] = []
@@ -211,7 +227,7 @@ class Interpreter:
             argument = GQA_OBJECT_IDS.sub("", str(step.get("argument") or "")).strip()
             deps = [results[d] for d in step.get("dependencies") or ()]
             head, _, rest = operation.partition(" ")
-            handler: Callable[..., Any] | None = getattr(self, f"_op_{head}", None)
+            handler = self._operations.get(head)
             if handler is None:
                 raise ValueError(f"GQA step {index}: unknown operation {operation!r}")
             results.append(handler(scene, rest, argument, deps))
@@ -472,8 +488,8 @@ class Interpreter:
 
 
 def interpret(
-    semantic: Sequence[Mapping[str, Any]],
-    graph: Mapping[str, Any],
+    semantic: Sequence[SemanticStep],
+    graph: SceneGraph,
     taxonomy: Taxonomy | None = None,
 ) -> str:
     """One-off convenience: the answer of a GQA program on a scene graph."""
