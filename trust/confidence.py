@@ -17,7 +17,7 @@ The parts, each computed from what the pipeline already has:
   dependencies, arguments blanked) is the chosen program's;
 - ``retries``: failed attempts before a valid program (the model's output did not parse or
   validate and was fed back); ``schema_fixes``: deterministic fixes made to the program
-  (translators.schema). Both are reported; only ``retries`` is weighted, because the test records
+  (translators.schema). Both are reported; only ``retries`` is weighted, because the validation records
   of the translation benchmark that the weights were checked on did not keep schema fixes;
 - ``word_coverage``: the share of the question's content words that the program's classes,
   values and relations mention (a filter or an object the model dropped lowers it), and
