@@ -43,6 +43,8 @@ def test_split_keeps_families_and_images_apart():
     assert split.test == split.validation == split.part("test") == split.part("validation")
     assert split.part_of(split.validation[0]) == "validation"
     assert split_questions(questions, test_share=0.3) == split
+    with pytest.raises(ValueError, match="unknown part"):
+        split.part("training")
 
 
 def test_split_is_deterministic_and_independent_of_order():
