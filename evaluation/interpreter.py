@@ -36,6 +36,17 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from evaluation.gqa_json import SceneGraph, SemanticStep
+from evaluation.interpreter_failures import (
+    FAILURES,
+    AmbiguousAnswer,
+    EmptyChoice,
+    EmptyQuery,
+    IncompleteMetadata,
+    InterpreterFailure,
+    MissingEdge,
+    NonTrivialCategory,
+    NotInWordnet,
+)
 from scene.scene_graph import GraphObject, default_attributes, graph_objects
 from scene.taxonomy import AttributeCategories, Taxonomy, WordNetTaxonomy, default_taxonomy
 from theory.operations import OTHER_CATEGORY, RELATION_ANSWER_WORDS, STRUCTURAL_CATEGORIES
@@ -48,52 +59,23 @@ from translators.gqa_program import (
     gqa_relation_parts,
 )
 
-
-class InterpreterFailure(Exception):
-    """The interpreter cannot answer; the subclass says why."""
-
-    @property
-    def kind(self) -> str:
-        return type(self).__name__
-
-
-class EmptyQuery(InterpreterFailure):
-    """A step needs an object or a value and has none."""
-
-
-class AmbiguousAnswer(InterpreterFailure):
-    """More than one answer is possible."""
-
-
-class MissingEdge(InterpreterFailure):
-    """``choose rel`` finds neither relation."""
-
-
-class EmptyChoice(InterpreterFailure):
-    """``choose`` finds neither alternative."""
-
-
-class NonTrivialCategory(InterpreterFailure):
-    """A category the scene graph and the metadata cannot decide."""
-
-
-class NotInWordnet(InterpreterFailure):
-    """A class word no object is named and the taxonomy does not know."""
-
-
-class IncompleteMetadata(InterpreterFailure):
-    """The metadata lacks the category of a value the program needs."""
-
-
-FAILURES: tuple[type[InterpreterFailure], ...] = (
-    EmptyQuery,
-    AmbiguousAnswer,
-    MissingEdge,
-    EmptyChoice,
-    NonTrivialCategory,
-    NotInWordnet,
-    IncompleteMetadata,
-)
+# The failures are imported from here by other modules and the tests.
+__all__ = [
+    "FAILURES",
+    "AmbiguousAnswer",
+    "EmptyChoice",
+    "EmptyQuery",
+    "IncompleteMetadata",
+    "Interpreter",
+    "InterpreterFailure",
+    "MissingEdge",
+    "NonTrivialCategory",
+    "NotInWordnet",
+    "Scene",
+    "SceneObject",
+    "interpret",
+    "sanitise_answer",
+]
 
 
 # GQA answers name a side, not the relation ("to the left of" -> left), as the solver does.
