@@ -4,11 +4,12 @@ the interpreter's verdict, the GQA program in ASP and the perfect-information sc
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
+from evaluation.gqa_json import SceneGraph, SemanticStep
 from evaluation.graph_index import SceneGraphIndex, open_scene_graphs
 from evaluation.interpreter import Interpreter, InterpreterFailure, Scene, sanitise_answer
 from evaluation.matching import DEFAULT_HYPERNYM_LEVELS, Matcher
@@ -91,13 +92,14 @@ class Context:
         self.interpreter = Interpreter(self.taxonomy, self.attributes)
         self.matcher = Matcher(hypernym_levels=c.hypernym_levels)
         self.limits = SolveLimits(timeout_s=c.solve_timeout_s)
-        self._graphs: Recent[str, Mapping[str, Any] | None] = Recent(SCENES_KEPT)
+        self._graphs: Recent[str, SceneGraph | None] = Recent(SCENES_KEPT)
         self._scenes: Recent[str, Scene | SceneGraphError] = Recent(SCENES_KEPT)
         # Per question, whatever the run: the interpreter's verdict and the GQA program in ASP.
         self._verdicts: Recent[str, OracleVerdict] = Recent(QUESTIONS_KEPT)
         self._references: Recent[str, Program | ProgramError] = Recent(QUESTIONS_KEPT)
 
-    def graph(self, question: Question) -> Mapping[str, Any] | None:
+    def graph(self, question: Question) -> SceneGraph | None:
+        """The scene graph of the question's image (None: no image id or no scene graphs)."""
         image, graphs = question.image_id, self.graphs
         if image is None or graphs is None:
             return None
@@ -112,7 +114,7 @@ class Context:
                 return path
         return None
 
-    def _prepared(self, question: Question, graph: Mapping[str, Any]) -> Scene | SceneGraphError:
+    def _prepared(self, question: Question, graph: SceneGraph) -> Scene | SceneGraphError:
         def prepare() -> Scene | SceneGraphError:
             try:
                 return self.interpreter.prepare(graph)
@@ -219,7 +221,7 @@ def attribute_vocabulary(attributes: AttributeCategories) -> dict[str, set[str]]
     return vocabulary
 
 
-def value_categories(semantic: Sequence[Mapping[str, Any]], attributes: AttributeCategories) -> dict[str, str]:
+def value_categories(semantic: Sequence[SemanticStep], attributes: AttributeCategories) -> dict[str, str]:
     """value -> category for the words of a GQA program whose category is unambiguous (what
     `gqa_to_program` needs for bare ``verify``/``choose``)."""
     found: dict[str, str] = {}

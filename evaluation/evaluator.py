@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TypedDict
 
 from evaluation.context import Case, Context, EvaluatorConfig
-from evaluation.records import RETRYABLE, Failure, ResultRecord, SettingOutcome
+from evaluation.records import RETRYABLE, Failure, ResultJson, ResultRecord, SettingOutcome
 from evaluation.runs import PartsFactory, Run, RunParts, Task, TranslationLike, no_parts
 from evaluation.settings import NEEDS_IMAGE, SETTINGS, TRANSLATED, no_program, record_run
 from translators.backends.base import RetryableBackendError
 from trust.calibration import Calibration
 from trust.confidence import confidence_parts, program_confidence
+
+
+class _Recipe(TypedDict):
+    """What of an evaluator travels to a worker process."""
+
+    config: EvaluatorConfig
+    factory: PartsFactory
 
 
 class Evaluator:
@@ -25,11 +32,11 @@ class Evaluator:
         self._parts: dict[tuple[Run, bool, bool], RunParts] = {}
         self._calibration: Calibration | None = None
 
-    def __getstate__(self) -> dict[str, Any]:
+    def __getstate__(self) -> _Recipe:
         # Only the recipe travels to workers; each builds its own models and caches.
         return {"config": self.config, "factory": self.factory}
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
+    def __setstate__(self, state: _Recipe) -> None:
         self.__init__(state["config"], state["factory"])  # type: ignore[misc]
 
     @property
@@ -127,6 +134,6 @@ class Evaluator:
             )
         return records
 
-    def evaluate(self, task: Task) -> list[dict[str, Any]]:
+    def evaluate(self, task: Task) -> list[ResultJson]:
         """The records of one task in their JSON form (what travels back from workers and is written)."""
         return [record.to_json() for record in self.results(task)]

@@ -21,11 +21,12 @@ import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from tqdm import tqdm
 
 from evaluation.job import Evaluator, Task
+from evaluation.records import ResultJson
 from evaluation.workers import Footprint, apply_threads, plan_workers, this_machine
 from scene.wordnet import chosen_wordnet_dir, use_wordnet_dir
 from theory.cache import chosen_cache_dir, use_cache_dir
@@ -69,7 +70,7 @@ def _init_worker(evaluator: Evaluator, threads: int | None, cache: Path | None, 
     _WORKER = evaluator
 
 
-def _run_task(task: Task) -> list[dict[str, Any]]:
+def _run_task(task: Task) -> list[ResultJson]:
     assert _WORKER is not None, "worker not initialised"
     return _WORKER.evaluate(task)
 
@@ -92,9 +93,7 @@ class LocalExecutor:
         # spawn: a forked child would inherit the parent's threads (llama.cpp, torch) mid-state.
         self.start_method = start_method
 
-    def run(
-        self, evaluator: Evaluator, tasks: Iterable[Task], total: int | None = None
-    ) -> Iterator[list[dict[str, Any]]]:
+    def run(self, evaluator: Evaluator, tasks: Iterable[Task], total: int | None = None) -> Iterator[list[ResultJson]]:
         """Evaluate `tasks` (`total` of them, for the progress bar), yielding each one's records when it completes."""
         if total is None and isinstance(tasks, list):
             total = len(tasks)
@@ -122,9 +121,7 @@ class LocalExecutor:
             bar.close()
 
 
-def _bounded(
-    pool: ProcessPoolExecutor, tasks: Iterable[Task], window: int, bar: tqdm
-) -> Iterator[list[dict[str, Any]]]:
+def _bounded(pool: ProcessPoolExecutor, tasks: Iterable[Task], window: int, bar: tqdm) -> Iterator[list[ResultJson]]:
     # A bounded window of submitted tasks keeps memory flat and lets a killed run lose at most it.
     pending: set[Future] = set()
     iterator = iter(tasks)
@@ -144,6 +141,17 @@ def _bounded(
             yield future.result()
 
 
+class RayOptions(TypedDict, total=False):
+    """The `ray.init` options an executor sets (more may be given through `init_options`)."""
+
+    include_dashboard: bool
+    log_to_driver: bool
+    address: str
+    num_cpus: int
+    namespace: str
+    runtime_env: dict[str, object]
+
+
 class RayExecutor:
     """The same work on a Ray cluster: one actor per worker, each holding an evaluator.
 
@@ -156,14 +164,14 @@ class RayExecutor:
         address: str | None = None,
         workers: int | None = None,
         show_progress: bool = True,
-        init_options: dict[str, Any] | None = None,
+        init_options: RayOptions | None = None,
         threads: int = 1,
     ) -> None:
         self.address = address
         self.workers = workers
         self.threads = threads  # CPUs each actor reserves, and the threads its models use
         self.show_progress = show_progress
-        self.init_options = init_options or {}
+        self.init_options: RayOptions = init_options or {}
 
     def _ray(self) -> Any:
         try:
@@ -172,7 +180,7 @@ class RayExecutor:
             raise RuntimeError("Ray is not installed: pip install '.[eval]'") from exc
         self._started = not ray.is_initialized()
         if self._started:
-            options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+            options: RayOptions = {"include_dashboard": False, "log_to_driver": False}
             if self.address:
                 options["address"] = self.address
             elif self.workers:
@@ -181,9 +189,7 @@ class RayExecutor:
             ray.init(**options)
         return ray
 
-    def run(
-        self, evaluator: Evaluator, tasks: Iterable[Task], total: int | None = None
-    ) -> Iterator[list[dict[str, Any]]]:
+    def run(self, evaluator: Evaluator, tasks: Iterable[Task], total: int | None = None) -> Iterator[list[ResultJson]]:
         """Evaluate `tasks` on Ray actors, yielding each one's records when it completes."""
         if total is None and isinstance(tasks, list):
             total = len(tasks)
@@ -227,7 +233,7 @@ class _RayWorker:
         use_wordnet_dir(wordnet)
         self.evaluator = evaluator
 
-    def evaluate(self, task: Task) -> list[dict[str, Any]]:
+    def evaluate(self, task: Task) -> list[ResultJson]:
         return self.evaluator.evaluate(task)
 
 

@@ -18,8 +18,8 @@ import os
 import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
+from evaluation.gqa_json import SceneGraph
 from evaluation.questions import JobError
 from theory.cache import cache_dir
 from translators.gqa_files import RecordsError, iter_json_records
@@ -76,7 +76,7 @@ class SceneGraphIndex:
             self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
         return self._db
 
-    def get(self, image_id: str) -> Mapping[str, Any] | None:
+    def get(self, image_id: str) -> SceneGraph | None:
         """The scene graph of `image_id`, or None when the file has none."""
         row = self._connection().execute("SELECT graph FROM graphs WHERE image_id = ?", (image_id,)).fetchone()
         return None if row is None else json.loads(row[0])

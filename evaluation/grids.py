@@ -25,9 +25,8 @@ import json
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator
 
 from evaluation.job import Run, run_name, validate_settings
 from translators.translate import TranslationSettings
@@ -55,8 +54,8 @@ class Grid(BaseModel):
     name: str
     description: str = ""
     settings: list[str] = Field(default_factory=list)
-    fixed: dict[str, Any] = Field(default_factory=dict)
-    axes: dict[str, list[Any]] = Field(default_factory=dict)
+    fixed: dict[str, JsonValue] = Field(default_factory=dict)
+    axes: dict[str, list[JsonValue]] = Field(default_factory=dict)
     runs: list[GridRun] = Field(default_factory=list)
 
     @field_validator("settings")
@@ -66,15 +65,15 @@ class Grid(BaseModel):
 
     @field_validator("axes")
     @classmethod
-    def _non_empty_axes(cls, value: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    def _non_empty_axes(cls, value: dict[str, list[JsonValue]]) -> dict[str, list[JsonValue]]:
         empty = [k for k, v in value.items() if not v]
         if empty:
             raise ValueError(f"axes without values: {', '.join(empty)}")
         return value
 
-    def expand(self, base: Mapping[str, Any] | None = None) -> list[Run]:
+    def expand(self, base: Mapping[str, JsonValue] | None = None) -> list[Run]:
         """The grid's runs: `base` <- fixed <- each axes combination, then the explicit runs."""
-        points: list[tuple[str | None, dict[str, Any]]] = []
+        points: list[tuple[str | None, dict[str, JsonValue]]] = []
         if self.axes or not self.runs:
             keys = list(self.axes)
             for values in itertools.product(*(self.axes[k] for k in keys)):
@@ -94,7 +93,7 @@ class Grid(BaseModel):
         return runs
 
 
-def check_parameters(params: Mapping[str, Any]) -> None:
+def check_parameters(params: Mapping[str, JsonValue]) -> None:
     """Raise `GridError` unless `params` are valid translation settings."""
     unknown = sorted(set(params) - set(TranslationSettings.model_fields))
     if unknown:

@@ -31,10 +31,22 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeVar
 
+from evaluation.gqa_json import SceneGraph, SemanticStep
+from evaluation.interpreter_failures import (
+    FAILURES,
+    AmbiguousAnswer,
+    EmptyChoice,
+    EmptyQuery,
+    IncompleteMetadata,
+    InterpreterFailure,
+    MissingEdge,
+    NonTrivialCategory,
+    NotInWordnet,
+)
 from scene.scene_graph import GraphObject, default_attributes, graph_objects
 from scene.taxonomy import AttributeCategories, Taxonomy, WordNetTaxonomy, default_taxonomy
 from theory.operations import OTHER_CATEGORY, RELATION_ANSWER_WORDS, STRUCTURAL_CATEGORIES
@@ -47,52 +59,23 @@ from translators.gqa_program import (
     gqa_relation_parts,
 )
 
-
-class InterpreterFailure(Exception):
-    """The interpreter cannot answer; the subclass says why."""
-
-    @property
-    def kind(self) -> str:
-        return type(self).__name__
-
-
-class EmptyQuery(InterpreterFailure):
-    """A step needs an object or a value and has none."""
-
-
-class AmbiguousAnswer(InterpreterFailure):
-    """More than one answer is possible."""
-
-
-class MissingEdge(InterpreterFailure):
-    """``choose rel`` finds neither relation."""
-
-
-class EmptyChoice(InterpreterFailure):
-    """``choose`` finds neither alternative."""
-
-
-class NonTrivialCategory(InterpreterFailure):
-    """A category the scene graph and the metadata cannot decide."""
-
-
-class NotInWordnet(InterpreterFailure):
-    """A class word no object is named and the taxonomy does not know."""
-
-
-class IncompleteMetadata(InterpreterFailure):
-    """The metadata lacks the category of a value the program needs."""
-
-
-FAILURES: tuple[type[InterpreterFailure], ...] = (
-    EmptyQuery,
-    AmbiguousAnswer,
-    MissingEdge,
-    EmptyChoice,
-    NonTrivialCategory,
-    NotInWordnet,
-    IncompleteMetadata,
-)
+# The failures are imported from here by other modules and the tests.
+__all__ = [
+    "FAILURES",
+    "AmbiguousAnswer",
+    "EmptyChoice",
+    "EmptyQuery",
+    "IncompleteMetadata",
+    "Interpreter",
+    "InterpreterFailure",
+    "MissingEdge",
+    "NonTrivialCategory",
+    "NotInWordnet",
+    "Scene",
+    "SceneObject",
+    "interpret",
+    "sanitise_answer",
+]
 
 
 # GQA answers name a side, not the relation ("to the left of" -> left), as the solver does.
@@ -103,7 +86,7 @@ _ANSWER_FORMS = {
 }
 
 
-def sanitise_answer(answer: Any) -> str:
+def sanitise_answer(answer: object) -> str:
     """An answer in GQA's form: booleans to yes/no, ASP constants to words, relations to sides."""
     if isinstance(answer, bool):
         return "yes" if answer else "no"
@@ -130,6 +113,11 @@ class Scene:
     names: set[str]
 
 
+# What a step gives: objects (their ids), a value, or yes/no.
+Value = frozenset[int] | str | bool
+A = TypeVar("A", str, bool)
+
+
 def _constant(word: str) -> str:
     try:
         return asp_constant(word)
@@ -148,6 +136,21 @@ class Interpreter:
         self._is_a: dict[tuple[str, str], bool] = {}
         self._value_categories: dict[str, frozenset[str]] = {}
         self._names: dict[str, str] = {}  # ASP constant -> a spelling of it, for the taxonomy
+        # GQA operation head -> its step, named once (a typo in a program is an unknown operation).
+        self._operations: dict[str, Callable[[Scene, str, str, list[Value]], Value]] = {
+            "select": self._op_select,
+            "relate": self._op_relate,
+            "filter": self._op_filter,
+            "query": self._op_query,
+            "exist": self._op_exist,
+            "verify": self._op_verify,
+            "choose": self._op_choose,
+            "same": self._op_same,
+            "different": self._op_different,
+            "common": self._op_common,
+            "and": self._op_and,
+            "or": self._op_or,
+        }
 
     # -- utilities ---------------------------------------------------------------------------
 
@@ -177,7 +180,7 @@ class Interpreter:
             return {obj.name}
         return set(obj.values.get(category, ()))
 
-    def prepare(self, graph: Mapping[str, Any] | Scene) -> Scene:
+    def prepare(self, graph: SceneGraph | Scene) -> Scene:
         """A scene graph ready for :meth:`run` (do it once per image)."""
         if isinstance(graph, Scene):
             return graph
@@ -200,10 +203,10 @@ class Interpreter:
 
     # -- running -----------------------------------------------------------------------------
 
-    def run(self, semantic: Sequence[Mapping[str, Any]], graph: Mapping[str, Any] | Scene) -> str:
+    def run(self, semantic: Sequence[SemanticStep], graph: SceneGraph | Scene) -> str:
         """The sanitised answer of a GQA program on a scene graph; raises an :class:`InterpreterFailure`."""
         scene = self.prepare(graph)
-        results: list[Any] = []
+        results: list[Value] = []
         if not semantic:
             raise ValueError("empty GQA program")
         for index, step in enumerate(semantic):
@@ -211,7 +214,7 @@ class Interpreter:
             argument = GQA_OBJECT_IDS.sub("", str(step.get("argument") or "")).strip()
             deps = [results[d] for d in step.get("dependencies") or ()]
             head, _, rest = operation.partition(" ")
-            handler: Callable[..., Any] | None = getattr(self, f"_op_{head}", None)
+            handler = self._operations.get(head)
             if handler is None:
                 raise ValueError(f"GQA step {index}: unknown operation {operation!r}")
             results.append(handler(scene, rest, argument, deps))
@@ -257,7 +260,7 @@ class Interpreter:
         return value in obj.all_values or self.is_a(obj.name, value)
 
     @staticmethod
-    def _one_answer(answers: Iterable[Any], what: str) -> Any:
+    def _one_answer(answers: Iterable[A], what: str) -> A:
         distinct = set(answers)
         if not distinct:
             raise EmptyQuery(f"{what}: no object")
@@ -266,7 +269,7 @@ class Interpreter:
         return distinct.pop()
 
     @staticmethod
-    def _objects(scene: Scene, dep: Any) -> list[SceneObject]:
+    def _objects(scene: Scene, dep: Value) -> list[SceneObject]:
         if not isinstance(dep, frozenset):
             raise ValueError("an operation that reads objects got a value")
         return [scene.objects[i] for i in sorted(dep)]
@@ -297,7 +300,7 @@ class Interpreter:
             raise ValueError(f"{text!r} is not two alternatives 'a|b'")
         return _constant(parts[0]), _constant(parts[1])
 
-    def _single(self, scene: Scene, dep: Any, what: str) -> SceneObject:
+    def _single(self, scene: Scene, dep: Value, what: str) -> SceneObject:
         objects = self._objects(scene, dep)
         if not objects:
             raise EmptyQuery(f"{what}: no object")
@@ -307,11 +310,11 @@ class Interpreter:
 
     # -- operations ----------------------------------------------------------------------------
 
-    def _op_select(self, scene: Scene, rest: str, argument: str, deps: list[Any]) -> frozenset[int]:
+    def _op_select(self, scene: Scene, rest: str, argument: str, deps: list[Value]) -> frozenset[int]:
         cls = self._class_word(scene, argument)
         return frozenset(o.id for o in scene.objects.values() if self.is_a(o.name, cls))
 
-    def _op_relate(self, scene: Scene, rest: str, argument: str, deps: list[Any]) -> frozenset[int]:
+    def _op_relate(self, scene: Scene, rest: str, argument: str, deps: list[Value]) -> frozenset[int]:
         word, relation, position = gqa_relation_parts(argument)
         inputs = self._objects(scene, deps[0])
         cls: str | None
@@ -333,7 +336,7 @@ class Interpreter:
         rel = {_constant(relation)}
         return frozenset(other for obj in inputs for _, other in self._linked(scene, obj, cls, rel, position))
 
-    def _op_filter(self, scene: Scene, rest: str, argument: str, deps: list[Any]) -> frozenset[int]:
+    def _op_filter(self, scene: Scene, rest: str, argument: str, deps: list[Value]) -> frozenset[int]:
         negated = GQA_NEGATED.match(argument)
         value = _constant(negated.group(1) if negated else argument)
         inputs = self._objects(scene, deps[0])
@@ -345,7 +348,7 @@ class Interpreter:
             kept = {o.id for o in inputs if self._has_any(o, value)}
         return frozenset(o.id for o in inputs if o.id not in kept) if negated else frozenset(kept)
 
-    def _op_query(self, scene: Scene, rest: str, argument: str, deps: list[Any]) -> str:
+    def _op_query(self, scene: Scene, rest: str, argument: str, deps: list[Value]) -> str:
         category = self._category(rest or argument)
         objects = self._objects(scene, deps[0])
         if not objects:
@@ -358,10 +361,10 @@ class Interpreter:
             answers |= values
         return self._one_answer(answers, f"query {category}")
 
-    def _op_exist(self, scene: Scene, rest: str, argument: str, deps: list[Any]) -> bool:
+    def _op_exist(self, scene: Scene, rest: str, argument: str, deps: list[Value]) -> bool:
         return bool(self._objects(scene, deps[0]))
 
-    def _op_verify(self, scene: Scene, rest: str, argument: str, deps: list[Any]) -> bool:
+    def _op_verify(self, scene: Scene, rest: str, argument: str, deps: list[Value]) -> bool:
         objects = self._objects(scene, deps[0])
         if rest == "rel":
             word, relation, position = gqa_relation_parts(argument)
@@ -379,7 +382,7 @@ class Interpreter:
             return self._one_answer((self._has(o, category, value) for o in objects), f"verify {category}")
         return self._one_answer((self._has_any(o, value) for o in objects), "verify")
 
-    def _op_choose(self, scene: Scene, rest: str, argument: str, deps: list[Any]) -> str:
+    def _op_choose(self, scene: Scene, rest: str, argument: str, deps: list[Value]) -> str:
         if len(deps) == 2:
             return self._compare(scene, rest, deps)
         objects = self._objects(scene, deps[0])
@@ -409,7 +412,7 @@ class Interpreter:
             answers |= found
         return self._one_answer(answers, "choose")
 
-    def _compare(self, scene: Scene, rest: str, deps: list[Any]) -> str:
+    def _compare(self, scene: Scene, rest: str, deps: list[Value]) -> str:
         value, polarity = comparative_value(rest)
         first = self._single(scene, deps[0], f"choose {rest}")
         second = self._single(scene, deps[1], f"choose {rest}")
@@ -428,7 +431,7 @@ class Interpreter:
             raise IncompleteMetadata(f"object {obj.id} ({obj.name}) has no {category}")
         return values
 
-    def _op_same(self, scene: Scene, rest: str, argument: str, deps: list[Any]) -> bool:
+    def _op_same(self, scene: Scene, rest: str, argument: str, deps: list[Value]) -> bool:
         category = self._same_category(rest, argument)
         if len(deps) == 2:
             a, b = (self._single(scene, d, "same") for d in deps)
@@ -439,7 +442,7 @@ class Interpreter:
         common = set.intersection(*(self._values(o, category) for o in objects))
         return bool(common)
 
-    def _op_different(self, scene: Scene, rest: str, argument: str, deps: list[Any]) -> bool:
+    def _op_different(self, scene: Scene, rest: str, argument: str, deps: list[Value]) -> bool:
         category = self._same_category(rest, argument)
         if len(deps) == 2:
             a, b = (self._single(scene, d, "different") for d in deps)
@@ -455,7 +458,7 @@ class Interpreter:
             seen |= values
         return True
 
-    def _op_common(self, scene: Scene, rest: str, argument: str, deps: list[Any]) -> str:
+    def _op_common(self, scene: Scene, rest: str, argument: str, deps: list[Value]) -> str:
         a, b = (self._single(scene, d, "common") for d in deps)
         shared = {
             category
@@ -464,16 +467,16 @@ class Interpreter:
         }
         return self._one_answer(shared, "common")
 
-    def _op_and(self, scene: Scene, rest: str, argument: str, deps: list[Any]) -> bool:
+    def _op_and(self, scene: Scene, rest: str, argument: str, deps: list[Value]) -> bool:
         return bool(deps[0]) and bool(deps[1])
 
-    def _op_or(self, scene: Scene, rest: str, argument: str, deps: list[Any]) -> bool:
+    def _op_or(self, scene: Scene, rest: str, argument: str, deps: list[Value]) -> bool:
         return bool(deps[0]) or bool(deps[1])
 
 
 def interpret(
-    semantic: Sequence[Mapping[str, Any]],
-    graph: Mapping[str, Any],
+    semantic: Sequence[SemanticStep],
+    graph: SceneGraph,
     taxonomy: Taxonomy | None = None,
 ) -> str:
     """One-off convenience: the answer of a GQA program on a scene graph."""

@@ -18,15 +18,16 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from evaluation.context import EvaluatorConfig
 from evaluation.evaluator import Evaluator
+from evaluation.manifest import JobManifest
 from evaluation.questions import JobError, Question, QuestionFile, load_questions, structural_type
-from evaluation.records import KS, RETRYABLE, ResultRecord, result_key
+from evaluation.records import KS, RETRYABLE, ResultJson, ResultRecord, result_key
 from evaluation.runs import REFERENCE_RUN, PartsFactory, Run, RunParts, Task, no_parts, run_name
 from evaluation.settings import NEEDS_GRAPH, NEEDS_IMAGE, SETTINGS, TRANSLATED, record_run
 from evaluation.store import MANIFEST_FILE, RESULTS_FILE, final_keys, read_results, write_manifest
@@ -45,10 +46,12 @@ __all__ = [
     "EvaluatorConfig",
     "Executor",
     "JobError",
+    "JobManifest",
     "JobSummary",
     "PartsFactory",
     "Question",
     "QuestionFile",
+    "ResultJson",
     "ResultRecord",
     "Run",
     "RunParts",
@@ -72,7 +75,7 @@ class Executor(Protocol):
 
     def run(
         self, evaluator: Evaluator, tasks: Iterable[Task], total: int | None = None
-    ) -> Iterator[list[dict[str, Any]]]: ...
+    ) -> Iterator[list[ResultJson]]: ...
 
 
 def validate_settings(settings: Iterable[str]) -> tuple[str, ...]:
@@ -129,7 +132,7 @@ def run_job(
     evaluator: Evaluator,
     executor: Executor,
     out_dir: str | Path,
-    manifest: Mapping[str, Any] | None = None,
+    manifest: JobManifest | None = None,
 ) -> JobSummary:
     """Evaluate every pending (run, setting, question), appending each record as it completes.
 

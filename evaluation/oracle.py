@@ -6,15 +6,15 @@ Lives in `evaluation` (not `scene`) because it needs the GQA converter from `tra
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
 
+from evaluation.gqa_json import SemanticStep
 from scene.concepts import Concepts, Taxonomy, concepts_from_program
 from translators.gqa_program import gqa_to_program
 
 
 def concepts_from_gqa(
-    semantic: list[dict[str, Any]],
+    semantic: Sequence[SemanticStep],
     taxonomy: Taxonomy | None = None,
     attributes: Mapping[str, Iterable[str]] | None = None,
     max_members: int = 40,

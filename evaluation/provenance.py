@@ -13,8 +13,11 @@ import platform
 from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
+from pydantic import JsonValue
+
+from evaluation.manifest import FileDigest, JobProvenance, ModelIdentity, RunProvenance
 from evaluation.runs import Run
 from evaluation.workers import GIB, Footprint
 from translators.backends.registry import is_local_model
@@ -48,7 +51,7 @@ class Device(Protocol):
     @property
     def llama_gpu_layers(self) -> int: ...
 
-    def to_json(self) -> dict[str, Any]: ...
+    def to_json(self) -> Mapping[str, JsonValue]: ...
 
 
 class JobParts(Protocol):
@@ -63,10 +66,10 @@ class JobParts(Protocol):
     @property
     def device(self) -> Device: ...
 
-    def translation_settings(self, overrides: Mapping[str, Any] | None = None) -> TranslationSettings: ...
+    def translation_settings(self, overrides: Mapping[str, JsonValue] | None = None) -> TranslationSettings: ...
 
 
-def file_digest(path: str | Path | None) -> dict[str, Any] | None:
+def file_digest(path: str | Path | None) -> FileDigest | None:
     """Path, size and SHA-256 of a file (None for none; a folder: its path only)."""
     if path is None:
         return None
@@ -89,7 +92,7 @@ def package_versions() -> dict[str, str | None]:
     return versions
 
 
-def model_identity(name: str) -> dict[str, Any]:
+def model_identity(name: str) -> ModelIdentity:
     """The language model `name` as a rerun needs it: a local file's digest, an endpoint, a recording."""
     if is_local_model(name):
         from translators.backends.models import model_path
@@ -106,7 +109,7 @@ def model_identity(name: str) -> dict[str, Any]:
     return {"name": name}
 
 
-def run_provenance(components: JobParts, run: Run) -> dict[str, Any]:
+def run_provenance(components: JobParts, run: Run) -> RunProvenance:
     """What a translated run's results depend on besides its parameters."""
     options = components.translation_settings(run.translation)
     bank = components.bank
@@ -130,7 +133,7 @@ def job_provenance(
     translated: bool,
     inputs: dict[str, str | None],
     calibration: str | None = None,
-) -> dict[str, Any]:
+) -> JobProvenance:
     """The manifest's provenance: per run (translated settings only), inputs, packages, device and
     the `calibration` file."""
     return {

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evaluation.gqa_json import SemanticStep
 from translators.gqa_files import RecordsError, count_json_records, iter_json_records
 
 
@@ -27,7 +28,7 @@ class Question:
     question: str
     image_id: str | None
     answer: str | None
-    semantic: list[dict[str, Any]]
+    semantic: list[SemanticStep]
     types: dict[str, str] = field(default_factory=dict)
     entailed: tuple[str, ...] = ()
 
@@ -61,7 +62,7 @@ def question_from_record(question_id: str, record: Any) -> Question:
         raise JobError(f"question {question_id}: 'semantic' is not a GQA program (a list of steps)")
     image = record.get("imageId", record.get("image"))
     answer = record.get("answer")
-    types: Mapping[str, Any] = record["types"] if isinstance(record.get("types"), Mapping) else {}
+    types: Mapping[object, object] = record["types"] if isinstance(record.get("types"), Mapping) else {}
     return Question(
         id=question_id,
         question=record["question"],
@@ -108,7 +109,7 @@ class QuestionFile:
         return total if self.limit is None else min(total, self.limit)
 
 
-def structural_type(semantic: Sequence[Mapping[str, Any]]) -> str | None:
+def structural_type(semantic: Sequence[SemanticStep]) -> str | None:
     """GQA's structural type from the last operation (verify, query, choose, logical, compare),
     for questions that do not carry their ``types``."""
     if not semantic or not isinstance(semantic[-1], Mapping):

@@ -12,9 +12,10 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal, NotRequired, TypedDict
+
+from trust.confidence import ConfidencePartsJson
 
 # Why a question went wrong, declared once: the job assigns them and the report counts them.
 FailureCategory = Literal[
@@ -34,6 +35,40 @@ RETRYABLE: Status = "retryable"
 KS = (1, 3, 5)  # the top-k of the answer scores
 
 
+class FailureJson(TypedDict):
+    """A failure as a results line holds it."""
+
+    category: FailureCategory
+    kind: str
+    message: NotRequired[str | None]
+
+
+class ResultJson(TypedDict):
+    """One line of ``results.jsonl``: only the key is required (older files lack later fields)."""
+
+    run: NotRequired[str]
+    setting: str
+    questionId: str
+    imageId: NotRequired[str | None]
+    question: NotRequired[str | None]
+    gold: NotRequired[str | None]
+    types: NotRequired[dict[str, str] | None]
+    entailed: NotRequired[list[str] | None]
+    answerable: NotRequired[bool | None]
+    status: NotRequired[Status]
+    answers: NotRequired[list[str] | None]
+    program: NotRequired[str | None]
+    reference: NotRequired[str | None]
+    solver: NotRequired[str | None]
+    scores: NotRequired[dict[str, bool] | None]
+    correct: NotRequired[bool]
+    failure: NotRequired[FailureJson | None]
+    seconds: NotRequired[float | None]
+    confidence: NotRequired[float | None]
+    confidence_parts: NotRequired[ConfidencePartsJson | None]
+    abstained: NotRequired[bool | None]
+
+
 @dataclass(frozen=True)
 class Failure:
     """Why a record is wrong: a category, the precise kind and a message."""
@@ -42,11 +77,13 @@ class Failure:
     kind: str
     message: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> FailureJson:
+        """The failure as a results line holds it."""
         return {"category": self.category, "kind": self.kind, "message": self.message}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any] | None) -> Failure | None:
+    def from_json(cls, data: FailureJson | None) -> Failure | None:
+        """A failure read back (None: the record has none)."""
         return None if data is None else cls(data["category"], data["kind"], data.get("message"))
 
 
@@ -89,7 +126,7 @@ class ResultRecord:
     # Translated settings: the program's confidence (trust.confidence), its parts, and with a
     # calibration whether the answer is held back.
     confidence: float | None = None
-    confidence_parts: dict[str, Any] | None = None
+    confidence_parts: ConfidencePartsJson | None = None
     abstained: bool | None = None
 
     @property
@@ -97,7 +134,7 @@ class ResultRecord:
         """What identifies a result: (run, setting, questionId)."""
         return (self.run, self.setting, self.question_id)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ResultJson:
         """The JSON line of this record."""
         return {
             "run": self.run,
@@ -124,7 +161,7 @@ class ResultRecord:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> ResultRecord:
+    def from_json(cls, data: ResultJson) -> ResultRecord:
         """A record read back (fields a file does not have take their defaults)."""
         return cls(
             run=str(data.get("run", "default")),
@@ -151,6 +188,6 @@ class ResultRecord:
         )
 
 
-def result_key(record: Mapping[str, Any]) -> tuple[str, str, str]:
+def result_key(record: ResultJson) -> tuple[str, str, str]:
     """What identifies a result in its JSON form: (run, setting, questionId)."""
     return (str(record.get("run", "default")), str(record["setting"]), str(record["questionId"]))

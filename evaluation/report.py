@@ -19,16 +19,58 @@ import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import cast
+
+from pydantic import JsonValue
 
 from evaluation.interpreter import sanitise_answer
-from evaluation.records import KS, RETRYABLE, ResultRecord
-from evaluation.store import MANIFEST_FILE, RESULTS_FILE, read_results
+from evaluation.records import RETRYABLE, ResultJson, ResultRecord
+from evaluation.report_markdown import markdown
+from evaluation.report_plots import plot_by_examples, plot_by_type, plot_risk_coverage
+from evaluation.report_types import (
+    MODES,
+    SCORE_KEYS,
+    TYPE_FIELDS,
+    Accuracy,
+    Choices,
+    ConfidenceTable,
+    ExampleSeries,
+    FailureCounts,
+    GqaMetrics,
+    ReportJson,
+    ReportTable,
+    TranslationTable,
+    TypeAccuracy,
+)
+from evaluation.store import MANIFEST_FILE, RESULTS_FILE, read_manifest, read_results
 from trust.conformal import auroc, coverage_at_risk, effective_reliability, risk_coverage
 
-MODES = ("strict", "generous", "generous+")
-SCORE_KEYS = tuple(f"{m}@{k}" for m in MODES for k in KS)
-TYPE_FIELDS = ("structural", "semantic")
+# The names other modules and the tests import from here.
+__all__ = [
+    "MODES",
+    "PLOT_EXAMPLES",
+    "PLOT_RISK",
+    "PLOT_TYPES",
+    "REPORT_JSON",
+    "REPORT_MD",
+    "SCORE_KEYS",
+    "TYPE_FIELDS",
+    "accuracy_table",
+    "by_examples",
+    "by_type",
+    "confidence_table",
+    "failures",
+    "gqa_metrics",
+    "markdown",
+    "plot_by_examples",
+    "plot_by_type",
+    "plot_risk_coverage",
+    "records_of",
+    "summarise",
+    "translation_table",
+    "write_report",
+]
+
 REPORT_MD = "report.md"
 REPORT_JSON = "report.json"
 PLOT_TYPES = "accuracy_by_{field}_type.png"
@@ -40,7 +82,7 @@ def _ratio(hits: float, total: int) -> float | None:
     return round(hits / total, 4) if total else None
 
 
-def records_of(rows: Iterable[ResultRecord | Mapping[str, Any]]) -> list[ResultRecord]:
+def records_of(rows: Iterable[ResultRecord | ResultJson]) -> list[ResultRecord]:
     """Typed records from records or their JSON form."""
     return [r if isinstance(r, ResultRecord) else ResultRecord.from_json(r) for r in rows]
 
@@ -51,13 +93,13 @@ def _evaluated(rows: Iterable[ResultRecord]) -> list[ResultRecord]:
     return [r for r in rows if r.status not in ("skipped", RETRYABLE)]
 
 
-def accuracy_table(rows: Sequence[ResultRecord]) -> dict[str, float | None]:
+def accuracy_table(rows: Sequence[ResultRecord]) -> Accuracy:
     """Fraction of rows right at each ``mode@k`` (rows without a gold answer left out)."""
     scored = [r.scores for r in rows if r.scores]
     return {key: _ratio(sum(bool(s.get(key)) for s in scored), len(scored)) for key in SCORE_KEYS}
 
 
-def translation_table(rows: Sequence[ResultRecord]) -> dict[str, float | None]:
+def translation_table(rows: Sequence[ResultRecord]) -> TranslationTable:
     """Fractions of translations canonically equal to / equivalent with the GQA program, and valid."""
     scored = [r for r in rows if r.scores]
     return {
@@ -67,7 +109,7 @@ def translation_table(rows: Sequence[ResultRecord]) -> dict[str, float | None]:
     }
 
 
-def by_type(rows: Sequence[ResultRecord], field: str) -> dict[str, dict[str, Any]]:
+def by_type(rows: Sequence[ResultRecord], field: str) -> dict[str, TypeAccuracy]:
     """Accuracy (strict@1, or semantic equivalence for translations) per GQA type in `field`."""
     groups: dict[str, list[bool]] = defaultdict(list)
     for row in rows:
@@ -77,7 +119,7 @@ def by_type(rows: Sequence[ResultRecord], field: str) -> dict[str, dict[str, Any
     return {k: {"n": len(v), "accuracy": _ratio(sum(v), len(v))} for k, v in sorted(groups.items())}
 
 
-def failures(rows: Sequence[ResultRecord]) -> dict[str, Any]:
+def failures(rows: Sequence[ResultRecord]) -> FailureCounts:
     """Counts of failure categories and of their kinds among the rows."""
     categories: Counter[str] = Counter()
     kinds: Counter[str] = Counter()
@@ -88,25 +130,24 @@ def failures(rows: Sequence[ResultRecord]) -> dict[str, Any]:
     return {"categories": dict(categories.most_common()), "kinds": dict(kinds.most_common())}
 
 
-def gqa_metrics(
-    records: Sequence[ResultRecord | Mapping[str, Any]], choices: Mapping[str, Any] | None
-) -> dict[str, float | None]:
+def _validity(scored: Sequence[ResultRecord], choices: Mapping[str, Choices]) -> tuple[float | None, float | None]:
+    """(validity, plausibility): the shares of top answers among GQA's valid and plausible ones."""
+    valid = plausible = counted = 0
+    for row in scored:
+        options = choices.get(row.question_id)
+        if not isinstance(options, Mapping):  # a choices file may lack a question or hold junk
+            continue
+        counted += 1
+        answer = sanitise_answer(row.answers[0]) if row.answers else None
+        valid += answer in {sanitise_answer(a) for a in options.get("valid", ())}
+        plausible += answer in {sanitise_answer(a) for a in options.get("plausible", ())}
+    return _ratio(valid, counted), _ratio(plausible, counted)
+
+
+def gqa_metrics(records: Sequence[ResultRecord | ResultJson], choices: Mapping[str, Choices] | None) -> GqaMetrics:
     """GQA's official accuracy, validity, plausibility (with `choices`) and consistency."""
     scored = [r for r in records_of(records) if r.gold is not None]
     correct = {r.question_id: r.correct for r in scored}
-    metrics: dict[str, float | None] = {"accuracy": _ratio(sum(correct.values()), len(correct))}
-    if choices is not None:
-        valid = plausible = counted = 0
-        for row in scored:
-            options = choices.get(row.question_id)
-            if not isinstance(options, Mapping):
-                continue
-            counted += 1
-            answer = sanitise_answer(row.answers[0]) if row.answers else None
-            valid += answer in {sanitise_answer(a) for a in options.get("valid", ())}
-            plausible += answer in {sanitise_answer(a) for a in options.get("plausible", ())}
-        metrics["validity"] = _ratio(valid, counted)
-        metrics["plausibility"] = _ratio(plausible, counted)
     # Consistency as GQA's eval.py: over questions answered correctly that have evaluated
     # entailed questions, the mean fraction of those answered correctly.
     per_question = []
@@ -116,12 +157,21 @@ def gqa_metrics(
         entailed = [e for e in row.entailed if e in correct and e != row.question_id]
         if entailed:
             per_question.append(sum(correct[e] for e in entailed) / len(entailed))
-    metrics["consistency"] = round(sum(per_question) / len(per_question), 4) if per_question else None
-    metrics["consistency_questions"] = len(per_question)
-    return metrics
+    consistency = round(sum(per_question) / len(per_question), 4) if per_question else None
+    accuracy = _ratio(sum(correct.values()), len(correct))
+    if choices is None:
+        return {"accuracy": accuracy, "consistency": consistency, "consistency_questions": len(per_question)}
+    validity, plausibility = _validity(scored, choices)
+    return {
+        "accuracy": accuracy,
+        "validity": validity,
+        "plausibility": plausibility,
+        "consistency": consistency,
+        "consistency_questions": len(per_question),
+    }
 
 
-def confidence_table(rows: Sequence[ResultRecord]) -> dict[str, Any] | None:
+def confidence_table(rows: Sequence[ResultRecord]) -> ConfidenceTable | None:
     """AUROC of the confidence for "wrong", the abstentions and the risk-coverage curve (None: no confidences)."""
     scored = [r for r in rows if r.confidence is not None]
     if not scored:
@@ -147,270 +197,76 @@ def confidence_table(rows: Sequence[ResultRecord]) -> dict[str, Any] | None:
 
 
 def summarise(
-    records: Sequence[ResultRecord | Mapping[str, Any]],
-    runs: Mapping[str, Mapping[str, Any]],
-    choices: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
+    records: Sequence[ResultRecord | ResultJson],
+    runs: Mapping[str, Mapping[str, JsonValue]],
+    choices: Mapping[str, Choices] | None = None,
+) -> ReportJson:
     """Every table of the report, as JSON-ready data."""
     grouped: dict[tuple[str, str], list[ResultRecord]] = defaultdict(list)
     for record in records_of(records):
         grouped[(record.run, record.setting)].append(record)
-    tables: list[dict[str, Any]] = []
-    for (run, setting), rows in sorted(grouped.items()):
-        evaluated = _evaluated(rows)
-        answerable = [r for r in evaluated if r.answerable]
-        entry: dict[str, Any] = {
-            "run": run,
-            "setting": setting,
-            "parameters": dict(runs.get(run, {})),
-            "questions": len(rows),
-            "evaluated": len(evaluated),
-            "skipped": sum(r.status == "skipped" for r in rows),
-            "retryable": sum(r.status == RETRYABLE for r in rows),
-            "answerable": len(answerable),
-            "seconds_per_question": _ratio(sum(r.seconds for r in evaluated), len(evaluated)),
-            "failures": failures(evaluated),
-            "by_type": {f: by_type(evaluated, f) for f in TYPE_FIELDS},
-        }
-        if (trust := confidence_table(evaluated)) is not None:
-            entry["confidence"] = trust
-        if setting == "translation":
-            entry["translation"] = translation_table(evaluated)
-        else:
-            entry["accuracy"] = accuracy_table(evaluated)
-            entry["accuracy_answerable"] = accuracy_table(answerable)
-            entry["gqa"] = gqa_metrics(evaluated, choices)
-        tables.append(entry)
+    tables = [_table(run, setting, rows, runs, choices) for (run, setting), rows in sorted(grouped.items())]
     return {"tables": tables, "by_examples": by_examples(tables)}
 
 
-def _headline(entry: Mapping[str, Any]) -> float | None:
+def _table(
+    run: str,
+    setting: str,
+    rows: Sequence[ResultRecord],
+    runs: Mapping[str, Mapping[str, JsonValue]],
+    choices: Mapping[str, Choices] | None,
+) -> ReportTable:
+    """The numbers of one (run, setting)."""
+    evaluated = _evaluated(rows)
+    answerable = [r for r in evaluated if r.answerable]
+    entry: ReportTable = {
+        "run": run,
+        "setting": setting,
+        "parameters": dict(runs.get(run, {})),
+        "questions": len(rows),
+        "evaluated": len(evaluated),
+        "skipped": sum(r.status == "skipped" for r in rows),
+        "retryable": sum(r.status == RETRYABLE for r in rows),
+        "answerable": len(answerable),
+        "seconds_per_question": _ratio(sum(r.seconds for r in evaluated), len(evaluated)),
+        "failures": failures(evaluated),
+        "by_type": {f: by_type(evaluated, f) for f in TYPE_FIELDS},
+    }
+    if (trust := confidence_table(evaluated)) is not None:
+        entry["confidence"] = trust
+    if setting == "translation":
+        entry["translation"] = translation_table(evaluated)
+    else:
+        entry["accuracy"] = accuracy_table(evaluated)
+        entry["accuracy_answerable"] = accuracy_table(answerable)
+        entry["gqa"] = gqa_metrics(evaluated, choices)
+    return entry
+
+
+def _headline(entry: ReportTable) -> float | None:
     if entry["setting"] == "translation":
         return entry["translation"]["semantic"]
     return entry["accuracy"]["strict@1"]
 
 
-def by_examples(tables: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def by_examples(tables: Sequence[ReportTable]) -> list[ExampleSeries]:
     """Headline accuracy per number of examples, one series per setting and other parameters."""
-    series: dict[str, dict[str, Any]] = {}
+    series: dict[str, ExampleSeries] = {}
     for entry in tables:
         params = entry.get("parameters") or {}
         if "examples" not in params:
             continue
         others = {k: v for k, v in sorted(params.items()) if k != "examples"}
         label = entry["setting"] + " | " + ", ".join(f"{k}={v}" for k, v in others.items())
-        line = series.setdefault(label, {"setting": entry["setting"], "parameters": others, "points": []})
-        line["points"].append({"examples": params["examples"], "accuracy": _headline(entry), "n": entry["evaluated"]})
+        line = series.setdefault(
+            label, {"label": label, "setting": entry["setting"], "parameters": others, "points": []}
+        )
+        # A run's parameters passed `TranslationSettings`, which holds the number of examples as an integer.
+        examples = cast(int, params["examples"])
+        line["points"].append({"examples": examples, "accuracy": _headline(entry), "n": entry["evaluated"]})
     for line in series.values():
         line["points"].sort(key=lambda p: p["examples"])
-    return [dict(label=k) | v for k, v in sorted(series.items())]
-
-
-# -- Markdown ----------------------------------------------------------------------------------
-
-
-def _pair(first: Any, second: Any) -> str:
-    return f"{_fmt(first)} / {_fmt(second)}"
-
-
-def _fmt(value: Any) -> str:
-    if value is None:
-        return "–"
-    if isinstance(value, float):
-        return f"{100 * value:.1f}"
-    return str(value)
-
-
-def _cell(entry: Mapping[str, Any]) -> str:
-    return f"{_fmt(entry['accuracy'])} ({entry['n']})"
-
-
-def _table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(_fmt(c) for c in row) + " |" for row in rows]
-    return lines
-
-
-def markdown(summary: Mapping[str, Any], title: str = "Evaluation report") -> str:
-    """The report as Markdown (percentages with one decimal)."""
-    tables = summary["tables"]
-    answer = [t for t in tables if t["setting"] != "translation"]
-    translation = [t for t in tables if t["setting"] == "translation"]
-    out = [f"# {title}", "", "Percentages; `–`: not applicable or no data.", ""]
-    inputs = {k: v for k, v in (summary.get("inputs") or {}).items() if v not in (None, [], "")}
-    if inputs:
-        out += ["## Inputs", ""] + [f"- {k}: `{v}`" for k, v in sorted(inputs.items())] + [""]
-    runs = {t["run"]: t["parameters"] for t in tables if t["parameters"]}
-    if runs:
-        out += (
-            ["## Runs", ""]
-            + [f"- `{name}`: {json.dumps(params, sort_keys=True)}" for name, params in sorted(runs.items())]
-            + [""]
-        )
-    if answer:
-        out += ["## Accuracy by setting (all evaluated questions)", ""]
-        out += _table(
-            ["run", "setting", "n", "answerable", *SCORE_KEYS],
-            [
-                [t["run"], t["setting"], t["evaluated"], t["answerable"], *(t["accuracy"][k] for k in SCORE_KEYS)]
-                for t in answer
-            ],
-        )
-        out += ["", "## Accuracy on answerable questions (the interpreter reproduces the gold answer)", ""]
-        out += _table(
-            ["run", "setting", "n", *SCORE_KEYS],
-            [
-                [t["run"], t["setting"], t["answerable"], *(t["accuracy_answerable"][k] for k in SCORE_KEYS)]
-                for t in answer
-            ],
-        )
-        out += ["", "## GQA metrics", ""]
-        out += _table(
-            ["run", "setting", "accuracy", "validity", "plausibility", "consistency", "consistency n"],
-            [
-                [t["run"], t["setting"], t["gqa"]["accuracy"], t["gqa"].get("validity"), t["gqa"].get("plausibility"),
-                 t["gqa"]["consistency"], t["gqa"]["consistency_questions"]]
-                for t in answer
-            ],
-        )  # fmt: skip
-    if translation:
-        out += ["", "## Translation (translated program vs the GQA program in ASP)", ""]
-        out += _table(
-            ["run", "n", "valid program", "canonically equal", "equivalent", "s/question"],
-            [
-                [t["run"], t["evaluated"], t["translation"]["valid"], t["translation"]["canonical"],
-                 t["translation"]["semantic"], f"{t['seconds_per_question'] or 0:.2f}"]
-                for t in translation
-            ],
-        )  # fmt: skip
-    for field in TYPE_FIELDS:
-        kinds = sorted({k for t in tables for k in t["by_type"][field]})
-        if not kinds:
-            continue
-        out += ["", f"## Accuracy by GQA {field} type (strict@1; translations: equivalent)", ""]
-        out += _table(
-            ["run", "setting", *kinds],
-            [
-                [t["run"], t["setting"], *(
-                    _cell(t["by_type"][field][k]) if k in t["by_type"][field] else "–"
-                    for k in kinds)]
-                for t in tables
-            ],
-        )  # fmt: skip
-    categories = sorted({c for t in tables for c in t["failures"]["categories"]})
-    if categories:
-        out += ["", "## Failure attribution (questions)", ""]
-        out += _table(
-            ["run", "setting", *categories],
-            [[t["run"], t["setting"], *(t["failures"]["categories"].get(c, 0) for c in categories)] for t in tables],
-        )
-        out += ["", "Kinds:", ""]
-        for t in tables:
-            if t["failures"]["kinds"]:
-                listed = ", ".join(f"{k} {v}" for k, v in t["failures"]["kinds"].items())
-                out.append(f"- {t['run']} / {t['setting']}: {listed}")
-    trusted = [t for t in tables if t.get("confidence")]
-    if trusted:
-        out += ["", "## Confidence and abstention (translated settings; wrong = not correct)", ""]
-        out += _table(
-            ["run", "setting", "n", "AUROC for wrong", "abstained", "coverage", "wrong among kept",
-             "coverage at 1 % / 5 % risk", "Phi_1", "Phi_10"],
-            [
-                [t["run"], t["setting"], t["confidence"]["n"], t["confidence"]["auroc_wrong"],
-                 t["confidence"]["abstained"], t["confidence"]["coverage"], t["confidence"]["wrong_among_kept"],
-                 _pair(t["confidence"].get("coverage_at_1pct_risk"), t["confidence"].get("coverage_at_5pct_risk")),
-                 t["confidence"].get("phi_1"), t["confidence"].get("phi_10")]
-                for t in trusted
-            ],
-        )  # fmt: skip
-    if summary["by_examples"] and any(len(s["points"]) > 1 for s in summary["by_examples"]):
-        out += ["", "## Accuracy by number of examples", ""]
-        for line in summary["by_examples"]:
-            points = ", ".join(f"k={p['examples']}: {_fmt(p['accuracy'])}" for p in line["points"])
-            out.append(f"- {line['label']}: {points}")
-    return "\n".join(out) + "\n"
-
-
-# -- plots -------------------------------------------------------------------------------------
-
-
-def plot_by_type(summary: Mapping[str, Any], path: Path, field: str = "structural") -> Path | None:
-    """Grouped bars: accuracy per GQA type, one bar per run and setting."""
-    tables = [t for t in summary["tables"] if t["by_type"][field]]
-    kinds = sorted({k for t in tables for k in t["by_type"][field]})
-    if not kinds:
-        return None
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(max(6, 1.4 * len(kinds) + 2), 4.5 + 0.2 * len(tables)))
-    width = 0.8 / len(tables)
-    for index, t in enumerate(tables):
-        values = [100 * (t["by_type"][field].get(k, {}).get("accuracy") or 0) for k in kinds]
-        positions = [i + index * width for i in range(len(kinds))]
-        ax.bar(positions, values, width, label=f"{t['setting']} ({t['run']})"[:60])
-    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(kinds))], kinds)
-    ax.set_ylabel("accuracy (%)")
-    ax.set_ylim(0, 100)
-    ax.set_title(f"Accuracy by GQA {field} type")
-    ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
-
-
-def plot_by_examples(summary: Mapping[str, Any], path: Path) -> Path | None:
-    """Lines: headline accuracy against the number of in-context examples."""
-    series = summary["by_examples"]
-    if not any(len(line["points"]) > 1 for line in series):
-        return None  # one k: nothing to compare
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4.5 + 0.2 * len(series)))
-    for line in series:
-        xs = [p["examples"] for p in line["points"]]
-        ys = [100 * (p["accuracy"] or 0) for p in line["points"]]
-        ax.plot(xs, ys, marker="o", label=line["label"][:120])
-    ax.set_xlabel("number of examples (k)")
-    ax.set_ylabel("accuracy (%) / equivalent translations (%)")
-    ax.set_ylim(0, 100)
-    ax.set_title("Accuracy by number of examples")
-    ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.15))
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
-
-
-def plot_risk_coverage(summary: Mapping[str, Any], path: Path) -> Path | None:
-    """Lines: the share wrong among the answers kept against the share kept, per translated setting."""
-    tables = [t for t in summary["tables"] if t.get("confidence")]
-    if not tables:
-        return None
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for t in tables:
-        curve = t["confidence"]["curve"]
-        label = f"{t['setting']} ({t['run']}), AUROC {_fmt(t['confidence']['auroc_wrong'])}"[:100]
-        ax.plot([p["coverage"] for p in curve], [100 * p["risk"] for p in curve], label=label)
-    ax.set_xlabel("coverage (share of questions kept, most confident first)")
-    ax.set_ylabel("wrong among kept (%)")
-    ax.set_title("Risk-coverage of the confidence")
-    ax.legend(fontsize="x-small")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return [series[k] for k in sorted(series)]
 
 
 def write_report(
@@ -423,13 +279,13 @@ def write_report(
     (default `out_dir`); return their paths."""
     folder = Path(out_dir)
     records = read_results(folder / RESULTS_FILE, repair=False)
-    manifest_file = folder / MANIFEST_FILE
-    manifest = json.loads(manifest_file.read_text(encoding="utf-8")) if manifest_file.is_file() else {}
-    choice_data = json.loads(Path(choices).read_text(encoding="utf-8")) if choices else None
+    manifest = read_manifest(folder / MANIFEST_FILE)
+    choice_data: dict[str, Choices] | None = json.loads(Path(choices).read_text(encoding="utf-8")) if choices else None
     summary = summarise(records, manifest.get("runs", {}), choice_data)
-    summary["inputs"] = {k: v for k, v in manifest.items() if k != "runs"}
+    inputs: dict[str, object] = {k: v for k, v in manifest.items() if k != "runs"}
     if choices:
-        summary["inputs"]["choices"] = str(choices)
+        inputs["choices"] = str(choices)
+    summary["inputs"] = inputs
     destination = Path(target) if target is not None else folder
     destination.mkdir(parents=True, exist_ok=True)
     paths = [destination / REPORT_MD, destination / REPORT_JSON]

@@ -6,7 +6,9 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
+
+from pydantic import JsonValue
 
 from evaluation.questions import Question
 from scene.concepts import Concepts
@@ -24,13 +26,13 @@ class Run:
     """One point of an experiment grid: translation parameters and a stable name."""
 
     name: str
-    translation: dict[str, Any] = field(default_factory=dict)
+    translation: dict[str, JsonValue] = field(default_factory=dict)
 
     def __hash__(self) -> int:
         return hash((self.name, json.dumps(self.translation, sort_keys=True)))
 
 
-def run_name(translation: Mapping[str, Any]) -> str:
+def run_name(translation: Mapping[str, JsonValue]) -> str:
     """A short stable name for translation parameters, e.g. ``nested-k8-bert-cover-qwen2.5-coder-1.5b``."""
     if not translation:
         return "default"

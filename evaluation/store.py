@@ -9,18 +9,24 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TypeGuard
 
-from evaluation.records import RETRYABLE, result_key
+from evaluation.manifest import JobManifest
+from evaluation.records import RETRYABLE, ResultJson, result_key
 from evaluation.runs import Run
 
 RESULTS_FILE = "results.jsonl"
 MANIFEST_FILE = "job.json"
 
 
-def iter_results(path: Path, repair: bool = True) -> Iterator[dict[str, Any]]:
+def _is_result(line: object) -> TypeGuard[ResultJson]:
+    # What makes a line a result: the key's fields (older files lack later fields).
+    return isinstance(line, dict) and "setting" in line and "questionId" in line
+
+
+def iter_results(path: Path, repair: bool = True) -> Iterator[ResultJson]:
     """The complete records of a results file, read line by line; with `repair`, a torn last line
     (a killed write) is cut off once the whole file has been read.
 
@@ -37,7 +43,7 @@ def iter_results(path: Path, repair: bool = True) -> Iterator[dict[str, Any]]:
                 record = json.loads(line)
             except json.JSONDecodeError:
                 break
-            if isinstance(record, dict) and "setting" in record and "questionId" in record:
+            if _is_result(record):
                 yield record
             good += len(line)
     if repair and good < path.stat().st_size:
@@ -45,10 +51,10 @@ def iter_results(path: Path, repair: bool = True) -> Iterator[dict[str, Any]]:
             handle.truncate(good)
 
 
-def read_results(path: Path, repair: bool = True) -> list[dict[str, Any]]:
+def read_results(path: Path, repair: bool = True) -> list[ResultJson]:
     """The records of a results file, the latest per (run, setting, questionId): a record marked
     ``retryable`` is replaced by the result of the resumed job that computed it again."""
-    latest: dict[tuple[str, str, str], dict[str, Any]] = {}
+    latest: dict[tuple[str, str, str], ResultJson] = {}
     for record in iter_results(path, repair):
         key = result_key(record)
         latest.pop(key, None)  # re-inserted last: the file's order, with the final record's place
@@ -64,18 +70,25 @@ def final_keys(path: Path, repair: bool = True) -> set[tuple[str, str, str]]:
     return {key for key, final in states.items() if final}
 
 
-def write_manifest(path: Path, runs: Sequence[Run], settings: Sequence[str], extra: Mapping[str, Any]) -> None:
+def read_manifest(path: Path) -> JobManifest:
+    """The manifest at `path` (an empty one when there is none)."""
+    if not path.is_file():
+        return {}
+    data: JobManifest = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def write_manifest(path: Path, runs: Sequence[Run], settings: Sequence[str], extra: JobManifest) -> None:
     """Record the job's runs, settings and inputs beside its results."""
     # Runs accumulate: a later invocation with other runs keeps the earlier runs' parameters.
-    previous: dict[str, Any] = {}
-    if path.is_file():
-        try:
-            previous = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            previous = {}
+    previous: JobManifest = {}
+    try:
+        previous = read_manifest(path)
+    except (OSError, json.JSONDecodeError):
+        previous = {}
     known = dict(previous.get("runs", {}))
     known.update({r.name: r.translation for r in runs})
-    manifest = dict(previous) | dict(extra)
+    manifest: JobManifest = {**previous, **extra}
     manifest["runs"] = known
     # What each run's results came from (bank, prompt, model file): kept per run, like the runs.
     provenance = dict(previous.get("provenance", {})) | dict(extra.get("provenance", {}))

@@ -24,7 +24,7 @@ import os
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict, cast
 
 from translators.threads import THREADS_VARIABLE
 
@@ -61,6 +61,19 @@ class Footprint:
     offloaded: bool = False  # the model runs on a GPU
 
 
+class WorkerPlanJson(TypedDict):
+    """A worker plan as the manifest keeps it (with the executor the command line chose)."""
+
+    workers: int
+    threads: int
+    cores: int
+    memory_per_worker_bytes: int
+    shared_bytes: int
+    reason: str
+    summary: str
+    executor: NotRequired[str]
+
+
 @dataclass(frozen=True)
 class WorkerPlan:
     """The chosen workers and threads per worker, with the memory they need and why."""
@@ -79,8 +92,9 @@ class WorkerPlan:
         t = "s" if self.threads > 1 else ""
         return f"{self.workers} worker{s} x {self.threads} thread{t} ({used} of {self.cores} cores): {self.reason}"
 
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self) | {"summary": self.describe()}
+    def to_json(self) -> WorkerPlanJson:
+        """The plan and its one-line summary, for the manifest."""
+        return cast(WorkerPlanJson, asdict(self) | {"summary": self.describe()})
 
 
 def this_machine(gpus: int = 0) -> Machine:

@@ -8,7 +8,8 @@ hold for the settings the translation was made with; otherwise there is no calib
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+
+from pydantic import JsonValue
 
 from translators.evidence import TranslationEvidence
 from trust.calibration import Abstention, Calibration, CalibrationError
@@ -16,7 +17,7 @@ from trust.confidence import confidence_parts, program_confidence
 
 
 def decide(
-    calibration: Calibration | None, settings: Mapping[str, Any], score: float, risk: float | None = None
+    calibration: Calibration | None, settings: Mapping[str, JsonValue], score: float, risk: float | None = None
 ) -> Abstention | None:
     """The calibration's decision on a confidence of `score` (None: no calibration); a calibration made
     with other settings gives an undecided one, or raises `CalibrationError` when a `risk` was asked for."""
@@ -32,7 +33,7 @@ def decide(
 
 
 def program_decision(
-    evidence: TranslationEvidence | None, calibration: Calibration | None, settings: Mapping[str, Any]
+    evidence: TranslationEvidence | None, calibration: Calibration | None, settings: Mapping[str, JsonValue]
 ) -> tuple[float | None, Abstention | None]:
     """(the program's confidence, the decision on it) for a translation without a scene."""
     if evidence is None:

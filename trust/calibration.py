@@ -20,9 +20,9 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from trust.conformal import METHODS, ThresholdFit, fit_threshold, smallest_risk
 
@@ -32,6 +32,16 @@ LARGEST_RISK = 0.5  # above this an abstention threshold says little; requests m
 
 class CalibrationError(ValueError):
     """The calibration cannot be used as asked; the message says why and what to do."""
+
+
+class AbstentionJson(TypedDict):
+    """An abstention decision as a response or a record shows it."""
+
+    abstained: bool | None
+    reason: str
+    threshold: float | None
+    risk: float | None
+    method: str
 
 
 @dataclass(frozen=True)
@@ -49,7 +59,7 @@ class Abstention:
         """No decision: the calibration was made with other settings than the request's."""
         return cls(None, reason, None, None, method)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> AbstentionJson:
         """The decision as JSON."""
         threshold = self.threshold
         return {
@@ -76,7 +86,7 @@ class Calibration(BaseModel):
     scores: list[float]
     wrong: list[bool]
     data: dict[str, str] = Field(..., description="sha256 of each calibration file, by role")
-    settings: dict[str, Any] = Field(..., description="the settings the confidences were made with")
+    settings: dict[str, JsonValue] = Field(..., description="the settings the confidences were made with")
 
     @classmethod
     def fit(
@@ -85,7 +95,7 @@ class Calibration(BaseModel):
         wrong: Sequence[bool],
         *,
         risk: float,
-        settings: Mapping[str, Any],
+        settings: Mapping[str, JsonValue],
         data: Mapping[str, str],
         method: str = "crc",
         label: str = "program",
@@ -150,7 +160,7 @@ class Calibration(BaseModel):
 
     # --- settings -------------------------------------------------------------------------
 
-    def check_settings(self, current: Mapping[str, Any]) -> None:
+    def check_settings(self, current: Mapping[str, JsonValue]) -> None:
         """Raise `CalibrationError` naming the settings that differ from those calibrated."""
         keys = sorted(set(self.settings) | set(current))
         differ = [k for k in keys if self.settings.get(k) != current.get(k)]

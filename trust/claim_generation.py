@@ -28,8 +28,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
 from scene.scene_graph import GraphObject, graph_objects
 from scene.taxonomy import AttributeCategories
@@ -152,8 +151,149 @@ def _count_text(name: str, count: int, turn: int) -> str:
     return (f"There are {number} {noun}.", f"The picture shows {number} {noun}.", f"I count {number} {noun}.")[turn % 3]
 
 
+@dataclass
+class _Claims:
+    """The claims about one scene graph, kept by kind and perturbation, drawn with one random stream.
+
+    The steps draw from `rng` in a fixed order, so a seed gives the same claims."""
+
+    rng: random.Random
+    objects: list[GraphObject]
+    attribute_values: Mapping[str, Sequence[str]]
+    attributes: AttributeCategories | None
+    names: Counter[str] = field(init=False)
+    by_number: dict[int, GraphObject] = field(init=False)
+    out: dict[str, list[GeneratedClaim]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.names = Counter(asp_constant(o.name) for o in self.objects)
+        self.by_number = {o.id: o for o in self.objects}
+
+    def keep(self, item: GeneratedClaim) -> None:
+        self.out.setdefault(f"{item.kind}/{item.perturbation}", []).append(item)
+
+    def categories(self, value: str) -> list[str]:
+        """The categories of an attribute value (OTHER_CATEGORY when none is known)."""
+        if self.attributes is not None:
+            return sorted(asp_constant(c) for c in self.attributes.categories_of(value)) or [OTHER_CATEGORY]
+        return [c for c, vs in self.attribute_values.items() if value in vs] or [OTHER_CATEGORY]
+
+    def attribute_pairs(self, obj: GraphObject) -> list[tuple[str, str]]:
+        """(category, value) of each attribute of `obj` in a known category."""
+        pairs = []
+        for value in obj.attributes:
+            constant = asp_constant(value)
+            for category in self.categories(value):
+                if category != OTHER_CATEGORY:
+                    pairs.append((category, constant))
+        return pairs
+
+    def about_object(self, obj: GraphObject, turn: int, absent: Sequence[str]) -> None:
+        """Every claim about one object its name identifies."""
+        name = asp_constant(obj.name)
+        self.keep(GeneratedClaim("object", "none", _object_text(name, turn), _exists(name), "supported"))
+        if absent:
+            other = self.rng.choice(absent)
+            self.keep(GeneratedClaim("object", "object", _object_text(other, turn), _exists(other), "refuted"))
+        pairs = self.attribute_pairs(obj)
+        self.attribute_claims(name, pairs, turn)
+        self.position_claims(name, obj.hposition, turn)
+        for relation, target_id in obj.relations:
+            self.relation_claims(obj, relation, target_id, pairs, turn)
+
+    def attribute_claims(self, name: str, pairs: list[tuple[str, str]], turn: int) -> None:
+        """The object's attributes, each with a value it does not have, and one category it lacks."""
+        held = {v for _, v in pairs}
+        for category, value in pairs:
+            text = _attribute_text(name, value, turn)
+            self.keep(GeneratedClaim("attribute", "none", text, _has(name, category, value), "supported"))
+            others = self.attribute_values.get(category, ())
+            wrong = [v for v in others if v not in held and category in self.categories(v)]
+            if wrong:
+                changed = self.rng.choice(wrong)
+                text = _attribute_text(name, changed, turn)
+                self.keep(GeneratedClaim("attribute", "attribute", text, _has(name, category, changed), "refuted"))
+        described = {c for c, _ in pairs}
+        for category, value in PROBED.items():
+            if category not in described and category in self.attribute_values:
+                text = _attribute_text(name, value, turn)
+                claim = _has(name, category, value)
+                self.keep(GeneratedClaim("attribute", "unverifiable", text, claim, "unverifiable"))
+                break
+
+    def position_claims(self, name: str, side: str, turn: int) -> None:
+        """The object's side and the other side."""
+        # Only a side has a phrase: "in the middle" says the vertical middle (theory.operations).
+        sides = POSITION_PHRASES["hposition"]
+        if side not in sides:
+            return
+        text = _position_text(name, side, turn)
+        self.keep(GeneratedClaim("position", "none", text, _has(name, "hposition", side), "supported"))
+        moved = self.rng.choice([p for p in sides if p != side])
+        text = _position_text(name, moved, turn)
+        self.keep(GeneratedClaim("position", "position", text, _has(name, "hposition", moved), "refuted"))
+
+    def relation_claims(
+        self, obj: GraphObject, relation: str, target_id: int, pairs: list[tuple[str, str]], turn: int
+    ) -> None:
+        """One relation of the object to another its name identifies, and a relation that does not link them."""
+        target = self.by_number.get(target_id)
+        if target is None or self.names[asp_constant(target.name)] != 1 or target_id == obj.id:
+            return
+        name, rel, tname = asp_constant(obj.name), asp_constant(relation), asp_constant(target.name)
+        linking = {asp_constant(r) for r, t in obj.relations if t == target_id}
+        target_pairs = self.attribute_pairs(target)
+        rng = self.rng
+        described_by = (
+            rng.choice(pairs) if pairs and rng.random() < 0.5 else None,
+            rng.choice(target_pairs) if target_pairs and rng.random() < 0.5 else None,
+        )
+        text = _relation_text(name, rel, tname, described_by, turn)
+        self.keep(GeneratedClaim("relation", "none", text, _related(name, rel, tname, described_by), "supported"))
+        swapped = OPPOSITE_RELATIONS.get(rel)
+        if swapped is None or swapped in linking:
+            choices = [r for r in OTHER_RELATIONS if r not in linking]
+            swapped = rng.choice(choices) if choices else None
+        if swapped is not None and swapped not in linking:
+            text = _relation_text(name, swapped, tname, described_by, turn)
+            claim = _related(name, swapped, tname, described_by)
+            self.keep(GeneratedClaim("relation", "relation", text, claim, "refuted"))
+
+    def count_claims(self, classes: Mapping[int, set[str]]) -> None:
+        """How many objects of a class there are (2 to 6), and one more or fewer."""
+        counts = Counter(c for cs in classes.values() for c in cs)
+        for turn, (cls, count) in enumerate(sorted(counts.items())):
+            if not 2 <= count <= 6:
+                continue
+            self.keep(GeneratedClaim("count", "none", _count_text(cls, count, turn), _counted(cls, count), "supported"))
+            wrong_n = count + 1 if count == 2 or turn % 2 == 0 else count - 1
+            text = _count_text(cls, wrong_n, turn)
+            self.keep(GeneratedClaim("count", "count", text, _counted(cls, wrong_n), "refuted"))
+
+    def ambiguous_claims(self) -> None:
+        """A "the" that fits several objects, which differ in an attribute: the claim cannot be decided."""
+        for turn, (name, count) in enumerate(sorted(self.names.items())):
+            if count < 2:
+                continue
+            group = [o for o in self.objects if asp_constant(o.name) == name]
+            values = Counter(p for o in group for p in set(self.attribute_pairs(o)))
+            split = [p for p, n in sorted(values.items()) if n < len(group)]
+            if split:
+                category, value = split[0]
+                text = _attribute_text(name, value, turn)
+                self.keep(GeneratedClaim("attribute", "ambiguous", text, _has(name, category, value), "unverifiable"))
+
+    def chosen(self, per_kind: int) -> list[GeneratedClaim]:
+        """At most `per_kind` claims of each kind and perturbation, drawn at random."""
+        chosen: list[GeneratedClaim] = []
+        for key in sorted(self.out):
+            items = self.out[key]
+            chosen += self.rng.sample(items, per_kind) if len(items) > per_kind else items
+        return chosen
+
+
 def generate_claims(
-    graph: Mapping[str, Any],
+    graph: Mapping[str, object],
     *,
     absent_classes: Sequence[str],
     attribute_values: Mapping[str, Sequence[str]],
@@ -162,7 +302,7 @@ def generate_claims(
     per_kind: int = 25,
     seed: int = 0,
 ) -> list[GeneratedClaim]:
-    """True, false and undecidable claims about one scene graph (see the module docstring).
+    """True, false and undecidable claims about one GQA scene graph (see the module docstring).
 
     `attribute_values`: category -> values a false attribute may take; `attributes` places a
     graph's attribute values in categories (default: the first category in `attribute_values`
@@ -170,121 +310,14 @@ def generate_claims(
     scene encodes them, so a count counts what `select` selects; `absent_classes`: classes
     for false object claims (those the scene has are skipped).
     """
-    rng = random.Random(seed)
     objects = list(graph_objects(graph).values())
-    names = Counter(asp_constant(o.name) for o in objects)
+    claims = _Claims(random.Random(seed), objects, attribute_values, attributes)
     classes = {o.id: (classes_of or {}).get(str(o.id), set()) | {asp_constant(o.name)} for o in objects}
     present = set().union(*classes.values()) if classes else set()
-    unique = [o for o in objects if names[asp_constant(o.name)] == 1]
-    by_number = {o.id: o for o in objects}
-
-    def categories(value: str) -> list[str]:
-        if attributes is not None:
-            return sorted(asp_constant(c) for c in attributes.categories_of(value)) or [OTHER_CATEGORY]
-        return [c for c, vs in attribute_values.items() if value in vs] or [OTHER_CATEGORY]
-
-    def attribute_pairs(obj: GraphObject) -> list[tuple[str, str]]:
-        pairs = []
-        for value in obj.attributes:
-            constant = asp_constant(value)
-            for category in categories(value):
-                if category != OTHER_CATEGORY:
-                    pairs.append((category, constant))
-        return pairs
-
-    out: dict[str, list[GeneratedClaim]] = {}
-
-    def keep(item: GeneratedClaim) -> None:
-        out.setdefault(f"{item.kind}/{item.perturbation}", []).append(item)
-
     absent = [asp_constant(c) for c in absent_classes if asp_constant(c) not in present]
+    unique = [o for o in objects if claims.names[asp_constant(o.name)] == 1]
     for turn, obj in enumerate(unique):
-        name = asp_constant(obj.name)
-        keep(GeneratedClaim("object", "none", _object_text(name, turn), _exists(name), "supported"))
-        if absent:
-            other = rng.choice(absent)
-            keep(GeneratedClaim("object", "object", _object_text(other, turn), _exists(other), "refuted"))
-        pairs = attribute_pairs(obj)
-        held = {v for _, v in pairs}
-        for category, value in pairs:
-            keep(
-                GeneratedClaim(
-                    "attribute", "none", _attribute_text(name, value, turn), _has(name, category, value), "supported"
-                )
-            )
-            wrong = [v for v in attribute_values.get(category, ()) if v not in held and category in categories(v)]
-            if wrong:
-                changed = rng.choice(wrong)
-                text = _attribute_text(name, changed, turn)
-                keep(GeneratedClaim("attribute", "attribute", text, _has(name, category, changed), "refuted"))
-        described = {c for c, _ in pairs}
-        for category, value in PROBED.items():
-            if category not in described and category in attribute_values:
-                text = _attribute_text(name, value, turn)
-                keep(GeneratedClaim("attribute", "unverifiable", text, _has(name, category, value), "unverifiable"))
-                break
-        # Only a side has a phrase: "in the middle" says the vertical middle (theory.operations).
-        sides = POSITION_PHRASES["hposition"]
-        if obj.hposition in sides:
-            keep(
-                GeneratedClaim(
-                    "position",
-                    "none",
-                    _position_text(name, obj.hposition, turn),
-                    _has(name, "hposition", obj.hposition),
-                    "supported",
-                )
-            )
-            moved = rng.choice([p for p in sides if p != obj.hposition])
-            keep(
-                GeneratedClaim(
-                    "position", "position", _position_text(name, moved, turn), _has(name, "hposition", moved), "refuted"
-                )
-            )
-        for relation, target_id in obj.relations:
-            target = by_number.get(target_id)
-            if target is None or names[asp_constant(target.name)] != 1 or target_id == obj.id:
-                continue
-            rel, tname = asp_constant(relation), asp_constant(target.name)
-            linking = {asp_constant(r) for r, t in obj.relations if t == target_id}
-            target_pairs = attribute_pairs(target)
-            described_by = (
-                rng.choice(pairs) if pairs and rng.random() < 0.5 else None,
-                rng.choice(target_pairs) if target_pairs and rng.random() < 0.5 else None,
-            )
-            text = _relation_text(name, rel, tname, described_by, turn)
-            keep(GeneratedClaim("relation", "none", text, _related(name, rel, tname, described_by), "supported"))
-            swapped = OPPOSITE_RELATIONS.get(rel)
-            if swapped is None or swapped in linking:
-                choices = [r for r in OTHER_RELATIONS if r not in linking]
-                swapped = rng.choice(choices) if choices else None
-            if swapped is not None and swapped not in linking:
-                text = _relation_text(name, swapped, tname, described_by, turn)
-                keep(
-                    GeneratedClaim(
-                        "relation", "relation", text, _related(name, swapped, tname, described_by), "refuted"
-                    )
-                )
-    counts = Counter(c for cs in classes.values() for c in cs)
-    for turn, (cls, count) in enumerate(sorted(counts.items())):
-        if not 2 <= count <= 6:
-            continue
-        keep(GeneratedClaim("count", "none", _count_text(cls, count, turn), _counted(cls, count), "supported"))
-        wrong_n = count + 1 if count == 2 or turn % 2 == 0 else count - 1
-        keep(GeneratedClaim("count", "count", _count_text(cls, wrong_n, turn), _counted(cls, wrong_n), "refuted"))
-    # A "the" that fits several objects, which differ in an attribute: the claim cannot be decided.
-    for turn, (name, count) in enumerate(sorted(names.items())):
-        if count < 2:
-            continue
-        group = [o for o in objects if asp_constant(o.name) == name]
-        values = Counter(p for o in group for p in set(attribute_pairs(o)))
-        split = [p for p, n in sorted(values.items()) if n < len(group)]
-        if split:
-            category, value = split[0]
-            text = _attribute_text(name, value, turn)
-            keep(GeneratedClaim("attribute", "ambiguous", text, _has(name, category, value), "unverifiable"))
-    chosen: list[GeneratedClaim] = []
-    for key in sorted(out):
-        items = out[key]
-        chosen += rng.sample(items, per_kind) if len(items) > per_kind else items
-    return chosen
+        claims.about_object(obj, turn, absent)
+    claims.count_claims(classes)
+    claims.ambiguous_claims()
+    return claims.chosen(per_kind)

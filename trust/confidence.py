@@ -17,7 +17,7 @@ The parts, each computed from what the pipeline already has:
   dependencies, arguments blanked) is the chosen program's;
 - ``retries``: failed attempts before a valid program (the model's output did not parse or
   validate and was fed back); ``schema_fixes``: deterministic fixes made to the program
-  (translators.schema). Both are reported; only ``retries`` is weighted, because the test records
+  (translators.schema). Both are reported; only ``retries`` is weighted, because the validation records
   of the translation benchmark that the weights were checked on did not keep schema fixes;
 - ``word_coverage``: the share of the question's content words that the program's classes,
   values and relations mention (a filter or an object the model dropped lowers it), and
@@ -50,7 +50,9 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TypedDict, cast
+
+from pydantic import JsonValue
 
 from theory.canonical import canonical
 from theory.flat import parse_flat
@@ -82,6 +84,24 @@ _NAMED_ROLES = ("class", "value", "relation")
 COST_UNIT = 1000.0  # cost = -1000 ln p (theory.scene_facts), so a cost difference maps back to a likelihood ratio
 
 
+class ConfidencePartsJson(TypedDict, total=False):
+    """`ConfidenceParts` as JSON (a results line, a response); older files may lack fields."""
+
+    samples: int
+    agreement: float | None
+    retrieval_similarity: float | None
+    skeleton_agreement: float | None
+    retries: int
+    schema_fixes: int
+    word_coverage: float | None
+    word_grounding: float | None
+    cost_margin: float | None
+    answer_share: float
+    source: str
+    fill_agreement: float | None
+    min_token_probability: float | None
+
+
 @dataclass(frozen=True)
 class ConfidenceParts:
     """The evidence behind a confidence (see the module docstring)."""
@@ -100,9 +120,11 @@ class ConfidenceParts:
     fill_agreement: float | None = None
     min_token_probability: float | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ConfidencePartsJson:
         """The parts as a JSON object (rounded)."""
-        return {k: round(v, 4) if isinstance(v, float) else v for k, v in asdict(self).items()}
+        return cast(
+            ConfidencePartsJson, {k: round(v, 4) if isinstance(v, float) else v for k, v in asdict(self).items()}
+        )
 
 
 @dataclass(frozen=True)
@@ -262,6 +284,6 @@ def weights_digest() -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def calibration_settings(translation: Mapping[str, Any], bank: str) -> dict[str, Any]:
+def calibration_settings(translation: Mapping[str, JsonValue], bank: str) -> dict[str, JsonValue]:
     """The settings a calibration is tied to: the translator's, the bank's digest and the weights'."""
     return dict(translation) | {"bank": bank, "confidence_weights": weights_digest()}

@@ -96,8 +96,7 @@ class QuestionRouter:
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         arrays: dict[str, np.ndarray] = {}
-        for name in ("structural", "semantic"):
-            head: LinearHead = getattr(self, name)
+        for name, head in (("structural", self.structural), ("semantic", self.semantic)):
             arrays |= {f"{name}_classes": np.asarray(head.classes), f"{name}_coef": head.coef}
             arrays[f"{name}_intercept"] = head.intercept
         with path.open("wb") as handle:

@@ -13,9 +13,10 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, TypedDict
 
 import typer
+from pydantic import JsonValue
 
 from app.commands.io import fail, read_input
 from app.components import Components, bundled_calibration_path
@@ -30,6 +31,8 @@ from evaluation.job import (
     Evaluator,
     EvaluatorConfig,
     JobError,
+    JobManifest,
+    JobSummary,
     Question,
     QuestionFile,
     Run,
@@ -50,20 +53,30 @@ from translators.options import OPTION_NAMES
 from translators.threads import threads_setting
 from trust.calibration import Calibration, CalibrationError
 
+if TYPE_CHECKING:
+    from evaluation.grids import Grid
+
+
+class _PartsRecipe(TypedDict):
+    """What of `SettingsParts` travels to a worker process."""
+
+    settings: dict[str, JsonValue]
+    record: str | None
+
 
 @dataclass(frozen=True)
 class SettingsParts:
     """A run's translator and image scene builder from `app.components`; the recipe that travels to
     worker processes is the settings (plain data) and the recording file."""
 
-    settings: dict[str, Any]
+    settings: dict[str, JsonValue]
     record: str | None = None
     _built: dict[str, Components] = field(default_factory=dict, compare=False, repr=False)
 
-    def __getstate__(self) -> dict[str, Any]:
+    def __getstate__(self) -> _PartsRecipe:
         return {"settings": self.settings, "record": self.record}
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
+    def __setstate__(self, state: _PartsRecipe) -> None:
         object.__setattr__(self, "settings", state["settings"])
         object.__setattr__(self, "record", state["record"])
         object.__setattr__(self, "_built", {})
@@ -71,13 +84,16 @@ class SettingsParts:
     def components(self) -> Components:
         """The worker's parts, built once per process."""
         if "components" not in self._built:
-            self._built["components"] = Components(Settings(**self.settings))
+            # Through __init__, not model_validate: BaseSettings reads its sources there, as in the parent.
+            settings = Settings(**self.settings)  # type: ignore[arg-type]  # JSON values of Settings' own dump
+            self._built["components"] = Components(settings)
         return self._built["components"]
 
-    def translation_parameters(self) -> dict[str, Any]:
+    def translation_parameters(self) -> dict[str, JsonValue]:
         """The translation parameters the settings give (what a grid run overrides)."""
         options = self.components().translation_settings()
-        return options.model_dump(mode="json", include={*OPTION_NAMES, "llm"})
+        parameters: dict[str, JsonValue] = options.model_dump(mode="json", include={*OPTION_NAMES, "llm"})
+        return parameters
 
     def __call__(self, run: Run, settings: Sequence[str]) -> RunParts:
         components = self.components()
@@ -95,6 +111,37 @@ class SettingsParts:
         return parts
 
 
+@dataclass(frozen=True)
+class JobInputs:
+    """The input files and folders the command line names (None: not given)."""
+
+    questions: str
+    scene_graphs: str | None
+    images: str | None
+    taxonomy: str | None
+    choices: str | None
+
+
+@dataclass(frozen=True)
+class JobChoice:
+    """What the options resolve to: the questions, the grid (if any), its runs and the settings."""
+
+    source: list[Question] | QuestionFile
+    grid: Grid | None
+    runs: list[Run]
+    settings: tuple[str, ...]
+
+    @property
+    def translated(self) -> bool:
+        """Whether a setting reads the run's translation (so models and a calibration may be needed)."""
+        return bool(TRANSLATED & set(self.settings))
+
+    @property
+    def needs_images(self) -> bool:
+        """Whether a setting reads the question's image."""
+        return bool(NEEDS_IMAGE & set(self.settings))
+
+
 def _existing_file(path: str | None, what: str) -> str | None:
     if path is not None and not Path(path).is_file():
         fail(f"{what} file not found: {path}")
@@ -107,164 +154,160 @@ def _existing_dir(path: str | None, what: str) -> str | None:
     return path
 
 
-def evaluate_command(
-    questions: Annotated[str, typer.Option("--questions", "-q", help="GQA questions JSON file.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder: results.jsonl, job.json, the report.")],
-    settings: Annotated[
-        str | None, typer.Option("--settings", "-s", help=f"Comma-separated settings: {', '.join(SETTINGS)}.")
-    ] = None,
-    scene_graphs: Annotated[
-        str | None, typer.Option("--scene-graphs", "-g", help="GQA scene graphs JSON file.")
-    ] = None,
-    images: Annotated[str | None, typer.Option("--images", help="Folder of images named <imageId>.jpg.")] = None,
-    taxonomy: Annotated[
-        str | None, typer.Option("--taxonomy", "-t", help="Folder with gqa_all_class.json / gqa_all_attribute.json.")
-    ] = None,
-    grid: Annotated[
-        str | None, typer.Option("--grid", help="Experiment grid file (TOML or JSON) or a bundled grid name.")
-    ] = None,
-    executor: Annotated[str, typer.Option("--executor", help="local (process pool) or ray.")] = "local",
-    workers: Annotated[
-        int | None,
-        typer.Option("--workers", "-w", min=1, help="Worker processes (default: planned from cores and memory)."),
-    ] = None,
-    threads: Annotated[
-        int | None,
-        typer.Option(
-            "--threads", min=1, help="Threads per worker for the models (default: planned; ASPVQA_THREADS if set)."
-        ),
-    ] = None,
-    ray_address: Annotated[
-        str | None, typer.Option("--ray-address", help="Ray cluster address (default: start a local one).")
-    ] = None,
-    llm: Annotated[str | None, typer.Option("--llm", help="Language model (see ASPVQA_LLM).")] = None,
-    limit: Annotated[int | None, typer.Option("--limit", min=0, help="Only the first N questions.")] = None,
-    levels: Annotated[
-        int, typer.Option("--levels", min=0, help="Hypernym levels of generous+ matching.")
-    ] = DEFAULT_HYPERNYM_LEVELS,
-    choices: Annotated[str | None, typer.Option("--choices", help="GQA choices file (validity, plausibility).")] = None,
-    record: Annotated[
-        str | None, typer.Option("--record", help="Save the model outputs to a replay file (one worker).")
-    ] = None,
-    report: Annotated[bool, typer.Option("--report/--no-report", help="Write the report when the job ends.")] = True,
-    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar on stderr.")] = True,
-    export_submission: Annotated[
-        Path | None,
-        typer.Option("--export-submission", help="Write GQA's submission file [{questionId, prediction}] here."),
-    ] = None,
-    submission_setting: Annotated[
-        str | None,
-        typer.Option("--submission-setting", help="The setting whose answers are submitted (default: the first)."),
-    ] = None,
-) -> None:
-    """Evaluate GQA questions under the chosen settings; rerun the same command to resume."""
-    from evaluation.executors import make_executor
-    from evaluation.grids import GridError, load_grid
-
+def _check_options(inputs: JobInputs, executor: str, record: str | None, workers: int | None) -> None:
+    """Fail in one line on an unknown executor, a missing input or a recording with several workers."""
     if executor not in ("local", "ray"):
         fail(f"unknown executor {executor!r}; use local or ray")
-    _existing_file(scene_graphs, "scene graphs")
-    _existing_file(choices, "choices")
-    _existing_dir(images, "images")
-    _existing_dir(taxonomy, "taxonomy")
+    _existing_file(inputs.scene_graphs, "scene graphs")
+    _existing_file(inputs.choices, "choices")
+    _existing_dir(inputs.images, "images")
+    _existing_dir(inputs.taxonomy, "taxonomy")
     if record and (executor != "local" or workers != 1):
         fail("--record needs --executor local --workers 1 (one process writes the recording)")
+
+
+def _load_config(llm: str | None, taxonomy: str | None) -> Settings:
     try:
-        config = load_settings(llm=llm, taxonomy_dir=taxonomy)
+        return load_settings(llm=llm, taxonomy_dir=taxonomy)
     except ConfigError as exc:
         fail(str(exc))
-    factory = SettingsParts(config.model_dump(mode="json"), record)
-    source: list[Question] | QuestionFile
+
+
+def _question_source(questions: str, limit: int | None) -> list[Question] | QuestionFile:
+    """The questions from standard input (``-``, read whole) or a file (streamed)."""
+    if questions == "-":
+        try:
+            return load_questions(json.loads(read_input(questions, "questions")))[:limit]
+        except json.JSONDecodeError as exc:
+            fail(f"questions file is not JSON: {exc}")
+    if not Path(questions).is_file():
+        fail(f"questions file not found: {questions}")
+    return QuestionFile(Path(questions), limit)
+
+
+def _choose_job(
+    factory: SettingsParts, questions: str, limit: int | None, grid: str | None, settings: str | None
+) -> JobChoice:
+    """The questions, runs and settings the options name; a bad grid or setting fails in one line."""
+    from evaluation.grids import GridError, load_grid
+
     try:
-        if questions == "-":
-            try:
-                source = load_questions(json.loads(read_input(questions, "questions")))[:limit]
-            except json.JSONDecodeError as exc:
-                fail(f"questions file is not JSON: {exc}")
-        else:
-            if not Path(questions).is_file():
-                fail(f"questions file not found: {questions}")
-            source = QuestionFile(Path(questions), limit)
+        source = _question_source(questions, limit)
         chosen = load_grid(grid) if grid else None
-        runs_settings = settings.split(",") if settings else (chosen.settings if chosen else [])
-        chosen_settings = validate_settings(runs_settings)
+        names = settings.split(",") if settings else (chosen.settings if chosen else [])
+        chosen_settings = validate_settings(names)
         base = factory.translation_parameters()
-        if chosen is not None:
-            runs = chosen.expand(base)
-        else:
-            runs = [Run(run_name(base), base)]
+        runs = chosen.expand(base) if chosen is not None else [Run(run_name(base), base)]
     except (GridError, JobError) as exc:
         fail(str(exc))
-    needs_images = bool(NEEDS_IMAGE & set(chosen_settings))
-    translated = bool(TRANSLATED & set(chosen_settings))
-    if needs_images and images is None:
-        fail(f"settings {', '.join(s for s in chosen_settings if s in NEEDS_IMAGE)} need --images")
-    if NEEDS_GRAPH & set(chosen_settings) and scene_graphs is None:
-        fail(f"settings {', '.join(s for s in chosen_settings if s in NEEDS_GRAPH)} need --scene-graphs")
-    if submission_setting is not None and submission_setting not in chosen_settings:
+    return JobChoice(source, chosen, runs, chosen_settings)
+
+
+def _check_settings_inputs(job: JobChoice, inputs: JobInputs, submission_setting: str | None) -> None:
+    """Fail in one line when a setting lacks the images or scene graphs it reads."""
+    if job.needs_images and inputs.images is None:
+        fail(f"settings {', '.join(s for s in job.settings if s in NEEDS_IMAGE)} need --images")
+    if NEEDS_GRAPH & set(job.settings) and inputs.scene_graphs is None:
+        fail(f"settings {', '.join(s for s in job.settings if s in NEEDS_GRAPH)} need --scene-graphs")
+    if submission_setting is not None and submission_setting not in job.settings:
         fail(f"--submission-setting {submission_setting} is not one of the job's settings")
-    worker_plan = _plan(factory, runs, translated, needs_images, workers, threads)
-    apply_threads(worker_plan.threads)  # before any model is built, here or in a worker
-    if progress:
-        typer.echo(f"worker plan: {worker_plan.describe()}", err=True)
-    if translated or needs_images:
-        # Build the parts once here so a missing model fails now, in one line, not in every worker.
-        try:
-            factory(runs[0], chosen_settings)
-        except Exception as exc:  # loaders raise their own types; each message names the fix
-            fail(f"cannot load the models for {', '.join(chosen_settings)}: {exc}")
-    calibration = _calibration_for(factory, runs, config.calibration) if translated else None
+
+
+def _load_models(factory: SettingsParts, job: JobChoice) -> None:
+    """Build the parts once here so a missing model fails now, in one line, not in every worker."""
+    if not (job.translated or job.needs_images):
+        return
     try:
-        if scene_graphs is not None:  # indexed once here, with progress, before the workers start
-            open_scene_graphs(scene_graphs, "indexing scene graphs" if progress else None)
-        manifest = {
-            "questions": str(questions),
-            "scene_graphs": scene_graphs,
-            "images": images,
-            "taxonomy": taxonomy,
-            "grid": chosen.name if chosen else None,
-            "hypernym_levels": levels,
-            "limit": limit,
-            "worker_plan": worker_plan.to_json() | {"executor": executor},
-            **job_provenance(
-                factory.components(),
-                runs,
-                translated,
-                {
-                    "questions": None if questions == "-" else questions,
-                    "scene_graphs": scene_graphs,
-                    "taxonomy": taxonomy,
-                },
-                calibration,
-            ),
+        factory(job.runs[0], job.settings)
+    except Exception as exc:  # loaders raise their own types; each message names the fix
+        fail(f"cannot load the models for {', '.join(job.settings)}: {exc}")
+
+
+@dataclass(frozen=True)
+class WorkerPlanInfo:
+    """How the job runs: the worker plan and executor, and the options the manifest records with it."""
+
+    worker_plan: WorkerPlan
+    executor: str
+    levels: int
+    limit: int | None
+
+
+def _manifest(
+    factory: SettingsParts,
+    job: JobChoice,
+    inputs: JobInputs,
+    plan: WorkerPlanInfo,
+    calibration: str | None,
+    progress: bool,
+) -> JobManifest:
+    """What the manifest records of this invocation (the scene graphs indexed first, with progress)."""
+    try:
+        if inputs.scene_graphs is not None:  # indexed once here, with progress, before the workers start
+            open_scene_graphs(inputs.scene_graphs, "indexing scene graphs" if progress else None)
+        files = {
+            "questions": None if inputs.questions == "-" else inputs.questions,
+            "scene_graphs": inputs.scene_graphs,
+            "taxonomy": inputs.taxonomy,
         }
+        provenance = job_provenance(factory.components(), job.runs, job.translated, files, calibration)
     except JobError as exc:
         fail(str(exc))
-    evaluator = Evaluator(
-        EvaluatorConfig(
-            scene_graphs=scene_graphs,
-            images=images,
-            taxonomy=taxonomy,
-            hypernym_levels=levels,
-            calibration=calibration,
-        ),
-        factory,
-    )
+    manifest: JobManifest = {
+        "questions": str(inputs.questions),
+        "scene_graphs": inputs.scene_graphs,
+        "images": inputs.images,
+        "taxonomy": inputs.taxonomy,
+        "grid": job.grid.name if job.grid else None,
+        "hypernym_levels": plan.levels,
+        "limit": plan.limit,
+        "worker_plan": plan.worker_plan.to_json() | {"executor": plan.executor},
+        **provenance,
+    }
+    return manifest
+
+
+def _run(
+    job: JobChoice,
+    evaluator: Evaluator,
+    plan: WorkerPlanInfo,
+    ray_address: str | None,
+    progress: bool,
+    out: Path,
+    manifest: JobManifest,
+) -> JobSummary:
+    """Run the job; a failure keeps the finished results and says how to resume."""
+    from evaluation.executors import make_executor
+
+    workers, threads = plan.worker_plan.workers, plan.worker_plan.threads
     try:
-        run = make_executor(executor, worker_plan.workers, ray_address, progress, worker_plan.threads)
-        summary = run_job(source, runs, chosen_settings, evaluator, run, out, manifest)
+        executor = make_executor(plan.executor, workers, ray_address, progress, threads)
+        return run_job(job.source, job.runs, job.settings, evaluator, executor, out, manifest)
     except (JobError, OSError, RuntimeError) as exc:
         fail(str(exc))
     except Exception as exc:  # a worker's crash: finished results are on disk, a rerun resumes
         fail(f"the job stopped ({type(exc).__name__}: {exc}); finished results are kept in {out}, rerun to resume")
+
+
+def _after_job(
+    summary: JobSummary,
+    job: JobChoice,
+    out: Path,
+    export_submission: Path | None,
+    submission_setting: str | None,
+    report: bool,
+    choices: str | None,
+) -> None:
+    """Say what the job did, then export the submission and write the report when asked."""
     retry = f", {summary.retryable} to retry (rerun to resume)" if summary.retryable else ""
     typer.echo(
         f"{summary.written} results written, {summary.skipped_done} already done, "
         f"{summary.tasks} tasks in {summary.seconds:.1f} s{retry} -> {summary.results}"
     )
     if export_submission is not None:
-        setting = submission_setting or next((s for s in chosen_settings if s != "translation"), chosen_settings[0])
-        exported = export_submission_file(summary.results, export_submission, setting, record_run(runs[0], setting))
+        settings = job.settings
+        setting = submission_setting or next((s for s in settings if s != "translation"), settings[0])
+        exported = export_submission_file(summary.results, export_submission, setting, record_run(job.runs[0], setting))
         typer.echo(
             f"submission: {exported.questions} predictions ({exported.unanswered} empty) "
             f"from {setting} -> {exported.path}"
@@ -274,6 +317,96 @@ def evaluate_command(
 
         paths = write_report(out, choices=choices)
         typer.echo(f"report: {', '.join(str(p) for p in paths)}")
+
+
+QuestionsOption = Annotated[str, typer.Option("--questions", "-q", help="GQA questions JSON file.")]
+OutOption = Annotated[Path, typer.Option("--out", "-o", help="Output folder: results.jsonl, job.json, the report.")]
+SettingsOption = Annotated[
+    str | None, typer.Option("--settings", "-s", help=f"Comma-separated settings: {', '.join(SETTINGS)}.")
+]
+SceneGraphsOption = Annotated[str | None, typer.Option("--scene-graphs", "-g", help="GQA scene graphs JSON file.")]
+ImagesOption = Annotated[str | None, typer.Option("--images", help="Folder of images named <imageId>.jpg.")]
+TaxonomyOption = Annotated[
+    str | None, typer.Option("--taxonomy", "-t", help="Folder with gqa_all_class.json / gqa_all_attribute.json.")
+]
+GridOption = Annotated[
+    str | None, typer.Option("--grid", help="Experiment grid file (TOML or JSON) or a bundled grid name.")
+]
+ExecutorOption = Annotated[str, typer.Option("--executor", help="local (process pool) or ray.")]
+WorkersOption = Annotated[
+    int | None,
+    typer.Option("--workers", "-w", min=1, help="Worker processes (default: planned from cores and memory)."),
+]
+ThreadsOption = Annotated[
+    int | None,
+    typer.Option(
+        "--threads", min=1, help="Threads per worker for the models (default: planned; ASPVQA_THREADS if set)."
+    ),
+]
+RayAddressOption = Annotated[
+    str | None, typer.Option("--ray-address", help="Ray cluster address (default: start a local one).")
+]
+LlmOption = Annotated[str | None, typer.Option("--llm", help="Language model (see ASPVQA_LLM).")]
+LimitOption = Annotated[int | None, typer.Option("--limit", min=0, help="Only the first N questions.")]
+LevelsOption = Annotated[int, typer.Option("--levels", min=0, help="Hypernym levels of generous+ matching.")]
+ChoicesOption = Annotated[str | None, typer.Option("--choices", help="GQA choices file (validity, plausibility).")]
+RecordOption = Annotated[
+    str | None, typer.Option("--record", help="Save the model outputs to a replay file (one worker).")
+]
+ReportOption = Annotated[bool, typer.Option("--report/--no-report", help="Write the report when the job ends.")]
+ProgressOption = Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar on stderr.")]
+ExportOption = Annotated[
+    Path | None,
+    typer.Option("--export-submission", help="Write GQA's submission file [{questionId, prediction}] here."),
+]
+SubmissionSettingOption = Annotated[
+    str | None,
+    typer.Option("--submission-setting", help="The setting whose answers are submitted (default: the first)."),
+]
+
+
+def evaluate_command(
+    questions: QuestionsOption,
+    out: OutOption,
+    settings: SettingsOption = None,
+    scene_graphs: SceneGraphsOption = None,
+    images: ImagesOption = None,
+    taxonomy: TaxonomyOption = None,
+    grid: GridOption = None,
+    executor: ExecutorOption = "local",
+    workers: WorkersOption = None,
+    threads: ThreadsOption = None,
+    ray_address: RayAddressOption = None,
+    llm: LlmOption = None,
+    limit: LimitOption = None,
+    levels: LevelsOption = DEFAULT_HYPERNYM_LEVELS,
+    choices: ChoicesOption = None,
+    record: RecordOption = None,
+    report: ReportOption = True,
+    progress: ProgressOption = True,
+    export_submission: ExportOption = None,
+    submission_setting: SubmissionSettingOption = None,
+) -> None:
+    """Evaluate GQA questions under the chosen settings; rerun the same command to resume."""
+    inputs = JobInputs(questions, scene_graphs, images, taxonomy, choices)
+    _check_options(inputs, executor, record, workers)
+    config = _load_config(llm, taxonomy)
+    factory = SettingsParts(config.model_dump(mode="json"), record)
+    job = _choose_job(factory, questions, limit, grid, settings)
+    _check_settings_inputs(job, inputs, submission_setting)
+    worker_plan = _plan(factory, job.runs, job.translated, job.needs_images, workers, threads)
+    apply_threads(worker_plan.threads)  # before any model is built, here or in a worker
+    if progress:
+        typer.echo(f"worker plan: {worker_plan.describe()}", err=True)
+    _load_models(factory, job)
+    calibration = _calibration_for(factory, job.runs, config.calibration) if job.translated else None
+    plan = WorkerPlanInfo(worker_plan, executor, levels, limit)
+    manifest = _manifest(factory, job, inputs, plan, calibration, progress)
+    config_of_job = EvaluatorConfig(
+        scene_graphs=scene_graphs, images=images, taxonomy=taxonomy, hypernym_levels=levels, calibration=calibration
+    )
+    summary = _run(job, Evaluator(config_of_job, factory), plan, ray_address, progress, out, manifest)
+    _after_job(summary, job, out, export_submission, submission_setting, report, choices)
 
 
 def _calibration_for(factory: SettingsParts, runs: Sequence[Run], setting: str | None) -> str | None:

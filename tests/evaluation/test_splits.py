@@ -31,14 +31,20 @@ def test_split_keeps_families_and_images_apart():
         group = ["color", "material", "person", "place"][i % 4]
         ops = [["select", "query"], ["select", "relate", "query"], ["select", "filter color", "query"]][i % 3]
         questions[f"q{i}"] = _record(str(i % 25), group, ops)
-    split = split_questions(questions, test_share=0.3)
-    assert split.test and split.tuning
-    assert not set(split.test) & set(split.tuning)
-    assert set(split.test) | set(split.tuning) | set(split.dropped) == set(questions)
-    test_families = {family_key(questions[q]) for q in split.test}
-    assert not test_families & {family_key(questions[q]) for q in split.tuning}
-    test_images = {questions[q]["imageId"] for q in split.test}
-    assert not test_images & {questions[q]["imageId"] for q in split.tuning}
+    split = split_questions(questions, validation_share=0.3)
+    assert split.validation and split.tuning
+    assert not set(split.validation) & set(split.tuning)
+    assert set(split.validation) | set(split.tuning) | set(split.dropped) == set(questions)
+    validation_families = {family_key(questions[q]) for q in split.validation}
+    assert not validation_families & {family_key(questions[q]) for q in split.tuning}
+    validation_images = {questions[q]["imageId"] for q in split.validation}
+    assert not validation_images & {questions[q]["imageId"] for q in split.tuning}
+    # The part's former name still reads it, for older commands and scripts.
+    assert split.test == split.validation == split.part("test") == split.part("validation")
+    assert split.part_of(split.validation[0]) == "validation"
+    assert split_questions(questions, test_share=0.3) == split
+    with pytest.raises(ValueError, match="unknown part"):
+        split.part("training")
 
 
 def test_split_is_deterministic_and_independent_of_order():
@@ -51,11 +57,11 @@ def test_split_is_deterministic_and_independent_of_order():
 
 
 @pytest.mark.skipif(not VAL.exists(), reason=f"real GQA data not found at {VAL}")
-def test_real_val_sample_gives_a_test_part_of_at_least_300_unseen_questions():
+def test_real_val_sample_gives_a_validation_part_of_at_least_300_unseen_questions():
     data = json.loads(VAL.read_text(encoding="utf-8"))
     split = split_questions(data)
-    assert len(split.test) >= 300
+    assert len(split.validation) >= 300
     tuning_families = {family_key(data[q]) for q in split.tuning}
-    assert not any(family_key(data[q]) in tuning_families for q in split.test)
+    assert not any(family_key(data[q]) in tuning_families for q in split.validation)
     tuning_images = {data[q]["imageId"] for q in split.tuning}
-    assert not any(data[q]["imageId"] in tuning_images for q in split.test)
+    assert not any(data[q]["imageId"] in tuning_images for q in split.validation)

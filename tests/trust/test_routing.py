@@ -80,7 +80,7 @@ def test_structural_type_of_unseen_questions(tmp_path, monkeypatch):
     from trust.routing import router_for
 
     data = json.loads(path.read_text(encoding="utf-8"))
-    test = [data[q] for q in split_questions(data).test]
+    test = [data[q] for q in split_questions(data).validation]
     bank, embedder = default_bank(), load_embedder()
     router = router_for(bank, Retriever(bank, embedder, templater=Templater(bundled_ontology())))
     predicted = router.classify(embedder.encode([r["question"] for r in test]))
