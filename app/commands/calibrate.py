@@ -49,7 +49,7 @@ def _chosen(data: Any, part: str) -> list[Question]:
         return questions
     if not isinstance(data, dict):
         fail("--part needs GQA's {questionId: record} questions file (the split reads families and images)")
-    keep = set(getattr(split_questions(data), part))
+    keep = set(split_questions(data).part(part))
     return [q for q in questions if q.id in keep]
 
 
@@ -62,7 +62,11 @@ def calibrate_command(
     ] = None,
     method: Annotated[str, typer.Option("--method", help="crc (kept and wrong) or ltt (wrong among kept).")] = "crc",
     part: Annotated[
-        str, typer.Option("--part", help="all, or tuning / test of the GQA split (evaluation.splits).")
+        str,
+        typer.Option(
+            "--part",
+            help="all, or tuning / validation of the GQA split (evaluation.splits; test: its former name).",
+        ),
     ] = "all",
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most this many questions.")] = None,
 ) -> None:
@@ -71,8 +75,8 @@ def calibrate_command(
         fail("--risk must lie strictly between 0 and 1")
     if method not in METHODS:
         fail(f"--method must be one of {', '.join(METHODS)}")
-    if part not in ("all", "tuning", "test"):
-        fail("--part must be all, tuning or test")
+    if part not in ("all", "tuning", "validation", "test"):
+        fail("--part must be all, tuning or validation")
     if out.is_dir():
         fail(f"--out is a folder, not a file: {out}")
     chosen = _chosen(_read_json(questions, "questions"), part)[:limit]
