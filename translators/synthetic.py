@@ -34,52 +34,10 @@ from theory.nested import parse_nested
 from theory.operations import OPPOSITE_PAIRS, POSITION_PHRASES
 from theory.program import ProgramError
 from translators.bank import Example, normalise_question
-from translators.ontology import ANY_GROUP, Ontology
+from translators.ontology import ANY_GROUP, Ontology, Relation
 
 # Opposite relation pairs a "X or Y" choice is asked with, as the question writes them.
 OPPOSITES = tuple((a.replace("_", " "), b.replace("_", " ")) for a, b in OPPOSITE_PAIRS)
-# Relations photos show most (people wear and hold things, objects sit on and next to each other):
-# drawn more often so that the everyday phrasings are well covered. Our own judgement, not counts.
-COMMON_RELATIONS = (
-    "on",
-    "in",
-    "wearing",
-    "holding",
-    "to the left of",
-    "to the right of",
-    "near",
-    "behind",
-    "next to",
-    "in front of",
-    "on top of",
-    "sitting on",
-    "standing on",
-    "carrying",
-    "under",
-    "above",
-    "of",
-    "with",
-    "riding",
-    "by",
-    "beside",
-    "sitting in",
-    "standing in",
-    "hanging on",
-    "eating",
-    "looking at",
-    "watching",
-    "covered in",
-    "inside",
-    "at",
-    "lying on",
-    "parked on",
-    "walking on",
-    "playing with",
-    "using",
-    "below",
-    "full of",
-    "covering",
-)
 COMMON_SHARE = 0.6
 # How a choice between two opposite relations is usually phrased (one of these, at random).
 _CHOICE_PHRASES = {
@@ -99,44 +57,6 @@ _CHOICE_PHRASES = {
     ("below", "above"): ("below or above",),
     ("on", "under"): ("on or under",),
     ("under", "on"): ("under or on",),
-}
-# Relations also asked with a finite verb ("Who wears the hat?", "What does the man hold?"):
-# relation -> (third person, base form). Only these get the verb phrasings.
-VERB_FORMS = {
-    "wearing": ("wears", "wear"),
-    "holding": ("holds", "hold"),
-    "carrying": ("carries", "carry"),
-    "riding": ("rides", "ride"),
-    "eating": ("eats", "eat"),
-    "using": ("uses", "use"),
-    "watching": ("watches", "watch"),
-    "looking_at": ("looks at", "look at"),
-    "sitting_on": ("sits on", "sit on"),
-    "standing_on": ("stands on", "stand on"),
-    "lying_on": ("lies on", "lie on"),
-    "walking_on": ("walks on", "walk on"),
-    "playing_with": ("plays with", "play with"),
-    "covering": ("covers", "cover"),
-    "hanging_on": ("hangs on", "hang on"),
-    "throwing": ("throws", "throw"),
-    "swinging": ("swings", "swing"),
-    "pulling": ("pulls", "pull"),
-    "pushing": ("pushes", "push"),
-    "catching": ("catches", "catch"),
-    "hitting": ("hits", "hit"),
-    "touching": ("touches", "touch"),
-    "feeding": ("feeds", "feed"),
-    "drinking": ("drinks", "drink"),
-    "driving": ("drives", "drive"),
-    "flying": ("flies", "fly"),
-    "leaning_on": ("leans on", "lean on"),
-    "surrounding": ("surrounds", "surround"),
-    "reading": ("reads", "read"),
-    "chasing": ("chases", "chase"),
-    "cutting": ("cuts", "cut"),
-    "kicking": ("kicks", "kick"),
-    "grazing_on": ("grazes on", "graze on"),
-    "crossing": ("crosses", "cross"),
 }
 # How a group is named in questions besides its own word ("What is this piece of furniture called?").
 GROUP_WORDS = {
@@ -183,12 +103,23 @@ def _t(family: str, program: str, *phrasings: str) -> Template:
     return Template(family, phrasings, program)
 
 
-# The question templates and the categories' own wordings are data (read once at import).
+# The templates and the wordings they are drawn with are data (read once at import).
 TEMPLATES_PATH = Path(__file__).resolve().parent / "data" / "templates.toml"
 
 
-def _read_templates(path: Path) -> tuple[dict[str, list[str]], tuple[Template, ...]]:
-    """The categories' own question wordings and the templates in draw order, from `path`."""
+@dataclass(frozen=True)
+class _Wordings:
+    """What `TEMPLATES_PATH` holds (see its comments)."""
+
+    common_relations: tuple[str, ...]
+    verb_forms: dict[str, tuple[str, str]]
+    category_questions: dict[str, list[str]]
+    templates: tuple[Template, ...]
+
+
+def _read_wordings(path: Path) -> _Wordings:
+    """The relations drawn most, the verb forms, the categories' own questions and the templates in
+    draw order, from `path`."""
     with path.open("rb") as handle:
         data = tomllib.load(handle)
     questions: dict[str, list[str]] = data["category_questions"]
@@ -198,11 +129,22 @@ def _read_templates(path: Path) -> tuple[dict[str, list[str]], tuple[Template, .
         category = entry.get("phrasings_of_category")
         phrasings = questions[category] if category is not None else entry["phrasings"]
         templates.append(_t(entry["family"], entry["program"], *phrasings))
-    return questions, tuple(templates)
+    return _Wordings(
+        common_relations=tuple(data["common_relations"]),
+        verb_forms={relation: (third, base) for relation, (third, base) in data["verb_forms"].items()},
+        category_questions=questions,
+        templates=tuple(templates),
+    )
 
 
+_WORDINGS = _read_wordings(TEMPLATES_PATH)
+# Relations photos show most: drawn more often, so that the everyday phrasings are well covered.
+COMMON_RELATIONS = _WORDINGS.common_relations
+# Relations also asked with a finite verb: relation -> (third person, base form).
+VERB_FORMS = _WORDINGS.verb_forms
 # Categories asked about with their own wording; the rest use "What is the {cat} of ...".
-_CATEGORY_QUESTIONS, TEMPLATES = _read_templates(TEMPLATES_PATH)
+_CATEGORY_QUESTIONS = _WORDINGS.category_questions
+TEMPLATES = _WORDINGS.templates
 
 
 def _plural(noun: str) -> str:
@@ -270,9 +212,20 @@ class _Filler:
         return self.rng.choice(self._fitting[cls] or self.categories)
 
     def fill(self, template: Template, phrasing: str) -> dict[str, str]:
-        rng, slots = self.rng, {}
+        """Every slot drawn for `template` (asked as `phrasing`); the draws come in a fixed order,
+        so a bank is the same wherever it is generated."""
         needs_verb = self.verbs and any("{rv}" in p or "{rb}" in p for p in template.phrasings)
-        relation = self.o.relations[rng.choice(self.verbs) if needs_verb else self.relation()]
+        relation = self.o.relations[self.rng.choice(self.verbs) if needs_verb else self.relation()]
+        slots = self._classes(template, relation)
+        self._choices(template, relation, slots)
+        category = self._category(template, phrasing, slots)
+        self._attributes(category, slots)
+        self._phrases(slots)
+        return slots
+
+    def _classes(self, template: Template, relation: Relation) -> dict[str, str]:
+        """The relation, the classes and the group, with two to choose between where the family asks."""
+        rng, slots = self.rng, {}
         slots["r"] = relation.name
         slots["a"] = self.member(relation.subject)
         slots["b"] = self.member(relation.object)
@@ -288,6 +241,11 @@ class _Filler:
                 slots["a"], slots["b"] = rng.sample(members, 2)
         if template.family == "choose_place" and len(self.o.categories.get("place", ())) >= 3:
             slots["a"], slots["b"] = rng.sample(self.o.categories["place"][1:], 2)  # not "place" itself
+        return slots
+
+    def _choices(self, template: Template, relation: Relation, slots: dict[str, str]) -> None:
+        """The two names a relation question chooses between, and the group a group question asks."""
+        rng = self.rng
         if template.family in ("choose_group_rel_s", "choose_group_rel_o", "choose_rel_any_o", "choose_who"):
             # Two names to choose between: of the asked group, of what the relation reaches, or people.
             if template.family == "choose_who":
@@ -304,6 +262,9 @@ class _Filler:
             slots["g"] = rng.choice([g for g in relation.subject if g in self.o.groups] or self.groups)
         if template.family in ("query_group_rel_o",):
             slots["g"] = rng.choice([g for g in relation.object if g in self.o.groups] or self.groups)
+
+    def _category(self, template: Template, phrasing: str, slots: dict[str, str]) -> str:
+        """The attribute category asked: color where the phrasing says so, else one that fits the class asked."""
         wants_color = "color" in phrasing
         category = "color" if wants_color and "color" in self.categories else self.category_for(slots["a"])
         if template.family.startswith("query_attr"):
@@ -312,6 +273,11 @@ class _Filler:
             category = self.category_for("person", 0.0)
         elif template.family.startswith("query_group"):
             category = self.category_for(slots["g"])
+        return category
+
+    def _attributes(self, category: str, slots: dict[str, str]) -> None:
+        """Values of the category, of another one, uncategorised values and materials."""
+        rng = self.rng
         values = self.o.categories[category]
         slots["cat"] = category
         slots["cat_words"] = _text(category)
@@ -324,6 +290,10 @@ class _Filler:
         if "material" in self.o.categories:
             slots["m"] = rng.choice(self.o.categories["material"])
             slots["m1"], slots["m2"] = rng.sample(self.o.categories["material"], 2)
+
+    def _phrases(self, slots: dict[str, str]) -> None:
+        """A position, a pair of opposite relations, a group word and a comparative."""
+        rng = self.rng
         pcat = rng.choice(sorted(POSITION_PHRASES))
         slots["pcat"] = pcat
         slots["p"], slots["pw"] = rng.choice(sorted(POSITION_PHRASES[pcat].items()))
@@ -337,7 +307,6 @@ class _Filler:
             slots["gw"], slots["gws"] = rng.choice(GROUP_WORDS[slots["g"]])
         comparative = rng.choice(sorted(COMPARATIVES))
         slots["cmp"], (slots["cv"], slots["pol"]) = comparative, COMPARATIVES[comparative]
-        return slots
 
 
 def _category_questions(category: str) -> list[str]:
