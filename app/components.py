@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from translators.backends.base import Backend
     from translators.bank import ExampleBank
     from translators.cache import TranslationCache
+    from translators.details import TranslationDetails
     from translators.embeddings import Embedder
     from translators.meaning import WordKinship
     from translators.ontology import Ontology
@@ -60,7 +61,7 @@ class TranslationOutcome:
     raw: str = ""
     examples: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
-    details: dict[str, Any] = field(default_factory=dict)
+    details: TranslationDetails | None = None  # how the program was made (None: not by a translator)
     # The settings a calibration must have been made with to hold for this translation.
     calibration_settings: dict[str, Any] = field(default_factory=dict)
     # What the translation shows about how sure it is (made from the program alone when not given).
@@ -640,29 +641,14 @@ class ServiceTranslator(QuestionTranslator):
             raise PipelineError("unsupported", result.error or "this question cannot be answered from the scene")
         if result.program is None:
             raise PipelineError("invalid_input", f"could not translate the {what} into a valid program: {result.error}")
-        details: dict[str, Any] = {}
-        if result.route is not None:
-            details["route"] = result.route
+        from translators.details import TranslationDetails
+
         return TranslationOutcome(
             program=result.program,
             raw=result.raw,
-            examples=result.examples,
+            examples=[{**e} for e in result.examples],
             seconds=result.seconds,
-            details={
-                "model": settings.llm,
-                "attempts": len(result.attempts),
-                "timings": {k: round(v, 6) for k, v in result.timings.items()},
-                "mappings": result.mappings,
-                "schema_fixes": result.schema_fixes,
-                "cached": result.cached,
-                "samples": settings.samples,
-                "agreement": result.agreement,
-                "source": result.source,
-                "fill": result.fill,
-                "usage": result.usage,
-                "min_logprob": result.min_logprob,
-            }
-            | details,
+            details=TranslationDetails.of(result, model=settings.llm, samples=settings.samples),
             calibration_settings=self.components.confidence_settings(settings),
             evidence=result.evidence,
         )
