@@ -313,17 +313,9 @@ class CompositionalFiller:
         relative = _word(raw, at) in _RELATIVE
         at += relative
         if relative and _word(raw, at) in _LOOK:  # "that is red", "that looks pink and red"
-            after: list[tuple[str, str]] = []
-            position = at + 1
-            while (attribute := self._attribute_at(raw, position)) is not None:
-                if after and _word(raw, position + 1) == "or":
-                    break  # "the horse that is standing brown or white": the question's choice
-                after.append(attribute)
-                position += 1
-                if _word(raw, position) == "and" and self._attribute_at(raw, position + 1) is not None:
-                    position += 1
-            if after:
-                return position, None, after
+            described = self._described(raw, at + 1)
+            if described is not None:
+                return described
         start = at + 1 if relative and _word(raw, at) in _BE else at
         made = self._made_of(raw, start)  # "(that is) made of wood"
         if made is not None:
@@ -334,22 +326,46 @@ class CompositionalFiller:
                 return other[1], (relation[0], "subject", other[0]), []
         if relative and start > at and self._doing(raw, start):  # "that is surfing": an activity, no object
             return start + 1, None, [("", str(_word(raw, start)))]
-        if _word(raw, start) in ("on", "in", "at"):  # "(that is) on the right", "in the top"
-            position = start + 1 + (_word(raw, start + 1) in ARTICLES)
-            value = _word(raw, position)
-            if value in _POSITIONS:
-                return position + 1, None, [(_POSITIONS[value], value)]
-        if depth <= 1:  # "(that) the man is wearing": the noun is the relation's object
-            other = self._reference(raw, at, depth + 1)
-            if other is not None and _word(raw, other[1]) in _BE:
-                relation = self._relation_at(raw, other[1] + 1)
-                if relation is not None:
-                    return relation[1], (relation[0], "object", other[0]), []
-            if other is not None and (relation := self._relation_at(raw, other[1])) is not None:
-                # "(that) the man wears": a verb's present tense, read by its stem ("wears" as wearing)
-                if relation[0].split("_")[0].endswith("ing"):
-                    return relation[1], (relation[0], "object", other[0]), []
+        placed = _placed(raw, start)
+        if placed is not None or depth > 1:
+            return placed
+        return self._object_clause(raw, at, depth)
+
+    def _described(self, raw: Raw, position: int) -> _Post | None:
+        """The attributes a relative clause gives from `position` ("red", "pink and red"), or None."""
+        after: list[tuple[str, str]] = []
+        while (attribute := self._attribute_at(raw, position)) is not None:
+            if after and _word(raw, position + 1) == "or":
+                break  # "the horse that is standing brown or white": the question's choice
+            after.append(attribute)
+            position += 1
+            if _word(raw, position) == "and" and self._attribute_at(raw, position + 1) is not None:
+                position += 1
+        return (position, None, after) if after else None
+
+    def _object_clause(self, raw: Raw, at: int, depth: int) -> _Post | None:
+        """A clause whose subject relates to the noun as its object ("(that) the man is wearing"), or None."""
+        other = self._reference(raw, at, depth + 1)
+        if other is not None and _word(raw, other[1]) in _BE:
+            relation = self._relation_at(raw, other[1] + 1)
+            if relation is not None:
+                return relation[1], (relation[0], "object", other[0]), []
+        if other is not None and (relation := self._relation_at(raw, other[1])) is not None:
+            # "(that) the man wears": a verb's present tense, read by its stem ("wears" as wearing)
+            if relation[0].split("_")[0].endswith("ing"):
+                return relation[1], (relation[0], "object", other[0]), []
         return None
+
+
+def _placed(raw: Raw, start: int) -> _Post | None:
+    """A position said after a noun ("(that is) on the right", "in the top"), or None."""
+    if _word(raw, start) not in ("on", "in", "at"):
+        return None
+    position = start + 1 + (_word(raw, start + 1) in ARTICLES)
+    value = _word(raw, position)
+    if value in _POSITIONS:
+        return position + 1, None, [(_POSITIONS[value], value)]
+    return None
 
 
 _SINGULAR = {"are": "is", "these": "it", "those": "it", "have": "has", "were": "was"}
