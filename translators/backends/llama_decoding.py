@@ -169,9 +169,14 @@ class SpeculativeLlama(Llama):
         if grammar is None or not fast:
             yield from super().generate(tokens, **options)
             return
-        yield from self._drafted(tokens, grammar, options)
+        # The chat template's own stop tokens stop it too.
+        yield from self._drafted(
+            tokens, grammar, options.get("logits_processor") or [], options.get("stopping_criteria")
+        )
 
-    def _drafted(self, tokens: Sequence[int], grammar: LlamaGrammar, options: dict[str, Any]) -> Iterator[int]:
+    def _drafted(
+        self, tokens: Sequence[int], grammar: LlamaGrammar, processors: list[Any], stopping: Any
+    ) -> Iterator[int]:
         """`generate` at temperature 0 under a grammar: each batch of a chosen token and its drafts
         evaluated at once, the drafts kept while the model chooses them."""
         stats = self.stats = DecodingStats()
@@ -182,8 +187,7 @@ class SpeculativeLlama(Llama):
             stats.prompt_s = time.perf_counter() - started
             started = time.perf_counter()
             history = list(tokens)
-            # The chat template's own stop tokens stop it too.
-            steps = _Steps(self, check, options.get("logits_processor") or [], options.get("stopping_criteria"), stats)
+            steps = _Steps(self, check, processors, stopping, stats)
             # rows[i] follows the token at position base + i: first the prompt's last token alone,
             # then each batch of a chosen token and its drafts.
             rows, base = logits[np.newaxis], self.n_tokens - 1
