@@ -1,8 +1,8 @@
 """Fill a question whose exact form the bank lacks from the parts it is made of.
 
-"What is the man to the left of the tent wearing?" has no example of its form, but its object
-reference ("the man to the left of the tent") is a `relate` chain and the rest of it is the
-question "What is the man wearing?", which the bank has. An object reference is
+"What is the skier to the left of the tent wearing?" has no example of its form, but its object
+reference ("the skier to the left of the tent") is a `relate` chain and the rest of it is the
+question "What is the skier wearing?", which the bank has. An object reference is
 
     [article] ATTRIBUTE* NOUN POST?
     POST := [that|which|who] [is|are] RELATION REFERENCE      the man (that is) on the bed
@@ -141,7 +141,7 @@ class CompositionalFiller:
 
     def reduced(self, question: str) -> tuple[str, list[Reference]] | None:
         """The question with each reference that relates its object to another said as its bare noun
-        ("What color is the towel to the right of the garbage can?" -> "What color is the towel?"), and
+        ("What color is the blanket to the left of the trash can?" -> "What color is the blanket?"), and
         those references; None when it has none."""
         raw = self.filler.raw_slots(question)
         references: list[Reference] = []
@@ -372,14 +372,14 @@ _SINGULAR = {"are": "is", "these": "it", "those": "it", "have": "has", "were": "
 
 
 def _variants(slots: Slots) -> list[Slots]:
-    """The slots, then (where they differ) read in the singular ("what animals are standing" asks
-    what "what animal is standing" asks), then with group words after the first as plain nouns
-    ("what animal is this, a puppy or a bird"), then with all of them ("is the bag to the right of
+    """The slots, then (where they differ) read in the singular ("what animals are sitting" asks
+    what "what animal is sitting" asks), then with group words after the first as plain nouns
+    ("what vehicle is this, a bus or a truck"), then with all of them ("is the bag to the right of
     the chair" as "is the cup to the right of the chair"): GQA's programs depend on neither, as
     long as the word is kept, which the fill does."""
     singular = tuple((_SINGULAR.get(role, role) if words is None else role, words) for role, words in slots)
     nouns = tuple(("thing" if role == GROUP_ROLE else role, words) for role, words in singular)
-    # "What animal is this, a puppy or a bird?": the group asked about stays, the named ones are nouns.
+    # "What vehicle is this, a bus or a truck?": the group asked about stays, the named ones are nouns.
     first = next((i for i, (role, _) in enumerate(singular) if role == GROUP_ROLE), None)
     later = tuple(
         ("thing" if role == GROUP_ROLE and i != first else role, words) for i, (role, words) in enumerate(singular)

@@ -10,15 +10,15 @@ cannot see, each reported as a `SchemaFix`:
   ``verify_attr(other, v)`` is ``exist(filter_any(v))`` (GQA's bare ``filter``/``verify``);
 - a query category the ontology does not know (``kind``, ``type``) asks for the object's ``name``,
   and so does ``class``: a scene gives an object every class above its own, and no GQA program
-  asks for them (none of the 1,358 sample questions; "What kind of furniture is it?" asks ``name``);
+  asks for them (none of the 1,358 sample questions; "What kind of appliance is it?" asks ``name``);
 - the place a picture shows is the scene's: ``select(place)`` is ``select(scene)`` (every one of
   the sample's 147 programs that query ``place`` selects ``scene``, none selects ``place``), and
   the scene has no name: what is asked of it is its ``place`` (171 programs select ``scene``;
   each asks its ``place`` or its ``room``); a ``relate`` from the scene to a place is the scene
-  again ("What kind of place is pictured?" read as the place of the scene);
+  again ("What kind of room is pictured?" read as the room of the scene);
 - a ``filter`` by one of the two values a ``choose_attr`` offers, on the way to that choice, is
-  dropped: it would decide the choice before it is made ("Is the sky gray or yellow?" asks about
-  the sky, not about a gray sky);
+  dropped: it would decide the choice before it is made ("Is the wall gray or yellow?" asks about
+  the wall, not about a gray wall);
 - a compound class whose first word is an attribute value (``young_man``) becomes the class
   filtered by that value (``man`` with ``age young``; ``filter_any`` for an uncategorised value),
   when the rest is a known class and the whole is not; in ``verify_rel``/``choose_rel``, whose

@@ -58,7 +58,7 @@ _CHOICE_PHRASES = {
     ("on", "under"): ("on or under",),
     ("under", "on"): ("under or on",),
 }
-# How a group is named in questions besides its own word ("What is this piece of furniture called?").
+# How a group is named in questions besides its own word ("What is this article of clothing called?").
 GROUP_WORDS = {
     "furniture": (("piece of furniture", "pieces of furniture"), ("item of furniture", "items of furniture")),
     "clothing": (

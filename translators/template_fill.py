@@ -19,9 +19,9 @@ tuning part of the GQA split 98.4 % of filled programs were right (721 of 733); 
 fill reaches goes to composition (`translators.compositional_fill`), then to the model.
 
 The form is stricter than the retrieval template (`translators.templating`) on purpose: only
-articles are dropped and "'s" after a wh-word or pronoun read as "is" ("What's the man doing?"),
+articles are dropped and "'s" after a wh-word or pronoun read as "is" ("What's the girl doing?"),
 plural and singular class slots are one role (the program keeps the word as the question says it,
-as GQA does), and a group word (`furniture`, `animal`) is a slot of its own, since "What kind of furniture is this?"
+as GQA does), and a group word (`furniture`, `animal`) is a slot of its own, since "What kind of appliance is this?"
 has the program of "What kind of animal is this?", not of "What kind of chair is this?".
 "The number of" before a noun is a plain phrase (a count), not an object called a number.
 A few wordings that never change a program are read as one (`_SAME_WORD`, `_plain_words`):
@@ -82,7 +82,7 @@ _MEANINGFUL_WORDS = frozenset(
 )
 # Words that say where a thing is without changing what is asked ("Where is the cup located?").
 _IDLE_WORDS = frozenset({"located", "situated"})
-# "'s" after these words is "is" ("What's the man doing?"); after a noun, a possessive ("the girl's
+# "'s" after these words is "is" ("What's the girl doing?"); after a noun, a possessive ("the girl's
 # hair"), kept as the word "s" (composition reads "the girl s hair" as the hair `of` the girl).
 _APOSTROPHE_S = re.compile(r"\b([A-Za-z]+)['’]s\b")
 _CONTRACTED = frozenset("what who where when why how which that it there here he she this let".split())
@@ -444,7 +444,7 @@ def _plain_words(slots: list[tuple[str, str | None]]) -> Slots:
         role, words = slots[index]
         after = [r for r, _ in slots[index + 1 : index + 4]]
         if words is None and role == "do" and after[:2] == ["you", "think"] and after[2:] in (["is"], ["are"]):
-            index += 3  # "Who do you think is wearing a shoe?" asks "Who is wearing a shoe?"
+            index += 3  # "Who do you think is holding a bat?" asks "Who is holding a bat?"
             continue
         if words is None and role in _IDLE_WORDS:
             index += 1
@@ -458,7 +458,7 @@ def _plain_words(slots: list[tuple[str, str | None]]) -> Slots:
                 index += 1  # "that table" names the table as "the table" does
                 continue
             if not after:
-                role = "it"  # "What place is this?" is "What place is it?"
+                role = "it"  # "What room is this?" is "What room is it?"
         out.append((_SAME_WORD.get(role, role) if words is None else role, words))
         index += 1
     return tuple(out)
