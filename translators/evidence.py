@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from theory.program import Program
 
 if TYPE_CHECKING:
-    from translators.records import ExampleShown, FillShown
+    from translators.records import ExampleRecord, FillShown
 
 # A translation's `source` when its program was filled without the model: from examples of its
 # form, or composed from its references and a form (`translators.compositional_fill`).
@@ -51,7 +51,7 @@ class TranslationEvidence:
         program: Program,
         *,
         question: str | None = None,
-        examples: Sequence[ExampleShown] = (),
+        examples: Sequence[ExampleRecord] = (),
         samples: int = 1,
         attempts: int = 1,
         schema_fixes: int = 0,

@@ -13,7 +13,7 @@ from translators.backends.models import ModelFileError
 from translators.consistency import Vote
 from translators.meaning_checks import Judge, QuestionJudge
 from translators.prompts import Prompt
-from translators.records import ExampleShown, FixShown
+from translators.records import ExampleRecord, FixShown
 from translators.repair import interpret_output
 from translators.retrieval import Retrieved
 from translators.settings import TranslationSettings
@@ -117,7 +117,7 @@ def _attempt(generation: Generation, error: str | None) -> Attempt:
     )
 
 
-def retrieved_shown(retrieved: Retrieved) -> ExampleShown:
+def retrieved_shown(retrieved: Retrieved) -> ExampleRecord:
     """A retrieved example as a translation shows it."""
     return {
         "id": retrieved.example.id,

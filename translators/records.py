@@ -16,7 +16,7 @@ Source = Literal["model", "template", "composed"]
 CostName = Literal["prompt_tokens", "evaluated_tokens", "output_tokens", "prompt_s", "output_s", "min_logprob"]
 
 
-class ExampleShown(TypedDict):
+class ExampleRecord(TypedDict):
     """One example shown to the model (retrieved, with its score) or that a filled program came from."""
 
     id: str
@@ -83,7 +83,7 @@ class TranslationRecord(TypedDict, total=False):
     question: str
     program: str | None
     raw: str
-    examples: list[ExampleShown]
+    examples: list[ExampleRecord]
     seconds: float
     attempts: list[AttemptRecord]
     timings: dict[str, float]

@@ -10,7 +10,7 @@ from translators.evidence import TranslationEvidence
 from translators.records import (
     AttemptRecord,
     CostName,
-    ExampleShown,
+    ExampleRecord,
     FillShown,
     FixShown,
     MappingShown,
@@ -90,7 +90,7 @@ class Translation:
     program: Program | None
     error: str | None
     attempts: list[Attempt]
-    examples: list[ExampleShown]
+    examples: list[ExampleRecord]
     timings: dict[str, float]
     mappings: list[MappingShown] = field(default_factory=list)
     unknown: list[UnknownShown] = field(default_factory=list)
