@@ -10,6 +10,7 @@ from app.scene_input import Perception
 from theory import Program, SceneFacts, SolveResult, SolveStatus
 from theory.explain import Explanation
 from theory.solver import Answer, Support
+from translators.details import TranslationDetails
 from translators.evidence import TranslationEvidence
 from trust.calibration import Abstention
 from trust.confidence import ConfidenceParts
@@ -60,7 +61,7 @@ class TranslationOutcome:
     raw: str = ""
     examples: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
-    details: dict[str, Any] = field(default_factory=dict)
+    details: TranslationDetails | None = None  # how the program was made (None: not by a translator)
     # The settings a calibration must have been made with to hold for this translation.
     calibration_settings: dict[str, Any] = field(default_factory=dict)
     # What the translation shows about how sure it is (made from the program alone when not given).

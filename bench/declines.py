@@ -106,7 +106,8 @@ def _row(pipeline: Pipeline, qid: str, part: str, text: str, semantic: list | No
             wrong = not equivalent(translation.program, gold, scenes=30).equivalent
         except (GQAProgramError, ProgramError):
             wrong = None
-    return Row(qid, part, "ok", score, wrong, str(translation.details.get("source")), seconds)
+    source = translation.details.source if translation.details is not None else None
+    return Row(qid, part, "ok", score, wrong, str(source), seconds)
 
 
 def _coverage_at(rows: list[Row], risk: float) -> float:

@@ -1,4 +1,4 @@
-"""The class a wh-question names for what it asks: "What weapon is the man holding?" asks a weapon.
+"""The class a wh-question names for what it asks: "What weapon is the boy holding?" asks a weapon.
 
 A small model often writes such a question's last relation step as ``relate_any`` (any object
 the man holds); GQA's programs name the class: on the tuning part's questions that open with
@@ -6,25 +6,25 @@ the man holds); GQA's programs name the class: on the tuning part's questions th
 of furniture ...") and relate objects, the last relation step is ``relate`` with that class in
 all 48; "who" asks a person, as GQA's programs relate one for 166 of the tuning part's 171 "who"
 questions (never an object of any class). A word the ontology lacks counts when a verb follows
-it ("What weapon is the man holding?", not "What wears trousers?"). `with_asked_class` makes that
+it ("What weapon is the boy holding?", not "What wears trousers?"). `with_asked_class` makes that
 step so where a program has ``relate_any``. The other way round, a question that goes on from "what" (or "what is/are")
-straight to the relation names no class for what it asks ("What is wearing a shirt?", "What
+straight to the relation names no class for what it asks ("What is wearing a scarf?", "What
 wears trousers?", "What is on the table?"), and there the last relation step is ``relate_any``
 (as in every such tuning question; a small model often repeats the other object's class: shirts
 wearing shirts); so does one that ends with the relation and "what" ("The man holds what?", all 6
 such tuning questions: `relate_any` to the object). And "what/which kind (type, sort) of CLASS
 ..." asks for a name: GQA's programs for such tuning questions query ``name`` (96) or, for a
 place, ``place`` (8); `with_asked_kind` makes a query of another category (``color`` for "Which
-kind of clothing is blue?") one of the name, the question's value of that category becoming a
+kind of clothing is green?") one of the name, the question's value of that category becoming a
 filter.
 
 Example:
     >>> from theory.nested import format_nested, parse_nested
     >>> from translators.ontology import bundled_ontology
-    >>> program = parse_nested("query(unique(relate_any(select(scene(), man), holding, object)), name)")
-    >>> fixed, _ = with_asked_class(program, "What kind of food does the man hold?", bundled_ontology())
+    >>> program = parse_nested("query(unique(relate_any(select(scene(), girl), holding, object)), name)")
+    >>> fixed, _ = with_asked_class(program, "What kind of food does the girl hold?", bundled_ontology())
     >>> format_nested(fixed)
-    'query(unique(relate(select(scene(), man), food, holding, object)), name)'
+    'query(unique(relate(select(scene(), girl), food, holding, object)), name)'
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def _asks_what_it_reaches(question: str, relation: str) -> bool:
 
 def with_asked_class(program: Program, question: str, ontology: Ontology) -> tuple[Program, list[SchemaFix]]:
     """The program with its last relation step naming the asked class, where it named none (and
-    naming none where the question names none: "What is wearing a shirt?", "The man holds what?")."""
+    naming none where the question names none: "What is wearing a scarf?", "The man holds what?")."""
     relations = [s for s in program.steps if s.operation in _RELATIONS]
     last = relations[-1] if relations else None
     if last is not None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -37,7 +37,7 @@ class BankRecord(BaseModel):
     id: str
     question: str
     program: str
-    semantic: list[dict[str, Any]] | None = None
+    semantic: list[dict[str, object]] | None = None  # GQA's own steps, as its JSON gives them
     source: str = "project"
     equivalent: list[str] = []
 
@@ -49,7 +49,7 @@ class Example:
     id: str
     question: str
     program: Program
-    semantic: tuple[dict[str, Any], ...] | None = None
+    semantic: tuple[Mapping[str, object], ...] | None = None  # GQA's own steps, as its JSON gives them
     source: str = "project"
     equivalent: frozenset[str] = field(default_factory=frozenset)
 

@@ -10,18 +10,20 @@ import hashlib
 import json
 import sqlite3
 import threading
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+
+from translators.records import TranslationRecord
 
 
-def cache_key(question: str, settings: dict[str, Any]) -> str:
+def cache_key(question: str, settings: Mapping[str, object]) -> str:
     """A digest of the question (whitespace-normalised) and the settings that change the output."""
     payload = json.dumps({"q": " ".join(question.split()), "s": settings}, sort_keys=True, default=str)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
 class TranslationCache:
-    """get/put of JSON-serialisable results; `path=None` keeps the cache in memory."""
+    """get/put of translation records; `path=None` keeps the cache in memory."""
 
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path is not None else None
@@ -32,13 +34,13 @@ class TranslationCache:
         self._db.execute("CREATE TABLE IF NOT EXISTS translations (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         self._db.commit()
 
-    def get(self, key: str) -> dict[str, Any] | None:
+    def get(self, key: str) -> TranslationRecord | None:
         """The stored result for `key`, or None."""
         with self._lock:
             row = self._db.execute("SELECT value FROM translations WHERE key = ?", (key,)).fetchone()
         return json.loads(row[0]) if row else None
 
-    def put(self, key: str, value: dict[str, Any]) -> None:
+    def put(self, key: str, value: TranslationRecord) -> None:
         """Store (or replace) a result."""
         with self._lock:
             self._db.execute("INSERT OR REPLACE INTO translations VALUES (?, ?)", (key, json.dumps(value)))

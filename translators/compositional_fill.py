@@ -1,8 +1,8 @@
 """Fill a question whose exact form the bank lacks from the parts it is made of.
 
-"What is the man to the left of the tent wearing?" has no example of its form, but its object
-reference ("the man to the left of the tent") is a `relate` chain and the rest of it is the
-question "What is the man wearing?", which the bank has. An object reference is
+"What is the skier to the left of the tent wearing?" has no example of its form, but its object
+reference ("the skier to the left of the tent") is a `relate` chain and the rest of it is the
+question "What is the skier wearing?", which the bank has. An object reference is
 
     [article] ATTRIBUTE* NOUN POST?
     POST := [that|which|who] [is|are] RELATION REFERENCE      the man (that is) on the bed
@@ -141,7 +141,7 @@ class CompositionalFiller:
 
     def reduced(self, question: str) -> tuple[str, list[Reference]] | None:
         """The question with each reference that relates its object to another said as its bare noun
-        ("What color is the towel to the right of the garbage can?" -> "What color is the towel?"), and
+        ("What color is the blanket to the left of the trash can?" -> "What color is the blanket?"), and
         those references; None when it has none."""
         raw = self.filler.raw_slots(question)
         references: list[Reference] = []
@@ -313,17 +313,9 @@ class CompositionalFiller:
         relative = _word(raw, at) in _RELATIVE
         at += relative
         if relative and _word(raw, at) in _LOOK:  # "that is red", "that looks pink and red"
-            after: list[tuple[str, str]] = []
-            position = at + 1
-            while (attribute := self._attribute_at(raw, position)) is not None:
-                if after and _word(raw, position + 1) == "or":
-                    break  # "the horse that is standing brown or white": the question's choice
-                after.append(attribute)
-                position += 1
-                if _word(raw, position) == "and" and self._attribute_at(raw, position + 1) is not None:
-                    position += 1
-            if after:
-                return position, None, after
+            described = self._described(raw, at + 1)
+            if described is not None:
+                return described
         start = at + 1 if relative and _word(raw, at) in _BE else at
         made = self._made_of(raw, start)  # "(that is) made of wood"
         if made is not None:
@@ -334,36 +326,60 @@ class CompositionalFiller:
                 return other[1], (relation[0], "subject", other[0]), []
         if relative and start > at and self._doing(raw, start):  # "that is surfing": an activity, no object
             return start + 1, None, [("", str(_word(raw, start)))]
-        if _word(raw, start) in ("on", "in", "at"):  # "(that is) on the right", "in the top"
-            position = start + 1 + (_word(raw, start + 1) in ARTICLES)
-            value = _word(raw, position)
-            if value in _POSITIONS:
-                return position + 1, None, [(_POSITIONS[value], value)]
-        if depth <= 1:  # "(that) the man is wearing": the noun is the relation's object
-            other = self._reference(raw, at, depth + 1)
-            if other is not None and _word(raw, other[1]) in _BE:
-                relation = self._relation_at(raw, other[1] + 1)
-                if relation is not None:
-                    return relation[1], (relation[0], "object", other[0]), []
-            if other is not None and (relation := self._relation_at(raw, other[1])) is not None:
-                # "(that) the man wears": a verb's present tense, read by its stem ("wears" as wearing)
-                if relation[0].split("_")[0].endswith("ing"):
-                    return relation[1], (relation[0], "object", other[0]), []
+        placed = _placed(raw, start)
+        if placed is not None or depth > 1:
+            return placed
+        return self._object_clause(raw, at, depth)
+
+    def _described(self, raw: Raw, position: int) -> _Post | None:
+        """The attributes a relative clause gives from `position` ("red", "pink and red"), or None."""
+        after: list[tuple[str, str]] = []
+        while (attribute := self._attribute_at(raw, position)) is not None:
+            if after and _word(raw, position + 1) == "or":
+                break  # "the horse that is standing brown or white": the question's choice
+            after.append(attribute)
+            position += 1
+            if _word(raw, position) == "and" and self._attribute_at(raw, position + 1) is not None:
+                position += 1
+        return (position, None, after) if after else None
+
+    def _object_clause(self, raw: Raw, at: int, depth: int) -> _Post | None:
+        """A clause whose subject relates to the noun as its object ("(that) the man is wearing"), or None."""
+        other = self._reference(raw, at, depth + 1)
+        if other is not None and _word(raw, other[1]) in _BE:
+            relation = self._relation_at(raw, other[1] + 1)
+            if relation is not None:
+                return relation[1], (relation[0], "object", other[0]), []
+        if other is not None and (relation := self._relation_at(raw, other[1])) is not None:
+            # "(that) the man wears": a verb's present tense, read by its stem ("wears" as wearing)
+            if relation[0].split("_")[0].endswith("ing"):
+                return relation[1], (relation[0], "object", other[0]), []
         return None
+
+
+def _placed(raw: Raw, start: int) -> _Post | None:
+    """A position said after a noun ("(that is) on the right", "in the top"), or None."""
+    if _word(raw, start) not in ("on", "in", "at"):
+        return None
+    position = start + 1 + (_word(raw, start + 1) in ARTICLES)
+    value = _word(raw, position)
+    if value in _POSITIONS:
+        return position + 1, None, [(_POSITIONS[value], value)]
+    return None
 
 
 _SINGULAR = {"are": "is", "these": "it", "those": "it", "have": "has", "were": "was"}
 
 
 def _variants(slots: Slots) -> list[Slots]:
-    """The slots, then (where they differ) read in the singular ("what animals are standing" asks
-    what "what animal is standing" asks), then with group words after the first as plain nouns
-    ("what animal is this, a puppy or a bird"), then with all of them ("is the bag to the right of
+    """The slots, then (where they differ) read in the singular ("what animals are sitting" asks
+    what "what animal is sitting" asks), then with group words after the first as plain nouns
+    ("what vehicle is this, a bus or a truck"), then with all of them ("is the bag to the right of
     the chair" as "is the cup to the right of the chair"): GQA's programs depend on neither, as
     long as the word is kept, which the fill does."""
     singular = tuple((_SINGULAR.get(role, role) if words is None else role, words) for role, words in slots)
     nouns = tuple(("thing" if role == GROUP_ROLE else role, words) for role, words in singular)
-    # "What animal is this, a puppy or a bird?": the group asked about stays, the named ones are nouns.
+    # "What vehicle is this, a bus or a truck?": the group asked about stays, the named ones are nouns.
     first = next((i for i, (role, _) in enumerate(singular) if role == GROUP_ROLE), None)
     later = tuple(
         ("thing" if role == GROUP_ROLE and i != first else role, words) for i, (role, words) in enumerate(singular)

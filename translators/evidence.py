@@ -7,11 +7,14 @@ path holds on the others.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from theory.program import Program
+
+if TYPE_CHECKING:
+    from translators.records import ExampleRecord, FillShown
 
 # A translation's `source` when its program was filled without the model: from examples of its
 # form, or composed from its references and a form (`translators.compositional_fill`).
@@ -48,13 +51,13 @@ class TranslationEvidence:
         program: Program,
         *,
         question: str | None = None,
-        examples: Sequence[Mapping[str, Any]] = (),
+        examples: Sequence[ExampleRecord] = (),
         samples: int = 1,
         attempts: int = 1,
         schema_fixes: int = 0,
         agreement: float | None = None,
         source: str = "model",
-        fill: Mapping[str, Any] | None = None,
+        fill: FillShown | None = None,
         min_logprob: float | None = None,
     ) -> TranslationEvidence:
         """The record from a translation's JSON parts (examples as shown, fill as {form, votes, voters})."""

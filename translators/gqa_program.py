@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from theory.canonical import canonical
 from theory.operations import OPERATIONS, OTHER_CATEGORY, Kind
@@ -92,7 +92,7 @@ def comparative_value(word: str) -> tuple[str, str]:
 
 
 class _Converter:
-    def __init__(self, semantic: Sequence[Mapping[str, Any]], categories: Mapping[str, str]) -> None:
+    def __init__(self, semantic: Sequence[Mapping[str, object]], categories: Mapping[str, str]) -> None:
         self.semantic = semantic
         self.categories = categories
         self.steps: list[Step] = []
@@ -290,7 +290,7 @@ class _Converter:
 
 
 def gqa_to_program(
-    semantic: Sequence[Mapping[str, Any]], attribute_categories: Mapping[str, str] | None = None
+    semantic: Sequence[Mapping[str, object]], attribute_categories: Mapping[str, str] | None = None
 ) -> Program:
     """Convert one GQA ``semantic`` list to a canonical `Program`; raises `GQAProgramError`.
 
@@ -305,20 +305,35 @@ def gqa_to_program(
 _GQA_LINE = re.compile(r"\s*(?P<op>[A-Za-z][A-Za-z _\t]*)(?:\[(?P<deps>[0-9,\s]*)\]\s*)?:(?P<arg>.*)\Z")
 
 
-def format_gqa(semantic: Sequence[Mapping[str, Any]]) -> str:
+class GQAStep(TypedDict):
+    """One step of a GQA semantic program, as its JSON gives it."""
+
+    operation: str
+    argument: str
+    dependencies: list[int]
+
+
+def format_gqa(semantic: Sequence[Mapping[str, object]]) -> str:
     """GQA semantic steps as lines ``op [deps]: argument`` (object ids dropped)."""
     lines = []
     for step in semantic:
-        deps = ",".join(str(d) for d in step.get("dependencies", []))
+        deps = ",".join(str(d) for d in _items(step.get("dependencies", [])))
         argument = GQA_OBJECT_IDS.sub("", str(step.get("argument", "")))
         head = f"{step['operation']} [{deps}]" if deps else str(step["operation"])
         lines.append(f"{head}: {argument}")
     return "\n".join(lines)
 
 
-def parse_gqa(text: str) -> list[dict[str, Any]]:
+def _items(value: object) -> Iterable[object]:
+    # Foreign JSON: a value that cannot be iterated fails as iterating it would.
+    if not isinstance(value, Iterable):
+        raise TypeError(f"{type(value).__name__!r} object is not iterable")
+    return value
+
+
+def parse_gqa(text: str) -> list[GQAStep]:
     """Lines ``op [deps]: argument`` back to GQA semantic steps; raises `ProgramSyntaxError`."""
-    steps: list[dict[str, Any]] = []
+    steps: list[GQAStep] = []
     for number, line in enumerate((ln for ln in text.strip().splitlines() if ln.strip()), start=1):
         match = _GQA_LINE.match(line)
         if match is None:

@@ -79,7 +79,7 @@ def _schema_rules(ontology: Ontology, words: QuestionWords | None = None) -> lis
         # A word the ontology files under no category may be any category's value ("made of mesh").
         known = set(ontology.classes) | set(ontology.uncategorised)
         unfiled = [n for n in words.names() if n not in known and not ontology.categories_of(n)]
-        # Another form of a class ("umbrellas") names no value: "The umbrella is of which color?".
+        # Another form of a class ("kites") names no value: "The kite is of which color?".
         values = [n for n in unfiled if singular(n) not in ontology.classes]
         typed = {c: kept for c, v in typed.items() if (kept := [x for x in v if words.supports(x)] + values)}
         # A class is a word the ontology knows as a class, one the frame implies ("who": person),
@@ -106,7 +106,7 @@ def _schema_rules(ontology: Ontology, words: QuestionWords | None = None) -> lis
         f"cls ::= {classes}",
         "val ::= word",
     ]
-    # A choice between two words ("Is the sky white or dark blue?") chooses between the words said
+    # A choice between two words ("Is the wall white or dark blue?") chooses between the words said
     # right before its "or" and right after it, in either order, as GQA's programs do on each value
     # choice of the tuning part ("a cow or a sheep?" may choose `cows`: a class in either number).
     sides = _sides(words)

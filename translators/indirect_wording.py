@@ -11,7 +11,7 @@ back in question word order:
   closed");
 - after a wh-word, the subject between the wh-phrase and the auxiliary moves behind it ("what color
   the mug is" -> "what color is the mug", "how many windows there are" -> "how many windows are
-  there"); a subject question ("who is wearing a hat") is already in order;
+  there"); a subject question ("who is holding a bat") is already in order;
 - after a verb of telling with a noun phrase, the phrase is asked for ("tell me the color of the
   sofa" -> "what is the color of the sofa");
 - after a verb of finding or seeing with a noun phrase, whether it is there ("will I find a dog" ->
@@ -155,7 +155,7 @@ def _wh_order(clause: list[str]) -> list[str]:
         # "how the food smells" -> "how does the food smell": a verb of the present takes "does".
         return [*clause[:subject], "does", *clause[subject:-1], clause[-1][:-1]]
     if aux is None or subject is None or subject >= aux:
-        return clause  # a subject question ("who is wearing a hat") or already in order
+        return clause  # a subject question ("who is holding a bat") or already in order
     verb = clause[aux]
     rest = clause[aux + 1 :]
     if lowered[aux] in ("has", "have") and not (rest and rest[0].lower() == "been"):

@@ -7,8 +7,8 @@ traffic cone `cone`). They name every attribute value it says as well ("the stan
 by `standing`) in 906 of 907, but for two kinds of question where GQA's programs leave the value
 out: a choice between two relations ("Is the small vehicle behind or in front of ...?" chooses
 for a vehicle, not a small one) and "how ADJECTIVE" questions, which ask the value's category.
-A small model sometimes drops one ("What color is the towel to the right of the garbage can?" as
-the color of a towel); `translators.translate` then asks it the question with its relating
+A small model sometimes drops one ("What color is the blanket to the left of the trash can?" as
+the color of a blanket); `translators.translate` then asks it the question with its relating
 references said as bare nouns and composes the references back in. Words that name the picture
 or a kind of thing rather than an object ("item", "piece", "photo") are not asked for. A group word
 ("the vegetables on the plate") is named by 261 of the 262 tuning programs whose question says one,

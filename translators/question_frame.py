@@ -15,7 +15,7 @@ Example:
     (<Frame.CHOICE: 'choice'>, <Frame.YES_NO: 'yes/no'>)
     >>> frame_of("Are there any cats or dogs?")
     <Frame.EITHER: 'either'>
-    >>> frame_of("The pillow is where?")
+    >>> frame_of("The lamp is where?")
     <Frame.OPEN: 'open'>
 """
 

@@ -7,12 +7,12 @@ reads the image as an object. "Do you see"/"can you see" ask whether something i
 "piece of furniture" or "clothing item" names the group itself.
 
 Example:
-    >>> read_as_scene("Who in the picture is standing?")
-    'Who is standing?'
-    >>> read_as_scene("What color is the chair on the right side of the photo?")
-    'What color is the chair on the right?'
-    >>> read_as_scene("What animal is in this image?")
-    'What animal is this?'
+    >>> read_as_scene("Who in the photo is sitting?")
+    'Who is sitting?'
+    >>> read_as_scene("What color is the bench on the left side of the image?")
+    'What color is the bench on the left?'
+    >>> read_as_scene("What fruit is in this image?")
+    'What fruit is this?'
     >>> read_as_scene("Is this a photo of a park or maybe a farm?")
     'Is this a park or a farm?'
     >>> read_as_scene("Do you see any cats?")
@@ -48,9 +48,9 @@ _PHRASES = (
     (re.compile(r"\s+(?:that|which)\s+(?:is|are)\s+(?:shown|pictured|presented|visible)\b", re.I), ""),
     # "Is this a photo of a park or a farm?" -> "Is this a park or a farm?"
     (re.compile(rf"\b(is|are)\s+(this|it|that)\s+(?:an?\s+)?{_IMAGE}\s+of\s+", re.I), r"\1 \2 "),
-    # "What place is shown?" -> "What place is this?"
+    # "What room is shown?" -> "What room is this?"
     (re.compile(r"\b(is|are)\s+(?:shown|pictured|presented)\s*(?=\?|$)", re.I), lambda m: _this(m.group(1))),
-    # "What place is the photo in?", "What place is this image in?" -> "What place is this?"
+    # "What room is the photo in?", "What room is this image in?" -> "What room is this?"
     (re.compile(rf"\b(is|are)\s+{_THE}\s+{_IMAGE}\s+(?:in|at|of)\s*(?=\?|$)", re.I), lambda m: _this(m.group(1))),
 )
 # "piece of furniture", "clothing item", "article of clothing" name the group itself, as GQA reads
@@ -81,7 +81,7 @@ def read_as_scene(question: str) -> str:
         if changed != text:
             text = changed
             if _DANGLING.search(text) and not _DANGLING.search(question.strip()):
-                # "What vehicle is in this photo?" -> "What vehicle is?" -> "What vehicle is this?"
+                # "What fruit is in this photo?" -> "What fruit is?" -> "What fruit is this?"
                 text = _DANGLING.sub(lambda m: f"{_this(m.group(1))}{m.group(2) or ''}", text)
     text = _SEE.sub("Are there", text)
     for pattern, replacement in _GROUP_PHRASES:

@@ -7,7 +7,7 @@ ways of answering another question:
 - it asks the *name* of an object it picks by a specific class ("What brand is the sauce?" as the
   name of the sauce, "Who is the man?" as the name of the man): the answer is a word the question
   already says; a group word ("What animal ...", "Which vehicle ...") or a relation ("What is the
-  man holding?") leaves the name open;
+  skier holding?") leaves the name open;
 - it asks for a category the question never names, nor any of its values or its frame words
   ("How expensive is the sofa?" as the sofa's weight).
 

@@ -1,18 +1,18 @@
 """A yes/no question about "the X" and a relation asks whether that object is so related: ``verify_rel``.
 
-"Is the floor behind the chair?" names one floor; GQA's programs check it with
-``verify_rel(unique(select(floor)), chair, behind, object)`` (every such question of the tuning
+"Is the rug behind the sofa?" names one rug; GQA's programs check it with
+``verify_rel(unique(select(rug)), sofa, behind, object)`` (every such question of the tuning
 part without "or" ends in ``verify_rel`` or ``verify_attr``, none in ``exist``). A small model
-often writes "is there a floor behind a chair" instead: ``exist(relate(select(chair), floor,
-behind, subject))``, which answers yes for any floor. `as_relation_check` rewrites that shape
+often writes "is there a rug behind a sofa" instead: ``exist(relate(select(sofa), rug,
+behind, subject))``, which answers yes for any rug. `as_relation_check` rewrites that shape
 where the question asks yes or no (no "or"), opens with "is/are the (that, this) ..." and says X,
 the relation and Y in that order (`relation_direction.word_order_direction`'s subject pattern).
 
 Example:
     >>> from theory.nested import format_nested, parse_nested
-    >>> program = parse_nested("exist(relate(select(scene(), chair), floor, behind, subject))")
-    >>> format_nested(as_relation_check(program, "Is the floor behind the chair?")[0])
-    'verify_rel(unique(select(scene(), floor)), chair, behind, object)'
+    >>> program = parse_nested("exist(relate(select(scene(), sofa), rug, behind, subject))")
+    >>> format_nested(as_relation_check(program, "Is the rug behind the sofa?")[0])
+    'verify_rel(unique(select(scene(), rug)), sofa, behind, object)'
 """
 
 from __future__ import annotations

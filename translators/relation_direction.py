@@ -5,9 +5,9 @@ D (C is the relation's subject); ``object`` the other way round. A small model o
 wrong one. The question's word order says it in three plain patterns, with C the class word of
 the step (or a wh-word), R the relation's words and D the class of the step it reads from:
 
-- C ... R ... D: "What animals are on the street?"  -> subject
-- D ... R ... C: "The snow is on what animal?"       -> object
-- C ... D ... R: "What is the man holding?"          -> object (the wh-word asks for R's object)
+- C ... R ... D: "What animals are on the roof?"    -> subject
+- D ... R ... C: "The ice is on what animal?"        -> object
+- C ... D ... R: "What is the skier holding?"        -> object (the wh-word asks for R's object)
 
 A part or possession is the subject of `of` ("the baby's hair", "her hair"). On the 548 relation
 steps of GQA's own programs for the tuning part's questions, these rules decide 506 and agree
@@ -15,10 +15,10 @@ with GQA on every one; the other 42 are left as written.
 
 Example:
     >>> from theory.nested import parse_nested, format_nested
-    >>> program = parse_nested("query(unique(relate(select(scene(), street), animal, on, object)), name)")
-    >>> fixed, fixes = direct_relations(program, "What animals are on the street?")
+    >>> program = parse_nested("query(unique(relate(select(scene(), roof), animal, on, object)), name)")
+    >>> fixed, fixes = direct_relations(program, "What animals are on the roof?")
     >>> format_nested(fixed)
-    'query(unique(relate(select(scene(), street), animal, on, subject)), name)'
+    'query(unique(relate(select(scene(), roof), animal, on, subject)), name)'
 """
 
 from __future__ import annotations

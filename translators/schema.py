@@ -10,15 +10,15 @@ cannot see, each reported as a `SchemaFix`:
   ``verify_attr(other, v)`` is ``exist(filter_any(v))`` (GQA's bare ``filter``/``verify``);
 - a query category the ontology does not know (``kind``, ``type``) asks for the object's ``name``,
   and so does ``class``: a scene gives an object every class above its own, and no GQA program
-  asks for them (none of the 1,358 sample questions; "What kind of furniture is it?" asks ``name``);
+  asks for them (none of the 1,358 sample questions; "What kind of appliance is it?" asks ``name``);
 - the place a picture shows is the scene's: ``select(place)`` is ``select(scene)`` (every one of
   the sample's 147 programs that query ``place`` selects ``scene``, none selects ``place``), and
   the scene has no name: what is asked of it is its ``place`` (171 programs select ``scene``;
   each asks its ``place`` or its ``room``); a ``relate`` from the scene to a place is the scene
-  again ("What kind of place is pictured?" read as the place of the scene);
+  again ("What kind of room is pictured?" read as the room of the scene);
 - a ``filter`` by one of the two values a ``choose_attr`` offers, on the way to that choice, is
-  dropped: it would decide the choice before it is made ("Is the sky gray or yellow?" asks about
-  the sky, not about a gray sky);
+  dropped: it would decide the choice before it is made ("Is the wall gray or yellow?" asks about
+  the wall, not about a gray wall);
 - a compound class whose first word is an attribute value (``young_man``) becomes the class
   filtered by that value (``man`` with ``age young``; ``filter_any`` for an uncategorised value),
   when the rest is a known class and the whole is not; in ``verify_rel``/``choose_rel``, whose
@@ -139,25 +139,7 @@ def repair_program(program: Program, ontology: Ontology) -> tuple[Program, list[
             fixes.append(SchemaFix("offered value", step.id, f"filter({', '.join(args)})", "no filter"))
             renumber[step.id] = deps[0]
             continue
-        if op == "select" and args[0] == _PLACE:
-            fixes.append(SchemaFix("place", step.id, _PLACE, _SCENE))
-            args[0] = _SCENE
-        if op in ("filter", "verify_attr"):
-            found = _value_category(ontology, args[0], args[1])
-            if found is not None:
-                fixes.append(SchemaFix("value category", step.id, args[0], found))
-                args[0] = found
-        elif op == "choose_attr":
-            found = _choice_category(ontology, args[0], args[1], args[2])
-            if found is not None:
-                fixes.append(SchemaFix("value category", step.id, args[0], found))
-                args[0] = found
-        elif op == "query" and args[0] not in query_categories:
-            fixes.append(SchemaFix("query category", step.id, args[0], "name"))
-            args[0] = "name"
-        if op == "query" and args[0] == "name" and _of_scene(program, step):
-            fixes.append(SchemaFix("place", step.id, "name", _PLACE))
-            args[0] = _PLACE
+        fixes += _fixed_arguments(program, step, args, ontology, query_categories)
         if op in ("filter", "verify_attr") and args[0] == OTHER_CATEGORY:
             fixes.append(
                 SchemaFix("uncategorised value", step.id, f"{op}({args[0]}, {args[1]})", f"filter_any({args[1]})")
@@ -167,29 +149,63 @@ def repair_program(program: Program, ontology: Ontology) -> tuple[Program, list[
                 steps.append(Step(len(steps), "exist", (len(steps) - 1,)))
             renumber[step.id] = len(steps) - 1
             continue
-        compound = (
-            _split_compound(ontology, args[0]) if op in ("select", "relate", "verify_rel", "choose_rel") else None
-        )
-        if compound is not None and op in ("verify_rel", "choose_rel"):
-            # The class of a relation check names no set to filter: the modifier only describes it.
-            fixes.append(SchemaFix("compound class", step.id, args[0], compound[2]))
-            args[0] = compound[2]
-            steps.append(Step(len(steps), op, deps, tuple(args)))
-        elif compound is not None:
-            category, value, cls = compound
-            fixes.append(
-                SchemaFix("compound class", step.id, args[0], f"{cls} filtered by {category or 'any category'} {value}")
-            )
-            args[0] = cls
-            inner = Step(len(steps), op, deps, tuple(args))
-            steps.append(inner)
-            if category is None:
-                steps.append(Step(len(steps), "filter_any", (inner.id,), (value,)))
-            else:
-                steps.append(Step(len(steps), "filter", (inner.id,), (category, value)))
-        else:
-            steps.append(Step(len(steps), op, deps, tuple(args)))
+        fixes += _add_step(ontology, step.id, op, deps, args, steps)
         renumber[step.id] = len(steps) - 1
     if not fixes:
         return program, []
     return canonical(Program(tuple(steps), renumber[program.answer])), fixes
+
+
+def _fixed_arguments(
+    program: Program, step: Step, args: list[str], ontology: Ontology, query_categories: set[str]
+) -> list[SchemaFix]:
+    """The fixes of a step's place, value category and query category, made to `args` in place."""
+    fixes: list[SchemaFix] = []
+    op = step.operation
+    if op == "select" and args[0] == _PLACE:
+        fixes.append(SchemaFix("place", step.id, _PLACE, _SCENE))
+        args[0] = _SCENE
+    if op in ("filter", "verify_attr"):
+        found = _value_category(ontology, args[0], args[1])
+        if found is not None:
+            fixes.append(SchemaFix("value category", step.id, args[0], found))
+            args[0] = found
+    elif op == "choose_attr":
+        found = _choice_category(ontology, args[0], args[1], args[2])
+        if found is not None:
+            fixes.append(SchemaFix("value category", step.id, args[0], found))
+            args[0] = found
+    elif op == "query" and args[0] not in query_categories:
+        fixes.append(SchemaFix("query category", step.id, args[0], "name"))
+        args[0] = "name"
+    if op == "query" and args[0] == "name" and _of_scene(program, step):
+        fixes.append(SchemaFix("place", step.id, "name", _PLACE))
+        args[0] = _PLACE
+    return fixes
+
+
+def _add_step(
+    ontology: Ontology, step_id: int, op: str, deps: tuple[int, ...], args: list[str], steps: list[Step]
+) -> list[SchemaFix]:
+    """Add the step to `steps`, a compound class ("wooden table") split into the class and a filter
+    by its modifier; the fix made, if any."""
+    compound = _split_compound(ontology, args[0]) if op in ("select", "relate", "verify_rel", "choose_rel") else None
+    if compound is None:
+        steps.append(Step(len(steps), op, deps, tuple(args)))
+        return []
+    if op in ("verify_rel", "choose_rel"):
+        # The class of a relation check names no set to filter: the modifier only describes it.
+        fix = SchemaFix("compound class", step_id, args[0], compound[2])
+        args[0] = compound[2]
+        steps.append(Step(len(steps), op, deps, tuple(args)))
+        return [fix]
+    category, value, cls = compound
+    fix = SchemaFix("compound class", step_id, args[0], f"{cls} filtered by {category or 'any category'} {value}")
+    args[0] = cls
+    inner = Step(len(steps), op, deps, tuple(args))
+    steps.append(inner)
+    if category is None:
+        steps.append(Step(len(steps), "filter_any", (inner.id,), (value,)))
+    else:
+        steps.append(Step(len(steps), "filter", (inner.id,), (category, value)))
+    return [fix]

@@ -1,7 +1,8 @@
 """Generated worked examples: (question, program) pairs from the project's own templates, filled
 with an ontology's classes, attribute values and relations.
 
-A template is a few phrasings and one nested program with slots. Slots: ``{a}``, ``{b}`` classes;
+A template is a few phrasings and one nested program with slots (the templates are data:
+``data/templates.toml``). Slots: ``{a}``, ``{b}`` classes;
 ``{g}`` a class group (``furniture``); ``{cat}``/``{v}`` an attribute category and one of its
 values (``{v1}``, ``{v2}`` two values of it); ``{r}`` a relation whose subject/object groups fit
 the classes; ``{r1}``/``{r2}`` a pair of opposite relations; ``{p}`` a position. The program
@@ -24,59 +25,19 @@ from __future__ import annotations
 
 import random
 import re
+import tomllib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from theory.nested import parse_nested
 from theory.operations import OPPOSITE_PAIRS, POSITION_PHRASES
 from theory.program import ProgramError
 from translators.bank import Example, normalise_question
-from translators.ontology import ANY_GROUP, Ontology
+from translators.ontology import ANY_GROUP, Ontology, Relation
 
 # Opposite relation pairs a "X or Y" choice is asked with, as the question writes them.
 OPPOSITES = tuple((a.replace("_", " "), b.replace("_", " ")) for a, b in OPPOSITE_PAIRS)
-# Relations photos show most (people wear and hold things, objects sit on and next to each other):
-# drawn more often so that the everyday phrasings are well covered. Our own judgement, not counts.
-COMMON_RELATIONS = (
-    "on",
-    "in",
-    "wearing",
-    "holding",
-    "to the left of",
-    "to the right of",
-    "near",
-    "behind",
-    "next to",
-    "in front of",
-    "on top of",
-    "sitting on",
-    "standing on",
-    "carrying",
-    "under",
-    "above",
-    "of",
-    "with",
-    "riding",
-    "by",
-    "beside",
-    "sitting in",
-    "standing in",
-    "hanging on",
-    "eating",
-    "looking at",
-    "watching",
-    "covered in",
-    "inside",
-    "at",
-    "lying on",
-    "parked on",
-    "walking on",
-    "playing with",
-    "using",
-    "below",
-    "full of",
-    "covering",
-)
 COMMON_SHARE = 0.6
 # How a choice between two opposite relations is usually phrased (one of these, at random).
 _CHOICE_PHRASES = {
@@ -97,45 +58,7 @@ _CHOICE_PHRASES = {
     ("on", "under"): ("on or under",),
     ("under", "on"): ("under or on",),
 }
-# Relations also asked with a finite verb ("Who wears the hat?", "What does the man hold?"):
-# relation -> (third person, base form). Only these get the verb phrasings.
-VERB_FORMS = {
-    "wearing": ("wears", "wear"),
-    "holding": ("holds", "hold"),
-    "carrying": ("carries", "carry"),
-    "riding": ("rides", "ride"),
-    "eating": ("eats", "eat"),
-    "using": ("uses", "use"),
-    "watching": ("watches", "watch"),
-    "looking_at": ("looks at", "look at"),
-    "sitting_on": ("sits on", "sit on"),
-    "standing_on": ("stands on", "stand on"),
-    "lying_on": ("lies on", "lie on"),
-    "walking_on": ("walks on", "walk on"),
-    "playing_with": ("plays with", "play with"),
-    "covering": ("covers", "cover"),
-    "hanging_on": ("hangs on", "hang on"),
-    "throwing": ("throws", "throw"),
-    "swinging": ("swings", "swing"),
-    "pulling": ("pulls", "pull"),
-    "pushing": ("pushes", "push"),
-    "catching": ("catches", "catch"),
-    "hitting": ("hits", "hit"),
-    "touching": ("touches", "touch"),
-    "feeding": ("feeds", "feed"),
-    "drinking": ("drinks", "drink"),
-    "driving": ("drives", "drive"),
-    "flying": ("flies", "fly"),
-    "leaning_on": ("leans on", "lean on"),
-    "surrounding": ("surrounds", "surround"),
-    "reading": ("reads", "read"),
-    "chasing": ("chases", "chase"),
-    "cutting": ("cuts", "cut"),
-    "kicking": ("kicks", "kick"),
-    "grazing_on": ("grazes on", "graze on"),
-    "crossing": ("crosses", "cross"),
-}
-# How a group is named in questions besides its own word ("What is this piece of furniture called?").
+# How a group is named in questions besides its own word ("What is this article of clothing called?").
 GROUP_WORDS = {
     "furniture": (("piece of furniture", "pieces of furniture"), ("item of furniture", "items of furniture")),
     "clothing": (
@@ -163,40 +86,6 @@ COMPARATIVES = {
     "less tall": ("tall", "false"),
     "less clean": ("clean", "false"),
 }
-# Categories asked about with their own wording; the rest use "What is the {cat} of ...".
-_CATEGORY_QUESTIONS = {
-    "color": [
-        "What color is the {a}?",
-        "Which color is the {a}?",
-        "What is the color of the {a}?",
-        "The {a} is what color?",
-        "What color does the {a} have?",
-        "Of what color is the {a}?",
-        "The {a} has what color?",
-        "The {a} is of which color?",
-        "What colour is the {a}?",
-        "What color do you think the {a} is?",
-    ],
-    "material": [
-        "What is the {a} made of?",
-        "What material is the {a} made of?",
-        "What is the material of the {a}?",
-        "Which material is the {a} made of?",
-        "The {a} is made of what material?",
-        "What is the {a} made out of?",
-        "What material is the {a}?",
-        "Which material was used to make the {a}?",
-    ],
-    "shape": ["What shape is the {a}?", "What is the shape of the {a}?", "Which shape does the {a} have?"],
-    "size": ["How big is the {a}?", "What size is the {a}?", "What is the size of the {a}?", "How large is the {a}?"],
-    "pose": ["What is the {a} doing?", "What pose is the {a} in?"],
-    "activity": ["What is the {a} doing?", "Which activity is the {a} doing?"],
-    "pattern": ["What pattern does the {a} have?", "What is the pattern of the {a}?"],
-    "age": ["How old is the {a}?", "What age is the {a}?"],
-    "length": ["How long is the {a}?", "What is the length of the {a}?"],
-    "height": ["How tall is the {a}?", "What height is the {a}?"],
-    "cleanliness": ["How clean is the {a}?", "Is the {a} clean or dirty?"],
-}
 
 
 @dataclass(frozen=True)
@@ -214,741 +103,48 @@ def _t(family: str, program: str, *phrasings: str) -> Template:
     return Template(family, phrasings, program)
 
 
-TEMPLATES: tuple[Template, ...] = (
-    # --- existence and logic -------------------------------------------------------------------
-    _t(
-        "exist",
-        "exist({S})",
-        "Is there a {a} in the picture?",
-        "Is a {a} visible?",
-        "Are any {as} visible in this picture?",
-        "Are there any {as}?",
-        "Do you see any {as}?",
-        "Is there a {a}?",
-        "Are there {as} in this image?",
-        "Do you see a {a} there?",
-        "Is there any {a} in the photo?",
-    ),
-    _t(
-        "exist_attr",
-        "exist(filter({S}, {cat}, {v}))",
-        "Is there a {v} {a}?",
-        "Are there {v} {as}?",
-        "Do you see any {v} {as}?",
-        "Is there a {a} that is {v}?",
-        "Are there any {v} {as} in the picture?",
-    ),
-    _t(
-        "exist_rel",
-        "exist(relate({SB}, {a}, {r}, subject))",
-        "Is there a {a} {r} the {b}?",
-        "Are there {as} {r} the {b}?",
-        "Do you see a {a} {r} the {b}?",
-        "Is there any {a} {r} the {b} in the image?",
-    ),
-    _t(
-        "exist_rel_attr",
-        "exist(relate(filter({SB}, {cat}, {v}), {a}, {r}, subject))",
-        "Do you see any {as} {r} the {v} {b}?",
-        "Is there a {a} {r} the {v} {b}?",
-        "Are there {as} {r} the {b} that is {v}?",
-    ),
-    _t(
-        "exist_rel_pos",
-        "exist(relate(filter({SB}, {pcat}, {p}), {a}, {r}, subject))",
-        "Is there a {a} {r} the {b} {pw}?",
-        "Are there {as} {r} the {b} {pw}?",
-    ),
-    _t(
-        "exist_rel_any",
-        "exist(relate_any({SB}, {r}, subject))",
-        "Is there anything {r} the {b}?",
-        "Is anything {r} the {b}?",
-    ),
-    _t(
-        "and_exist",
-        "and(exist({S}), exist({SB}))",
-        "Are there both {as} and {bs} in the picture?",
-        "Are there both a {a} and a {b}?",
-        "Do you see both {as} and {bs}?",
-        "Is there a {a} and a {b} in the image?",
-    ),
-    _t(
-        "or_exist",
-        "or(exist({S}), exist({SB}))",
-        "Are there {as} or {bs}?",
-        "Are there any {as} or {bs}?",
-        "Do you see any {as} or {bs} there?",
-        "Is there a {a} or a {b} in the picture?",
-        "Is there a {a} or a {b}?",
-        "Is there any {a} or {b} in the image?",
-        "Is there either a {a} or a {b}?",
-    ),
-    _t(
-        "or_exist_attr",
-        "or(exist(filter({S}, {cat}, {v})), exist(filter({SB}, {cat}, {v})))",
-        "Are there {v} {as} or {bs}?",
-        "Is there a {v} {a} or {b}?",
-        "Are there any {v} {as} or {bs} in the image?",
-        "Is there either a {v} {a} or {b}?",
-        "Are there either {v} {as} or {bs}?",
-    ),
-    _t(
-        "and_exist_attr",
-        "and(exist(filter({S}, {cat}, {v})), exist(filter({SB}, {cat}, {v})))",
-        "Are there both {v} {as} and {bs}?",
-        "Are there both a {v} {a} and a {v} {b}?",
-    ),
-    _t(
-        "and_verify",
-        "and(verify_attr(unique({S}), {cat}, {v}), verify_attr(unique({S}), {cat2}, {w}))",
-        "Is the {a} {v} and {w}?",
-        "Does the {a} look {v} and {w}?",
-        "Is the {a} both {v} and {w}?",
-    ),
-    _t(
-        "or_verify",
-        "or(verify_attr(unique({S}), {cat}, {v}), verify_attr(unique({S}), {cat2}, {w}))",
-        "Is the {a} {v} or {w}?",
-        "Does the {a} look {v} or {w}?",
-    ),
-    _t(
-        "both_verify",
-        "and(verify_attr(unique({S}), {cat}, {v}), verify_attr(unique({SB}), {cat}, {v}))",
-        "Are both the {a} and the {b} {v}?",
-        "Are the {a} and the {b} both {v}?",
-    ),
-    _t(
-        "either_verify",
-        "or(verify_attr(unique({S}), {cat}, {v}), verify_attr(unique({SB}), {cat}, {v}))",
-        "Is either the {a} or the {b} {v}?",
-        "Are either the {a} or the {b} {v}?",
-        "Is the {a} or the {b} {v}?",
-    ),
-    _t(
-        "not_exist",
-        "exist(negate(filter({S}, {cat}, {v}), {S}))",
-        "Is there a {a} that is not {v}?",
-        "Are there any {as} that are not {v}?",
-    ),
-    # --- attributes ----------------------------------------------------------------------------
-    _t("query_attr", "query(unique({S}), {cat})", "CATEGORY_QUESTIONS|the {a}|this {a}"),
-    _t("query_attr_pl", "query(unique(select(scene(), {ap})), {cat})", "CATEGORY_QUESTIONS_PL"),
-    # The material in each of its wordings (query_attr draws it too seldom for each to be there).
-    _t("query_material", "query(unique({S}), material)", *_CATEGORY_QUESTIONS["material"]),
-    _t(
-        "query_attr_rel_s",
-        "query(unique(relate({SB}, {a}, {r}, subject)), {cat})",
-        "CATEGORY_QUESTIONS|the {a} {r} the {b}|the {a} that is {r} the {b}",
-    ),
-    _t(
-        "query_attr_rel_o",
-        "query(unique(relate({S}, {b}, {r}, object)), {cat})",
-        "CATEGORY_QUESTIONS|the {b} the {a} is {r}|the {b} that the {a} is {r}",
-    ),
-    _t(
-        "query_attr_rel_other",
-        "query(unique(relate({S}, {a}, {r}, subject)), {cat})",
-        "CATEGORY_QUESTIONS|the {a} {r} the other {a}|the {a} that is {r} the other {a}",
-    ),
-    _t(
-        "query_attr_his",
-        "query(unique(relate(select(scene(), he), {a}, of, subject)), {cat})",
-        "CATEGORY_QUESTIONS|his {a}",
-    ),
-    _t(
-        "query_attr_her",
-        "query(unique(relate(select(scene(), she), {a}, of, subject)), {cat})",
-        "CATEGORY_QUESTIONS|her {a}",
-    ),
-    _t(
-        "query_material_rel_s",
-        "query(unique(relate({SB}, {a}, {r}, subject)), material)",
-        "What is the {a} {r} the {b} made of?",
-        "What material is the {a} that is {r} the {b}?",
-    ),
-    _t(
-        "query_attr_pos",
-        "query(unique(filter({S}, {pcat}, {p})), {cat})",
-        "CATEGORY_QUESTIONS|the {a} {pw}|the {a} that is {pw}|the {a} {pw} of the picture",
-    ),
-    _t(
-        "query_attr_filter",
-        "query(unique(filter({S}, {cat2}, {w})), {cat})",
-        "CATEGORY_QUESTIONS|the {w} {a}|the {a} that is {w}",
-    ),
-    _t(
-        "verify_attr",
-        "verify_attr(unique({S}), {cat}, {v})",
-        "Is the {a} {v}?",
-        "Does the {a} look {v}?",
-        "Is that {a} {v}?",
-        "Do you think the {a} is {v}?",
-        "Is the {a} {v} or not?",
-        "Does the {a} appear to be {v}?",
-        "Is this {a} {v}?",
-        "Is the color of the {a} {v}?",
-        "Does the {a} have {v} color?",
-        "Is the {a} {v} in color?",
-    ),
-    _t(
-        "verify_material",
-        "verify_attr(unique({S}), material, {m})",
-        "Is the {a} made of {m}?",
-        "Is the {a} made out of {m}?",
-        "Is the {a} made from {m}?",
-    ),
-    _t(
-        "verify_attr_pl",
-        "verify_attr(unique(select(scene(), {ap})), {cat}, {v})",
-        "Are the {as} {v}?",
-        "Do the {as} look {v}?",
-        "Are these {as} {v}?",
-    ),
-    _t(
-        "verify_attr_rel",
-        "verify_attr(unique(relate({SB}, {a}, {r}, subject)), {cat}, {v})",
-        "Is the {a} {r} the {b} {v}?",
-        "Is the {a} that is {r} the {b} {v}?",
-        "Does the {a} {r} the {b} look {v}?",
-    ),
-    _t(
-        "choose_attr_pl",
-        "choose_attr(unique(select(scene(), {ap})), {cat}, {v1}, {v2})",
-        "Are the {as} {v1} or {v2}?",
-        "Do the {as} look {v1} or {v2}?",
-        "Which color are the {as}, {v1} or {v2}?",
-    ),
-    _t(
-        "choose_attr",
-        "choose_attr(unique({S}), {cat}, {v1}, {v2})",
-        "Is the {a} {v1} or {v2}?",
-        "Does the {a} look {v1} or {v2}?",
-        "What color is the {a}, {v1} or {v2}?",
-        "Is that {a} {v1} or {v2}?",
-        "Which color is the {a}, {v1} or {v2}?",
-        "Do you think the {a} is {v1} or {v2}?",
-        "Is the color of the {a} {v1} or {v2}?",
-        "What is the color of the {a}, {v1} or {v2}?",
-        "Which color do you think the {a} is, {v1} or {v2}?",
-    ),
-    _t(
-        "choose_material",
-        "choose_attr(unique({S}), material, {m1}, {m2})",
-        "Is the {a} made of {m1} or {m2}?",
-        "What is the {a} made of, {m1} or {m2}?",
-        "Is the {a} made of {m1} or of {m2}?",
-        "Which material is the {a} made of, {m1} or {m2}?",
-    ),
-    _t(
-        "choose_attr_filter",
-        "choose_attr(unique(filter({S}, {cat2}, {w})), {cat}, {v1}, {v2})",
-        "Is the {w} {a} {v1} or {v2}?",
-        "Does the {w} {a} look {v1} or {v2}?",
-    ),
-    _t(
-        "choose_other_filter",
-        "choose_attr(unique(filter({S}, {cat}, {v})), other, {u}, {u2})",
-        "Is the {v} {a} {u} or {u2}?",
-    ),
-    _t(
-        "choose_attr_rel",
-        "choose_attr(unique(relate({SB}, {a}, {r}, subject)), {cat}, {v1}, {v2})",
-        "Is the {a} {r} the {b} {v1} or {v2}?",
-        "What color is the {a} {r} the {b}, {v1} or {v2}?",
-    ),
-    _t(
-        "choose_name",
-        "choose_attr(unique(select(scene(), {g})), name, {a}, {b})",
-        "Which {g} is this, a {a} or a {b}?",
-        "What {g} is it, a {a} or a {b}?",
-        "Is the {g} a {a} or a {b}?",
-        "Which kind of {g} is this, a {a} or a {b}?",
-    ),
-    # A choice between two names of what a relation reaches ("What fruit is on the plate, an apple or
-    # a banana?", "Who is wearing the hat, the man or the woman?").
-    _t(
-        "choose_group_rel_s",
-        "choose_attr(unique(relate({SB}, {g}, {r}, subject)), name, {x}, {y})",
-        "What {g} is {r} the {b}, a {x} or a {y}?",
-        "Which {g} is {r} the {b}, a {x} or a {y}?",
-        "Which kind of {g} is {r} the {b}, a {x} or a {y}?",
-        "Is the {g} {r} the {b} a {x} or a {y}?",
-    ),
-    _t(
-        "choose_group_rel_o",
-        "choose_attr(unique(relate({S}, {g}, {r}, object)), name, {x}, {y})",
-        "What {g} is the {a} {r}, a {x} or a {y}?",
-        "Which {g} is the {a} {r}, a {x} or a {y}?",
-        "What kind of {g} is the {a} {r}, a {x} or a {y}?",
-    ),
-    _t(
-        "choose_rel_any_o",
-        "choose_attr(unique(relate_any({S}, {r}, object)), name, {x}, {y})",
-        "Is the {a} {r} a {x} or a {y}?",
-        "What is the {a} {r}, a {x} or a {y}?",
-        "What does the {a} {rb}, a {x} or a {y}?",
-    ),
-    _t(
-        "choose_who",
-        "choose_attr(unique(relate({SB}, person, {r}, subject)), name, {x}, {y})",
-        "Who is {r} the {b}, the {x} or the {y}?",
-        "Who {rv} the {b}, the {x} or the {y}?",
-    ),
-    _t(
-        "same_two",
-        "two_same(unique({S}), unique({SB}), {cat})",
-        "Do the {a} and the {b} have the same color?",
-        "Are the {a} and the {b} the same color?",
-        "Is the {a} the same color as the {b}?",
-        "Do the {a} and the {b} have the same {cat_words}?",
-        "Are the {a} and the {b} made of the same material?",
-        "Does the {a} have the same color as the {b}?",
-        "Is the {a} made of the same material as the {b}?",
-        "Are both the {a} and the {b} the same color?",
-    ),
-    _t(
-        "different_two",
-        "two_different(unique({S}), unique({SB}), {cat})",
-        "Do the {a} and the {b} have different colors?",
-        "Are the {a} and the {b} different in color?",
-        "Is the {a} a different color than the {b}?",
-        "Are the {a} and the {b} different colors?",
-        "Do the {a} and the {b} have a different {cat_words}?",
-    ),
-    _t(
-        "all_same",
-        "all_same({S}, {cat})",
-        "Are all the {as} the same color?",
-        "Do all the {as} have the same color?",
-        "Are all the {as} the same {cat_words}?",
-        "Do the {as} all have the same {cat_words}?",
-    ),
-    _t(
-        "all_different",
-        "all_different({S}, {cat})",
-        "Are all the {as} different colors?",
-        "Do all the {as} have different colors?",
-        "Do the {as} have different {cat_words}s?",
-    ),
-    _t(
-        "common",
-        "common(unique({S}), unique({SB}))",
-        "What do the {a} and the {b} have in common?",
-        "What is common to the {a} and the {b}?",
-        "What do both the {a} and the {b} have in common?",
-    ),
-    _t(
-        "compare",
-        "query(compare(unique({S}), unique({SB}), {cv}, {pol}), name)",
-        "Which is {cmp}, the {a} or the {b}?",
-        "Which one is {cmp}, the {a} or the {b}?",
-        "Is the {a} or the {b} {cmp}?",
-        "What is {cmp}, the {a} or the {b}?",
-        "Who is {cmp}, the {a} or the {b}?",
-    ),
-    # --- categories ----------------------------------------------------------------------------
-    _t(
-        "query_group",
-        "query(unique(select(scene(), {g})), name)",
-        "What kind of {g} is it?",
-        "Which kind of {g} is this?",
-        "What {g} is this?",
-        "What kind of {g} is shown in the picture?",
-        "What type of {g} is it?",
-        "Which {g} is it?",
-        "What {gs} are shown?",
-        "What is this {g} called?",
-        "How is this {g} called?",
-        "What is the name of this {g}?",
-        "What is the {g} called?",
-        "What are the {gs} called?",
-        "How are these {gs} called?",
-        "What is the {g} in the photo?",
-        "What are the {gs} in the picture?",
-        "What type of {g} is in the photo?",
-        "How is the {g} in the image called?",
-    ),
-    _t(
-        "query_group_attr",
-        "query(unique(filter(select(scene(), {g}), {cat}, {v})), name)",
-        "What kind of {g} is {v}?",
-        "Which kind of {g} is {v}?",
-        "What {g} is {v}?",
-        "What is the name of the {v} {g}?",
-        "What is the {v} {g} called?",
-        "Which {g} is {v}?",
-        "What type of {g} is {v}?",
-        "What are the {v} {gs} called?",
-        "What are the {v} {gs}?",
-        "How is the {v} {g} called?",
-    ),
-    _t(
-        "query_group_material",
-        "query(unique(filter(select(scene(), {g}), material, {m})), name)",
-        "What kind of {g} is made of {m}?",
-        "Which {g} is made of {m}?",
-        "What type of {g} is made of {m}?",
-        "What are the {gs} that are made of {m}?",
-    ),
-    _t(
-        "query_group_not",
-        "query(unique(negate(filter(select(scene(), {g}), {cat}, {v}), select(scene(), {g}))), name)",
-        "Which kind of {g} is not {v}?",
-        "What {g} is not {v}?",
-    ),
-    _t(
-        "query_same_attr",
-        "query(unique(relate_attr({S}, {g}, {cat})), name)",
-        "Which kind of {g} has the same color as the {a}?",
-        "What {g} is the same color as the {a}?",
-    ),
-    _t(
-        "query_group_loose",
-        "query(unique(filter_any(select(scene(), {g}), {u})), name)",
-        "What kind of {g} is {u}?",
-        "Which {g} is {u}?",
-        "What is the {u} {g} called?",
-    ),
-    _t("verify_loose", "exist(filter_any(unique({S}), {u}))", "Is the {a} {u}?", "Does the {a} look {u}?"),
-    _t("exist_loose", "exist(filter_any({S}, {u}))", "Are there {u} {as}?", "Is there a {u} {a}?"),
-    _t(
-        "choose_other",
-        "choose_attr(unique({S}), other, {u}, {u2})",
-        "Is the {a} {u} or {u2}?",
-        "Does the {a} look {u} or {u2}?",
-    ),
-    _t("query_who_attr", "query(unique(filter(select(scene(), person), {cat}, {v})), name)", "Who is {v}?"),
-    # --- relations -----------------------------------------------------------------------------
-    _t(
-        "query_rel_s",
-        "query(unique(relate_any({SB}, {r}, subject)), name)",
-        "What is {r} the {b}?",
-        "What is {r} {bs}?",
-        "What is {r} a {b}?",
-        "What's {r} the {b}?",
-        "Which object is {r} the {b}?",
-        "What is the thing {r} the {b}?",
-        "What can you see {r} the {b}?",
-    ),
-    _t(
-        "query_who_verb",
-        "query(unique(relate({SB}, person, {r}, subject)), name)",
-        "Who {rv} the {b}?",
-        "Who {rv} a {b}?",
-        "Who {rv} {bs}?",
-    ),
-    _t(
-        "query_rel_o_verb",
-        "query(unique(relate_any({S}, {r}, object)), name)",
-        "What does the {a} {rb}?",
-        "What does that {a} {rb}?",
-        "What does this {a} {rb}?",
-    ),
-    _t(
-        "query_rel2_o_verb",
-        "query(unique(relate_any(relate({SB}, {a}, {r2}, subject), {r}, object)), name)",
-        "What does the {a} {r2} the {b} {rb}?",
-        "What does the {a} that is {r2} the {b} {rb}?",
-    ),
-    _t(
-        "query_rel_attr_o_verb",
-        "query(unique(relate_any(filter({S}, {cat}, {v}), {r}, object)), name)",
-        "What does the {a} that is {v} {rb}?",
-        "What does the {v} {a} {rb}?",
-    ),
-    _t("where_place", "query(unique(relate({S}, place, on, object)), name)", "Where is the {a}?", "Where is this {a}?"),
-    _t(
-        "query_rel_o",
-        "query(unique(relate_any({S}, {r}, object)), name)",
-        "What is the {a} {r}?",
-        "What is this {a} {r}?",
-        "The {a} is {r} what?",
-        "What is that {a} {r}?",
-        "What object is the {a} {r}?",
-    ),
-    _t(
-        "query_who_s",
-        "query(unique(relate({SB}, person, {r}, subject)), name)",
-        "Who is {r} the {b}?",
-        "Who is {r} {bs}?",
-        "Who is {r} a {b}?",
-        "Who is {r} that {b}?",
-        "Who is the person {r} the {b}?",
-    ),
-    _t(
-        "query_group_rel_s",
-        "query(unique(relate({SB}, {g}, {r}, subject)), name)",
-        "What kind of {g} is {r} the {b}?",
-        "Which kind of {g} is {r} the {b}?",
-        "What {g} is {r} the {b}?",
-        "What is the {g} {r} the {b}?",
-        "What type of {g} is {r} the {b}?",
-        "What is the name of the {g} {r} the {b}?",
-        "What is the name of the {g} that is {r} the {b}?",
-        "What is the {g} {r} the {b} called?",
-        "The {g} {r} the {b} is what kind of {g}?",
-    ),
-    _t(
-        "query_group_rel_o",
-        "query(unique(relate({S}, {g}, {r}, object)), name)",
-        "What kind of {g} is the {a} {r}?",
-        "Which kind of {g} is the {a} {r}?",
-        "What {g} is the {a} {r}?",
-        "Which {g} is the {a} {r}?",
-    ),
-    _t(
-        "query_rel2_o",
-        "query(unique(relate_any(relate({SB}, {a}, {r2}, subject), {r}, object)), name)",
-        "What is the {a} {r2} the {b} {r}?",
-        "What is the {a} that is {r2} the {b} {r}?",
-    ),
-    _t(
-        "query_rel2_s",
-        "query(unique(relate_any(relate({SB}, {a}, {r2}, subject), {r}, subject)), name)",
-        "What is {r} the {a} {r2} the {b}?",
-        "What is {r} the {a} that is {r2} the {b}?",
-    ),
-    _t(
-        "query_who_rel2",
-        "query(unique(relate(relate({SB}, {a}, {r2}, subject), person, {r}, subject)), name)",
-        "Who is {r} the {a} {r2} the {b}?",
-        "Who is {r} the {a} that is {r2} the {b}?",
-    ),
-    _t(
-        "query_rel_attr_o",
-        "query(unique(relate_any(filter({S}, {cat}, {v}), {r}, object)), name)",
-        "What is the {v} {a} {r}?",
-        "What is the {a} that is {v} {r}?",
-    ),
-    _t(
-        "query_rel_attr_s",
-        "query(unique(relate_any(filter({SB}, {cat}, {v}), {r}, subject)), name)",
-        "What is {r} the {v} {b}?",
-        "What is {r} the {b} that is {v}?",
-    ),
-    _t(
-        "query_who_attr_s",
-        "query(unique(relate(filter({SB}, {cat}, {v}), person, {r}, subject)), name)",
-        "Who is {r} the {v} {b}?",
-    ),
-    _t(
-        "query_rel_pos_o",
-        "query(unique(relate_any(filter({S}, {pcat}, {p}), {r}, object)), name)",
-        "What is the {a} {pw} {r}?",
-    ),
-    _t(
-        "verify_rel",
-        "verify_rel(unique({S}), {b}, {r}, object)",
-        "Is the {a} {r} the {b}?",
-        "Is the {a} {r} a {b}?",
-        "Is that {a} {r} a {b}?",
-    ),
-    _t(
-        "verify_rel_verb",
-        "verify_rel(unique({S}), {b}, {r}, object)",
-        "Does the {a} {rb} a {b}?",
-        "Does the {a} {rb} the {b}?",
-        "Does that {a} {rb} a {b}?",
-    ),
-    _t(
-        "choose_rel",
-        "choose_rel(unique({SB}), {a}, {r1}, {r2}, subject)",
-        "Is the {a} {r1} or {r2} the {b}?",
-        "Is the {a} {choice} the {b}?",
-        "Is the {a} {choice} that {b}?",
-        "Is the {v} {a} {choice} the {b}?",
-        "Is the {a} {choice} a {b}?",
-    ),
-    _t(
-        "choose_rel_pl",
-        "choose_rel(unique({SB}), {ap}, {r1}, {r2}, subject)",
-        "Are the {as} {choice} the {b}?",
-        "Are the {v} {as} {choice} the {b}?",
-    ),
-    _t(
-        "choose_rel_pos",
-        "choose_rel(unique(filter({SB}, {pcat}, {p})), {a}, {r1}, {r2}, subject)",
-        "Is the {a} {choice} the {b} {pw}?",
-        "Is the {a} {choice} the {b} {pw} of the image?",
-        "Is the {v} {a} {choice} the {b} {pw}?",
-    ),
-    _t(
-        "choose_rel_rel_verb",
-        "choose_rel(unique(relate(select(scene(), {c}), {b}, {r}, subject)), {a}, {r1}, {r2}, subject)",
-        "Is the {a} {choice} the {b} that {rv} the {c}?",
-        "Is the {a} {choice} the {b} that {rv} a {c}?",
-        "Is the {v} {a} {choice} the {b} who {rv} the {c}?",
-    ),
-    _t(
-        "choose_rel_rel_o",
-        "choose_rel(unique(relate(select(scene(), {c}), {b}, {r}, object)), {a}, {r1}, {r2}, subject)",
-        "Is the {a} {choice} the {b} the {c} is {r}?",
-        "Is the {a} {choice} the {b} that the {c} is {r}?",
-    ),
-    _t(
-        "choose_rel_rel",
-        "choose_rel(unique(relate(select(scene(), {c}), {b}, {r}, subject)), {a}, {r1}, {r2}, subject)",
-        "Is the {a} {choice} the {b} that is {r} the {c}?",
-        "Is the {a} {choice} the {b} {r} the {c}?",
-        "Is the {a} {choice} the {b} that is {r} a {c}?",
-        "Is the {v} {a} {choice} the {b} that is {r} the {c}?",
-        "Is the {a} {choice} the {b} who is {r} a {c}?",
-        "Is the {v} {a} {choice} the {b} {r} the {c}?",
-    ),
-    _t(
-        "choose_rel_attr",
-        "choose_rel(unique(filter({SB}, {cat}, {v})), {a}, {r1}, {r2}, subject)",
-        "Is the {a} {choice} the {v} {b}?",
-        "Is the {a} {choice} the {b} that is {v}?",
-    ),
-    # --- positions and the scene ---------------------------------------------------------------
-    _t(
-        "query_hposition",
-        "query(unique({S}), hposition)",
-        "On which side is the {a}?",
-        "Which side of the picture is the {a} on?",
-        "On which side of the photo is the {a}?",
-        "Where in the image is the {a}?",
-    ),
-    _t(
-        "choose_hposition",
-        "choose_attr(unique({S}), hposition, left, right)",
-        "Is the {a} on the left or on the right?",
-        "Which side is the {a} on, the left or the right?",
-        "Is the {a} on the left or right side of the image?",
-        "Is the {a} on the left side or on the right side of the photo?",
-        "On which side of the picture is the {a}, the left or the right?",
-    ),
-    _t(
-        "verify_hposition", "verify_attr(unique({S}), {pcat}, {p})", "Is the {a} {pw}?", "Is the {a} {pw} of the image?"
-    ),
-    _t(
-        "choose_vposition",
-        "choose_attr(unique({S}), vposition, top, bottom)",
-        "Is the {a} at the top or at the bottom of the picture?",
-        "In which part is the {a}, the top or the bottom?",
-        "Is the {a} in the top or in the bottom part of the image?",
-        "Is the {a} at the top or bottom?",
-    ),
-    _t(
-        "query_place",
-        "query(unique(select(scene(), scene)), place)",
-        "What place is it?",
-        "Which place is this?",
-        "What type of place is this?",
-        "Where is this?",
-        "Where was this photo taken?",
-        "What kind of place is it?",
-        "What is the image showing?",
-        "What place could this be?",
-        "Which place could this be?",
-        "What is the picture showing?",
-        "What does this picture show?",
-        "What place was this picture taken at?",
-        "What place does this show?",
-    ),
-    _t(
-        "query_weather",
-        "query(unique(select(scene(), scene)), weather)",
-        "How is the weather?",
-        "What is the weather like?",
-        "How is the weather in this picture?",
-    ),
-    _t("query_room", "query(unique(select(scene(), scene)), room)", "Which room is this?", "What room is it?"),
-    # --- counting (GQA asks none; last, so the families above draw exactly what they drew before) ---
-    _t(
-        "count",
-        "count({S})",
-        "How many {as} are there?",
-        "How many {as} are in the picture?",
-        "How many {as} are in the image?",
-        "How many {as} do you see?",
-        "How many {as} can you see?",
-        "How many {as} are visible?",
-        "What is the number of {as}?",
-        "How many {as} are there in the photo?",
-    ),
-    _t(
-        "count_attr",
-        "count(filter({S}, {cat}, {v}))",
-        "How many {v} {as} are there?",
-        "How many {as} are {v}?",
-        "How many {v} {as} are in the picture?",
-        "How many {v} {as} do you see?",
-        "How many {as} that are {v} are there?",
-    ),
-    _t(
-        "count_rel",
-        "count(relate({SB}, {a}, {r}, subject))",
-        "How many {as} are {r} the {b}?",
-        "How many {as} are there {r} the {b}?",
-        "How many {as} do you see {r} the {b}?",
-    ),
-    _t(
-        "count_rel_attr",
-        "count(filter(relate({SB}, {a}, {r}, subject), {cat}, {v}))",
-        "How many {v} {as} are {r} the {b}?",
-        "How many {v} {as} are there {r} the {b}?",
-    ),
-    _t("count_rel_o", "count(relate({S}, {b}, {r}, object))", "How many {bs} is the {a} {r}?"),
-    _t("count_rel_verb", "count(relate({S}, {b}, {r}, object))", "How many {bs} does the {a} {rb}?"),
-    _t(
-        "count_pos",
-        "count(filter({S}, {pcat}, {p}))",
-        "How many {as} are {pw}?",
-        "How many {as} are there {pw}?",
-    ),
-    _t(
-        "count_more",
-        "compare_count(count({S}), count({SB}), more)",
-        "Are there more {as} than {bs}?",
-        "Are there more {as} than {bs} in the picture?",
-        "Do you see more {as} than {bs}?",
-        "Is the number of {as} greater than the number of {bs}?",
-        "Is the number of {as} larger than the number of {bs}?",
-    ),
-    _t(
-        "count_fewer",
-        "compare_count(count({S}), count({SB}), fewer)",
-        "Are there fewer {as} than {bs}?",
-        "Are there less {as} than {bs}?",
-        "Do you see fewer {as} than {bs}?",
-        "Is the number of {as} smaller than the number of {bs}?",
-        "Is the number of {as} lower than the number of {bs}?",
-    ),
-    _t(
-        "count_same",
-        "compare_count(count({S}), count({SB}), same)",
-        "Are there as many {as} as {bs}?",
-        "Are there the same number of {as} and {bs}?",
-        "Is the number of {as} the same as the number of {bs}?",
-        "Is the number of {as} equal to the number of {bs}?",
-        "Is there the same number of {as} as {bs}?",
-        "Do you see as many {as} as {bs}?",
-    ),
-    _t(
-        "count_more_attr",
-        "compare_count(count(filter({S}, {cat}, {v})), count(filter({SB}, {cat}, {v})), more)",
-        "Are there more {v} {as} than {v} {bs}?",
-    ),
-    _t(
-        "count_fewer_attr",
-        "compare_count(count(filter({S}, {cat}, {v})), count(filter({SB}, {cat}, {v})), fewer)",
-        "Are there fewer {v} {as} than {v} {bs}?",
-    ),
-    # --- the scene's place chosen between two (after counting, so earlier families draw as before) ---
-    _t(
-        "choose_place",
-        "choose_attr(unique(select(scene(), scene)), place, {a}, {b})",
-        "Is this a {a} or a {b}?",
-        "Is it a {a} or a {b}?",
-        "Is this place a {a} or a {b}?",
-        "Which place is this, a {a} or a {b}?",
-        "What kind of place is this, a {a} or a {b}?",
-        "Is this a {a} or {b}?",
-    ),
-)
+# The templates and the wordings they are drawn with are data (read once at import).
+TEMPLATES_PATH = Path(__file__).resolve().parent / "data" / "templates.toml"
+
+
+@dataclass(frozen=True)
+class _Wordings:
+    """What `TEMPLATES_PATH` holds (see its comments)."""
+
+    common_relations: tuple[str, ...]
+    verb_forms: dict[str, tuple[str, str]]
+    category_questions: dict[str, list[str]]
+    templates: tuple[Template, ...]
+
+
+def _read_wordings(path: Path) -> _Wordings:
+    """The relations drawn most, the verb forms, the categories' own questions and the templates in
+    draw order, from `path`."""
+    with path.open("rb") as handle:
+        data = tomllib.load(handle)
+    questions: dict[str, list[str]] = data["category_questions"]
+    templates = []
+    for entry in data["template"]:
+        # A family asked in every wording of one category names the category instead of copying them.
+        category = entry.get("phrasings_of_category")
+        phrasings = questions[category] if category is not None else entry["phrasings"]
+        templates.append(_t(entry["family"], entry["program"], *phrasings))
+    return _Wordings(
+        common_relations=tuple(data["common_relations"]),
+        verb_forms={relation: (third, base) for relation, (third, base) in data["verb_forms"].items()},
+        category_questions=questions,
+        templates=tuple(templates),
+    )
+
+
+_WORDINGS = _read_wordings(TEMPLATES_PATH)
+# Relations photos show most: drawn more often, so that the everyday phrasings are well covered.
+COMMON_RELATIONS = _WORDINGS.common_relations
+# Relations also asked with a finite verb: relation -> (third person, base form).
+VERB_FORMS = _WORDINGS.verb_forms
+# Categories asked about with their own wording; the rest use "What is the {cat} of ...".
+_CATEGORY_QUESTIONS = _WORDINGS.category_questions
+TEMPLATES = _WORDINGS.templates
 
 
 def _plural(noun: str) -> str:
@@ -1016,9 +212,20 @@ class _Filler:
         return self.rng.choice(self._fitting[cls] or self.categories)
 
     def fill(self, template: Template, phrasing: str) -> dict[str, str]:
-        rng, slots = self.rng, {}
+        """Every slot drawn for `template` (asked as `phrasing`); the draws come in a fixed order,
+        so a bank is the same wherever it is generated."""
         needs_verb = self.verbs and any("{rv}" in p or "{rb}" in p for p in template.phrasings)
-        relation = self.o.relations[rng.choice(self.verbs) if needs_verb else self.relation()]
+        relation = self.o.relations[self.rng.choice(self.verbs) if needs_verb else self.relation()]
+        slots = self._classes(template, relation)
+        self._choices(template, relation, slots)
+        category = self._category(template, phrasing, slots)
+        self._attributes(category, slots)
+        self._phrases(slots)
+        return slots
+
+    def _classes(self, template: Template, relation: Relation) -> dict[str, str]:
+        """The relation, the classes and the group, with two to choose between where the family asks."""
+        rng, slots = self.rng, {}
         slots["r"] = relation.name
         slots["a"] = self.member(relation.subject)
         slots["b"] = self.member(relation.object)
@@ -1034,6 +241,11 @@ class _Filler:
                 slots["a"], slots["b"] = rng.sample(members, 2)
         if template.family == "choose_place" and len(self.o.categories.get("place", ())) >= 3:
             slots["a"], slots["b"] = rng.sample(self.o.categories["place"][1:], 2)  # not "place" itself
+        return slots
+
+    def _choices(self, template: Template, relation: Relation, slots: dict[str, str]) -> None:
+        """The two names a relation question chooses between, and the group a group question asks."""
+        rng = self.rng
         if template.family in ("choose_group_rel_s", "choose_group_rel_o", "choose_rel_any_o", "choose_who"):
             # Two names to choose between: of the asked group, of what the relation reaches, or people.
             if template.family == "choose_who":
@@ -1050,6 +262,9 @@ class _Filler:
             slots["g"] = rng.choice([g for g in relation.subject if g in self.o.groups] or self.groups)
         if template.family in ("query_group_rel_o",):
             slots["g"] = rng.choice([g for g in relation.object if g in self.o.groups] or self.groups)
+
+    def _category(self, template: Template, phrasing: str, slots: dict[str, str]) -> str:
+        """The attribute category asked: color where the phrasing says so, else one that fits the class asked."""
         wants_color = "color" in phrasing
         category = "color" if wants_color and "color" in self.categories else self.category_for(slots["a"])
         if template.family.startswith("query_attr"):
@@ -1058,6 +273,11 @@ class _Filler:
             category = self.category_for("person", 0.0)
         elif template.family.startswith("query_group"):
             category = self.category_for(slots["g"])
+        return category
+
+    def _attributes(self, category: str, slots: dict[str, str]) -> None:
+        """Values of the category, of another one, uncategorised values and materials."""
+        rng = self.rng
         values = self.o.categories[category]
         slots["cat"] = category
         slots["cat_words"] = _text(category)
@@ -1070,6 +290,10 @@ class _Filler:
         if "material" in self.o.categories:
             slots["m"] = rng.choice(self.o.categories["material"])
             slots["m1"], slots["m2"] = rng.sample(self.o.categories["material"], 2)
+
+    def _phrases(self, slots: dict[str, str]) -> None:
+        """A position, a pair of opposite relations, a group word and a comparative."""
+        rng = self.rng
         pcat = rng.choice(sorted(POSITION_PHRASES))
         slots["pcat"] = pcat
         slots["p"], slots["pw"] = rng.choice(sorted(POSITION_PHRASES[pcat].items()))
@@ -1083,7 +307,6 @@ class _Filler:
             slots["gw"], slots["gws"] = rng.choice(GROUP_WORDS[slots["g"]])
         comparative = rng.choice(sorted(COMPARATIVES))
         slots["cmp"], (slots["cv"], slots["pol"]) = comparative, COMPARATIVES[comparative]
-        return slots
 
 
 def _category_questions(category: str) -> list[str]:

@@ -19,9 +19,9 @@ tuning part of the GQA split 98.4 % of filled programs were right (721 of 733); 
 fill reaches goes to composition (`translators.compositional_fill`), then to the model.
 
 The form is stricter than the retrieval template (`translators.templating`) on purpose: only
-articles are dropped and "'s" after a wh-word or pronoun read as "is" ("What's the man doing?"),
+articles are dropped and "'s" after a wh-word or pronoun read as "is" ("What's the girl doing?"),
 plural and singular class slots are one role (the program keeps the word as the question says it,
-as GQA does), and a group word (`furniture`, `animal`) is a slot of its own, since "What kind of furniture is this?"
+as GQA does), and a group word (`furniture`, `animal`) is a slot of its own, since "What kind of appliance is this?"
 has the program of "What kind of animal is this?", not of "What kind of chair is this?".
 "The number of" before a noun is a plain phrase (a count), not an object called a number.
 A few wordings that never change a program are read as one (`_SAME_WORD`, `_plain_words`):
@@ -52,15 +52,13 @@ from pathlib import Path
 
 from theory.cache import replaced_whole
 from theory.canonical import canonical
-from theory.operations import OPERATIONS
-from theory.program import Program, ProgramError, Step
-from theory.validate import validate_program
+from theory.program import Program
 from translators import grounded_words, question_text, templating
 from translators.bank import Example, ExampleBank
-from translators.grounded_words import singular
 from translators.ontology import Ontology
 from translators.question_frame import VERBS
 from translators.question_text import read_as_scene
+from translators.slot_swap import Slots, swap, swap_categories
 from translators.templating import role_spans, template_tokens
 
 # Words that never change a GQA program; dropping them lets "a chair" match "the chair".
@@ -84,18 +82,13 @@ _MEANINGFUL_WORDS = frozenset(
 )
 # Words that say where a thing is without changing what is asked ("Where is the cup located?").
 _IDLE_WORDS = frozenset({"located", "situated"})
-# "'s" after these words is "is" ("What's the man doing?"); after a noun, a possessive ("the girl's
+# "'s" after these words is "is" ("What's the girl doing?"); after a noun, a possessive ("the girl's
 # hair"), kept as the word "s" (composition reads "the girl s hair" as the hair `of` the girl).
 _APOSTROPHE_S = re.compile(r"\b([A-Za-z]+)['’]s\b")
 _CONTRACTED = frozenset("what who where when why how which that it there here he she this let".split())
-# The arguments that name what a question says (classes, values, relations), which a fill swaps.
-_WORD_ROLES = frozenset({"class", "value", "relation"})
 _POSITION_WORDS = frozenset({"part", "side"})  # after which/what: where in the image
 # Changes whenever the rules above change what is filled, so stored translations are not reused.
 FILL_RULES_VERSION = 20
-
-
-Slots = tuple[tuple[str, str | None], ...]  # (role, the words it stands for; None for a plain word)
 
 
 @dataclass(frozen=True)
@@ -222,21 +215,21 @@ class TemplateFiller:
         only in the relations it names (`with_relation_slots`), in its group words read as classes, or
         by one plain word the program cannot read (`_idle`), tried in that order."""
         form = " ".join(role for role, _ in slots)
-        found = self._vote(form, self.index.get(form, ()), slots, exclude_ids, accept, _swap)
+        found = self._vote(form, self.index.get(form, ()), slots, exclude_ids, accept, swap)
         if found is None and (loose := self.any_category_form(slots)) is not None:
-            swap = functools.partial(_swap_categories, categories=self._categories)
+            recategorised = functools.partial(swap_categories, categories=self._categories)
             examples = self.by_any_category.get(loose, ())
-            found = self._vote(f"any category: {loose}", examples, slots, exclude_ids, accept, swap)
+            found = self._vote(f"any category: {loose}", examples, slots, exclude_ids, accept, recategorised)
         if found is None and (related := self.with_relation_slots(slots)) != slots:
             form = " ".join(role for role, _ in related)
             examples = self.by_any_relation.get(form, ())
-            found = self._vote(f"any relation: {form}", examples, related, exclude_ids, accept, _swap)
+            found = self._vote(f"any relation: {form}", examples, related, exclude_ids, accept, swap)
         if found is None and any(role == GROUP_ROLE for role, _ in slots):
             # A group word as any other class ("Is the sign to the left of the building?").
             classes = tuple(("thing" if role == GROUP_ROLE else role, words) for role, words in slots)
             form = " ".join(role for role, _ in classes)
             found = self._vote(
-                f"groups as classes: {form}", self.index.get(form, ()), classes, exclude_ids, accept, _swap
+                f"groups as classes: {form}", self.index.get(form, ()), classes, exclude_ids, accept, swap
             )
         in_relations = self._in_relations(slots) if found is None else set()
         for index in range(len(slots)) if found is None else ():
@@ -244,7 +237,7 @@ class TemplateFiller:
                 fewer = slots[:index] + slots[index + 1 :]
                 form = " ".join(role for role, _ in fewer)
                 found = self._vote(
-                    f"without {slots[index][0]!r}: {form}", self.index.get(form, ()), fewer, exclude_ids, accept, _swap
+                    f"without {slots[index][0]!r}: {form}", self.index.get(form, ()), fewer, exclude_ids, accept, swap
                 )
                 if found is not None:
                     break
@@ -451,7 +444,7 @@ def _plain_words(slots: list[tuple[str, str | None]]) -> Slots:
         role, words = slots[index]
         after = [r for r, _ in slots[index + 1 : index + 4]]
         if words is None and role == "do" and after[:2] == ["you", "think"] and after[2:] in (["is"], ["are"]):
-            index += 3  # "Who do you think is wearing a shoe?" asks "Who is wearing a shoe?"
+            index += 3  # "Who do you think is holding a bat?" asks "Who is holding a bat?"
             continue
         if words is None and role in _IDLE_WORDS:
             index += 1
@@ -465,93 +458,7 @@ def _plain_words(slots: list[tuple[str, str | None]]) -> Slots:
                 index += 1  # "that table" names the table as "the table" does
                 continue
             if not after:
-                role = "it"  # "What place is this?" is "What place is it?"
+                role = "it"  # "What room is this?" is "What room is it?"
         out.append((_SAME_WORD.get(role, role) if words is None else role, words))
         index += 1
     return tuple(out)
-
-
-def _swap_categories(
-    program: Program, example_slots: Slots, slots: Slots, categories: Collection[str]
-) -> Program | None:
-    """`_swap`, where a value of another category than the example's takes its category along: each
-    step that names the example's category does so for that slot's values only (a `query` of it, or
-    the category said as a word of the question, keeps the example's program from filling)."""
-    renamed: dict[str, str] = {}
-    values: dict[str, set[str]] = defaultdict(set)
-    said = {role for role, words in example_slots if words is None}
-    for (theirs_role, theirs), (ours_role, ours) in zip(example_slots, slots):
-        theirs_category, ours_category = theirs_role.replace(" ", "_"), ours_role.replace(" ", "_")
-        if theirs is None or ours is None or theirs_category not in categories:
-            continue
-        if renamed.setdefault(theirs_category, ours_category) != ours_category:
-            return None
-        values[theirs_category].add(theirs)
-    renamed = {old: new for old, new in renamed.items() if old != new}
-    if not renamed or said & {word for category in renamed for word in (category, *category.split("_"))}:
-        return None
-    moved = {value: category for category in renamed for value in values[category]}
-    steps = []
-    for step in program:
-        roles = OPERATIONS[step.operation].arguments
-        named = [a for role, a in zip(roles, step.arguments) if role == "category" and a in renamed]
-        step_categories = {a for role, a in zip(roles, step.arguments) if role == "category"}
-        values_moved = [a for role, a in zip(roles, step.arguments) if role == "value" and a in moved]
-        if any(moved[a] not in step_categories for a in values_moved):
-            return None  # the example's program files the value under another category than its role
-        if named:
-            step_values = [a for role, a in zip(roles, step.arguments) if role == "value"]
-            if not step_values or any(v not in values[named[0]] for v in step_values):
-                return None
-            arguments = tuple(
-                renamed[a] if role == "category" and a in renamed else a for role, a in zip(roles, step.arguments)
-            )
-            step = Step(step.id, step.operation, step.dependencies, arguments)
-        steps.append(step)
-    try:
-        recategorised = Program(tuple(steps), program.answer)
-    except ProgramError:
-        return None
-    return _swap(recategorised, example_slots, slots)
-
-
-def _swap(program: Program, example_slots: Slots, slots: Slots) -> Program | None:
-    """`program` with each slot word of its example replaced by the question's word in that slot;
-    None when a word would map two ways, or when the question's word differs from one that does
-    not appear among the program's arguments."""
-    mapping: dict[str, str] = {}
-    for (_, theirs), (_, ours) in zip(example_slots, slots):
-        if theirs is None or ours is None:
-            continue
-        if mapping.setdefault(theirs, ours) != ours:
-            return None
-    used = {
-        a
-        for step in program
-        for role, a in zip(OPERATIONS[step.operation].arguments, step.arguments)
-        if role in _WORD_ROLES
-    }
-    for theirs in [w for w in mapping if w not in used]:
-        ours = mapping.pop(theirs)
-        if ours == theirs:
-            continue  # the same word, unread by the program ("How big is ...?" asks the size)
-        # "Are there both spoons and bowls?" names `spoon`: the question's word goes in the singular too.
-        if singular(theirs) not in used or mapping.setdefault(singular(theirs), singular(ours)) != singular(ours):
-            return None
-    # Only words stand for the question's words: a class called "object" leaves positions as they are.
-    steps = tuple(
-        Step(
-            s.id,
-            s.operation,
-            s.dependencies,
-            tuple(
-                mapping.get(a, a) if role in _WORD_ROLES else a
-                for role, a in zip(OPERATIONS[s.operation].arguments, s.arguments)
-            ),
-        )
-        for s in program
-    )
-    try:
-        return validate_program(Program(steps, program.answer))
-    except ProgramError:
-        return None

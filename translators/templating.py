@@ -1,14 +1,14 @@
 """A question's template: its ontology words replaced by their roles, for retrieval by structure.
 
-"Is there a table that is blue?" and "Is there a helmet that is white?" have the same program up
+"Is there a chair that is red?" and "Is there a bench that is green?" have the same program up
 to two words; their sentence embeddings differ mostly by those words. Replacing classes with
-``thing`` and attribute values with their category (``blue`` -> ``color``) makes questions of one
+``thing`` and attribute values with their category (``red`` -> ``color``) makes questions of one
 form land together, whatever the words; relations and group words (``furniture``) stay, since
 they carry the structure.
 
 Example:
     >>> from translators.ontology import bundled_ontology
-    >>> question_template("Is there a table that is blue?", bundled_ontology())
+    >>> question_template("Is there a chair that is red?", bundled_ontology())
     'is there a thing that is color'
 """
 

@@ -66,7 +66,7 @@ def _judge(components: Components, settings: TranslationSettings) -> Callable[[T
     calibrated_for = components.confidence_settings(settings)
 
     def judged(result: Translation) -> dict[str, Any]:
-        record = result.to_json()
+        record: dict[str, Any] = {**result.to_json()}
         score, abstention = program_decision(result.evidence, calibration, calibrated_for)
         if result.unsupported is not None:
             status, reason = "unsupported", result.error

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from app.errors import PipelineError
 from app.outcomes import TranslationOutcome
 from app.parts.roles import QuestionTranslator
 from translators.backends.base import BackendError
 from translators.backends.models import DEFAULT_LOCAL_MODEL, ModelFileError
+from translators.details import TranslationDetails
 from translators.options import TranslationOptions
 
 if TYPE_CHECKING:
@@ -82,29 +83,9 @@ class ServiceTranslator(QuestionTranslator):
         return TranslationOutcome(
             program=result.program,
             raw=result.raw,
-            examples=result.examples,
+            examples=[{**e} for e in result.examples],
             seconds=result.seconds,
-            details=_details(result, settings),
+            details=TranslationDetails.of(result, model=settings.llm, samples=settings.samples),
             calibration_settings=self.components.confidence_settings(settings),
             evidence=result.evidence,
         )
-
-
-def _details(result: Translation, settings: TranslationSettings) -> dict[str, Any]:
-    details: dict[str, Any] = {
-        "model": settings.llm,
-        "attempts": len(result.attempts),
-        "timings": {k: round(v, 6) for k, v in result.timings.items()},
-        "mappings": result.mappings,
-        "schema_fixes": result.schema_fixes,
-        "cached": result.cached,
-        "samples": settings.samples,
-        "agreement": result.agreement,
-        "source": result.source,
-        "fill": result.fill,
-        "usage": result.usage,
-        "min_logprob": result.min_logprob,
-    }
-    if result.route is not None:
-        details["route"] = result.route
-    return details

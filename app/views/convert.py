@@ -48,7 +48,7 @@ def translation_response(
         raw=translation.raw,
         examples=translation.examples,
         timings=timings,
-        details=translation.details,
+        details=translation.details.to_json() if translation.details is not None else {},
     )
 
 

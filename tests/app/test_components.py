@@ -42,7 +42,7 @@ def test_the_service_translator_uses_the_request_options(components):
     assert components.status()["translator"] == "not loaded"
     outcome = components.question_translator(QUESTION, options=TranslationOptions(sampling="jaccard", examples=2))
     assert "relate_any" in {step.operation for step in outcome.program.steps}
-    assert outcome.details["model"].startswith("replay:") and len(outcome.examples) == 2
+    assert outcome.details is not None and outcome.details.model.startswith("replay:") and len(outcome.examples) == 2
     assert components.status()["translator"] == "ready"
     with pytest.raises(PipelineError, match="not offered here"):
         components.question_translator(QUESTION, options=TranslationOptions(sampling="jaccard"), llm="smollm2-135m")

@@ -31,8 +31,8 @@ def test_a_comparative_supports_its_base_value():
 def test_relations_need_their_words_but_not_their_glue():
     words = question_words("Is the cup left of the plate?")
     assert words.supports_relation("to_the_left_of") and not words.supports_relation("to_the_right_of")
-    assert question_words("What color is the girl's hair?").supports_relation("of")
-    assert question_words("Where is the man?").supports_relation("on")
+    assert question_words("What color is the woman's hair?").supports_relation("of")
+    assert question_words("Where is the skier?").supports_relation("on")
 
 
 def test_invented_arguments_are_named_with_their_role():

@@ -59,7 +59,7 @@ def test_the_frame_is_the_wrapped_question_s(wrapped, frame):
         "What color is the mug?",
         "Is the door closed?",
         "Who is wearing a scarf?",
-        "What color do you think the coat is?",
+        "What color do you think the jacket is?",
         "Would you recommend the sofa?",
         "Why is the man smiling?",
     ],

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.skipif(
 QUESTIONS = [
     "Who is standing?",
     "What color is the lamp that is on the desk?",
-    "Is the red motorcycle to the right or to the left of the blue car that is parked near the building?",
+    "Is the red bus to the right or to the left of the blue car that is parked near the building?",
     "",
     "Ünïcode wörds and punctuation!? " * 3,
     "word " * 400,  # longer than the model's 256 tokens: truncated as sentence-transformers truncates

@@ -21,7 +21,7 @@ from .conftest import gqa_dir
         ("Is there a cat or a dog?", Frame.EITHER),
         ("Do you see any cats or dogs?", Frame.EITHER),
         ("What color is the cup?", Frame.OPEN),
-        ("The box on the right has what color?", Frame.OPEN),
+        ("The bag on the right has what color?", Frame.OPEN),
         ("How many dogs are there?", Frame.COUNT),
         ("What is the number of cups on the table?", Frame.COUNT),
         ("Are there more dogs than cats?", Frame.YES_NO),

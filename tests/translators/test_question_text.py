@@ -5,26 +5,26 @@ from translators.question_text import read_as_scene
 
 
 def test_a_photo_of_a_place_is_the_place_and_hedges_change_nothing():
-    assert read_as_scene("Is this an image of a park or a farm?") == "Is this a park or a farm?"
+    assert read_as_scene("Is this an image of a beach or a farm?") == "Is this a beach or a farm?"
     assert read_as_scene("Is it a photo of a beach or perhaps a lake?") == "Is it a beach or a lake?"
     assert read_as_scene("Is the photo of a dog on the wall?") == "Is the photo of a dog on the wall?"
 
 
 def test_image_phrases_are_read_as_the_whole_scene():
-    assert read_as_scene("Are there both cheese and meat in this picture?") == "Are there both cheese and meat?"
-    assert read_as_scene("Who in the image is standing?") == "Who is standing?"
-    assert read_as_scene("What place is shown?") == "What place is this?"
-    assert read_as_scene("What place is the photo in?") == "What place is this?"
+    assert read_as_scene("Are there both bread and cheese in this picture?") == "Are there both bread and cheese?"
+    assert read_as_scene("Who in the image is sitting?") == "Who is sitting?"
+    assert read_as_scene("What room is shown?") == "What room is this?"
+    assert read_as_scene("What room is the photo in?") == "What room is this?"
     assert read_as_scene("Which room is the picture of?") == "Which room is this?"
     assert read_as_scene("What animals are pictured?") == "What animals are these?"
-    assert read_as_scene("What is the animal that is shown in the picture?") == "What is the animal?"
+    assert read_as_scene("What is the vehicle that is shown in the picture?") == "What is the vehicle?"
     assert read_as_scene("Which side of the photo is the notebook on?") == "Which side is the notebook on?"
     assert read_as_scene("What color is the box on the left side of the image?") == "What color is the box on the left?"
     assert read_as_scene("Can you see a cat?") == "Are there a cat?"
 
 
 def test_questions_without_image_phrases_are_unchanged():
-    for question in ("Is the cup on the table?", "What is the man holding?", "What place was the picture taken at?"):
+    for question in ("Is the cup on the table?", "What is the skier holding?", "What room was the picture taken at?"):
         assert read_as_scene(question) == question
 
 

@@ -11,19 +11,19 @@ from translators.relation_direction import direct_relations, word_order_directio
     ("question", "written", "meant"),
     [
         (
-            "What animals are on the street?",
-            "query(unique(relate(select(scene(), street), animal, on, object)), name)",
-            "query(unique(relate(select(scene(), street), animal, on, subject)), name)",
+            "What animals are on the roof?",
+            "query(unique(relate(select(scene(), roof), animal, on, object)), name)",
+            "query(unique(relate(select(scene(), roof), animal, on, subject)), name)",
         ),
         (
-            "The snow is on what animal?",
-            "query(unique(relate(select(scene(), snow), animal, on, subject)), name)",
-            "query(unique(relate(select(scene(), snow), animal, on, object)), name)",
+            "The ice is on what animal?",
+            "query(unique(relate(select(scene(), ice), animal, on, subject)), name)",
+            "query(unique(relate(select(scene(), ice), animal, on, object)), name)",
         ),
         (
-            "What kind of food does the man hold?",
-            "query(unique(relate(select(scene(), man), food, holding, subject)), name)",
-            "query(unique(relate(select(scene(), man), food, holding, object)), name)",
+            "What kind of food does the girl hold?",
+            "query(unique(relate(select(scene(), girl), food, holding, subject)), name)",
+            "query(unique(relate(select(scene(), girl), food, holding, object)), name)",
         ),
         (
             "What is on the table?",
@@ -47,7 +47,7 @@ def test_the_word_order_turns_a_relation_the_wrong_way_round(question, written, 
 def test_a_word_order_that_says_nothing_plain_leaves_the_program_as_written():
     # The class is not said and no wh-word asks for it; the relation word is missing.
     assert word_order_direction("Is there a dog near the car?", "cat", "near", "car") is None
-    assert word_order_direction("What is the dog doing?", "ball", "near", "dog") is None
+    assert word_order_direction("What is the cat doing?", "ball", "near", "cat") is None
     program = parse_nested("verify_rel(unique(select(scene(), dog)), ball, playing_with, object)")
     assert direct_relations(program, "Does the dog have a toy?") == (program, [])
 
@@ -74,6 +74,6 @@ def test_gqa_programs_of_the_tuning_part_keep_their_directions(tuning_programs):
 
 
 def test_a_part_or_possession_is_the_subject_of_of():
-    program = parse_nested("query(unique(relate(select(scene(), baby), hair, of, object)), color)")
-    fixed, _ = direct_relations(program, "What color is the baby's hair?")
-    assert format_nested(fixed) == "query(unique(relate(select(scene(), baby), hair, of, subject)), color)"
+    program = parse_nested("query(unique(relate(select(scene(), child), hair, of, object)), color)")
+    fixed, _ = direct_relations(program, "What color is the child's hair?")
+    assert format_nested(fixed) == "query(unique(relate(select(scene(), child), hair, of, subject)), color)"

@@ -169,48 +169,25 @@ class SpeculativeLlama(Llama):
         if grammar is None or not fast:
             yield from super().generate(tokens, **options)
             return
+        # The chat template's own stop tokens stop it too.
+        yield from self._drafted(
+            tokens, grammar, options.get("logits_processor") or [], options.get("stopping_criteria")
+        )
+
+    def _drafted(
+        self, tokens: Sequence[int], grammar: LlamaGrammar, processors: list[Any], stopping: Any
+    ) -> Iterator[int]:
+        """`generate` at temperature 0 under a grammar: each batch of a chosen token and its drafts
+        evaluated at once, the drafts kept while the model chooses them."""
         stats = self.stats = DecodingStats()
         check = GrammarCheck(self, grammar)
-        processors = options.get("logits_processor") or []
-        stopping = options.get("stopping_criteria")  # the chat template's own stop tokens
         try:
             started = time.perf_counter()
             logits, stats.evaluated = self._evaluate_prompt(list(tokens))
             stats.prompt_s = time.perf_counter() - started
             started = time.perf_counter()
             history = list(tokens)
-
-            def choose(row: np.ndarray, known: int) -> int | None:
-                """The next token after the first `known` ones; None where the stopping criteria stop."""
-                for processor in processors:  # they see the tokens so far, as in llama-cpp-python
-                    row = processor(self.input_ids[:known], row)
-                token = check.choose(row)
-                check.accept(token)
-                if stopping is not None and stopping(self.input_ids[:known], row):
-                    return None
-                return token
-
-            looking = True  # for where the text must end (see `ends`)
-
-            def ends(token: int, row: np.ndarray, known: int) -> bool:
-                """Whether the program is whole after `token`: then the end token is the only one the
-                grammar allows and needs no logits; the processors see `token` written."""
-                nonlocal looking
-                # An end token is allowed only where the grammar may end: a program's grammar there
-                # allows nothing else, so the whole vocabulary is asked once per program. A grammar
-                # that may end or go on is asked no more (10 ms a time, against a 74 ms step).
-                if not looking or not check.allows(end):
-                    return False
-                if not check.only_ends():
-                    looking = False
-                    return False
-                written = np.append(self.input_ids[:known], token)
-                for processor in processors:  # a recorder reads the last token's probability now
-                    processor(written, row)
-                stats.ended = True
-                return True
-
-            end = self.token_eos()
+            steps = _Steps(self, check, processors, stopping, stats)
             # rows[i] follows the token at position base + i: first the prompt's last token alone,
             # then each batch of a chosen token and its drafts.
             rows, base = logits[np.newaxis], self.n_tokens - 1
@@ -218,14 +195,14 @@ class SpeculativeLlama(Llama):
             while True:
                 for index, row in enumerate(rows):
                     known = base + index + 1
-                    chosen = choose(row, known)
+                    chosen = steps.choose(row, known)
                     if chosen is None:
                         return
                     history.append(chosen)
                     stats.output_s = time.perf_counter() - started
                     yield chosen
-                    if ends(chosen, row, known):
-                        yield end
+                    if steps.ends(chosen, row, known):
+                        yield steps.end
                         return
                     if index < len(drafts) and chosen == drafts[index]:
                         stats.accepted += 1
@@ -267,3 +244,41 @@ class SpeculativeLlama(Llama):
         self.input_ids[self.n_tokens : self.n_tokens + len(batch)] = batch
         self.n_tokens += len(batch)
         return np.ctypeslib.as_array(self._ctx.get_logits(), shape=(len(batch), self._n_vocab)).copy()
+
+
+class _Steps:
+    """One decoding's choice of each token under the grammar, and where the program is whole."""
+
+    def __init__(
+        self, llama: Llama, check: GrammarCheck, processors: list[Any], stopping: Any, stats: DecodingStats
+    ) -> None:
+        self.llama, self.check, self.processors, self.stopping, self.stats = llama, check, processors, stopping, stats
+        self.looking = True  # for where the text must end (see `ends`)
+        self.end = llama.token_eos()
+
+    def choose(self, row: np.ndarray, known: int) -> int | None:
+        """The next token after the first `known` ones; None where the stopping criteria stop."""
+        for processor in self.processors:  # they see the tokens so far, as in llama-cpp-python
+            row = processor(self.llama.input_ids[:known], row)
+        token = self.check.choose(row)
+        self.check.accept(token)
+        if self.stopping is not None and self.stopping(self.llama.input_ids[:known], row):
+            return None
+        return token
+
+    def ends(self, token: int, row: np.ndarray, known: int) -> bool:
+        """Whether the program is whole after `token`: then the end token is the only one the
+        grammar allows and needs no logits; the processors see `token` written."""
+        # An end token is allowed only where the grammar may end: a program's grammar there
+        # allows nothing else, so the whole vocabulary is asked once per program. A grammar
+        # that may end or go on is asked no more (10 ms a time, against a 74 ms step).
+        if not self.looking or not self.check.allows(self.end):
+            return False
+        if not self.check.only_ends():
+            self.looking = False
+            return False
+        written = np.append(self.llama.input_ids[:known], token)
+        for processor in self.processors:  # a recorder reads the last token's probability now
+            processor(written, row)
+        self.stats.ended = True
+        return True

@@ -1,0 +1,128 @@
+"""Asking the model for one prompt's program: each output cleaned, parsed and checked, and its error
+fed back for another try, up to `max_repairs` times."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from theory.canonical import canonical
+from theory.flat import format_flat
+from theory.program import Program
+from translators.backends.base import Backend, BackendError, Generation, GenerationRequest, RetryableBackendError
+from translators.backends.models import ModelFileError
+from translators.consistency import Vote
+from translators.meaning_checks import Judge, QuestionJudge
+from translators.prompts import Prompt
+from translators.records import ExampleRecord, FixShown
+from translators.repair import interpret_output
+from translators.retrieval import Retrieved
+from translators.settings import TranslationSettings
+from translators.translation import Attempt
+
+
+@dataclass
+class Candidates:
+    """The model's program of each sample (None: none valid), the fixes made to each, and the last error."""
+
+    programs: list[Program | None]
+    fixes: list[list[FixShown]]
+    error: str | None
+    retryable: bool  # the model could not be asked: no verdict
+
+    def chosen(self, vote: Vote | None) -> tuple[Program | None, list[FixShown]]:
+        """The candidate the vote chose (the first without one), and its fixes."""
+        chosen = 0
+        if vote is not None and vote.majority is not None:
+            chosen = next(i for i, p in enumerate(self.programs) if p is not None and canonical(p) == vote.majority)
+        return self.programs[chosen], (self.fixes[chosen] if self.fixes else [])
+
+
+@dataclass(frozen=True)
+class Request:
+    """One prompt to ask: for which question, which sample, and in which grammar (None: free)."""
+
+    question: str
+    prompt: Prompt
+    sample: int
+    grammar: str | None
+
+
+def ask_model(
+    backend: Backend,
+    settings: TranslationSettings,
+    request: Request,
+    judge: QuestionJudge,
+    meaning: tuple[Judge, Judge],
+    attempts: list[Attempt],
+) -> tuple[Program | None, str]:
+    """The model's program for one prompt (else None and why), each call added to `attempts`;
+    `meaning` checks the first output strictly (every word), later ones leniently."""
+    repairs: list[tuple[str, str]] = []
+    error = "no attempt was made"
+    # A first output refused only for leaving out an attribute value: kept when no repair comes.
+    lenient_fallback: Program | None = None
+    for attempt in range(settings.max_repairs + 1):
+        try:
+            generation = backend.generate(_generation_request(settings, request, attempt, repairs))
+        except (RetryableBackendError, ModelFileError):
+            raise  # no other attempt can help: the caller says the model is unavailable
+        except BackendError as exc:
+            attempts.append(Attempt("", str(exc), 0.0))
+            if lenient_fallback is not None:
+                return lenient_fallback, ""
+            # The reason the earlier output was refused matters more than why no repair came.
+            return None, f"{repairs[-1][1]}; then {exc}" if repairs else str(exc)
+        outcome = interpret_output(generation.text, settings.representation)
+        problem = judge.problems(outcome.program, meaning[attempt > 0]) if outcome.program is not None else None
+        if outcome.program is not None and problem is not None:
+            if attempt == 0 and judge.problems(outcome.program, meaning[1]) is None:
+                lenient_fallback = outcome.program
+            # Never answer with a word the question does not say: fed back like a parse error.
+            outcome = replace(outcome, program=None, error=problem)
+        attempts.append(_attempt(generation, outcome.error))
+        if outcome.program is not None:
+            return outcome.program, ""
+        error = f"no valid program after {attempt + 1} attempt(s): {outcome.error}"
+        repairs.append((outcome.cleaned or generation.text, outcome.error or "invalid program"))
+    return (lenient_fallback, "") if lenient_fallback is not None else (None, error)
+
+
+def _generation_request(
+    settings: TranslationSettings, request: Request, attempt: int, repairs: list[tuple[str, str]]
+) -> GenerationRequest:
+    return GenerationRequest(
+        prompt=request.prompt,
+        question=request.question,
+        max_tokens=settings.max_tokens,
+        temperature=settings.temperature,
+        seed=settings.seed,
+        grammar=request.grammar,
+        attempt=attempt,
+        sample=request.sample,
+        repair=tuple(repairs),
+    )
+
+
+def _attempt(generation: Generation, error: str | None) -> Attempt:
+    return Attempt(
+        generation.text,
+        error,
+        generation.seconds,
+        generation.prompt_tokens,
+        generation.evaluated_tokens,
+        generation.completion_tokens,
+        generation.prompt_seconds,
+        generation.output_seconds,
+        min(generation.token_logprobs) if generation.token_logprobs else None,
+    )
+
+
+def retrieved_shown(retrieved: Retrieved) -> ExampleRecord:
+    """A retrieved example as a translation shows it."""
+    return {
+        "id": retrieved.example.id,
+        "question": retrieved.example.question,
+        "reason": retrieved.reason,
+        "score": round(retrieved.score, 4),
+        "program": format_flat(retrieved.example.program),
+    }
