@@ -24,13 +24,24 @@ def free_port() -> int:
 
 @contextmanager
 def local_server(
-    env: dict[str, str] | None = None, cwd: Path | None = None, start_timeout_s: float = 60.0
+    env: dict[str, str] | None = None, cwd: Path | None = None, start_timeout_s: float = 60.0, *, lazy: bool = True
 ) -> Iterator[str]:
-    """`aspvqa serve --lazy` on a free local port; yields its base URL and stops it on exit."""
+    """`aspvqa serve` on a free local port (`--lazy` unless `lazy` is false: the parts load at start);
+    yields its base URL and stops it on exit."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     process = subprocess.Popen(
-        [sys.executable, "-m", "app", "serve", "--host", "127.0.0.1", "--port", str(port), "--lazy"],
+        [
+            sys.executable,
+            "-m",
+            "app",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            *(["--lazy"] if lazy else []),
+        ],
         cwd=cwd,
         env=dict(os.environ, **(env or {})),
         stdout=subprocess.DEVNULL,

@@ -22,11 +22,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import httpx  # noqa: E402
+
 from app.local_server import local_server  # noqa: E402
 from bench._machine import machine_check  # noqa: E402
 
 EXAMPLES = 30
+CONFIG = ROOT / "bench" / "schemathesis.toml"
 REPLAY = ROOT / "tests" / "data" / "replay_demo.jsonl"
+WARM_QUESTION = "What color is the mug on the table?"  # one the recording holds
 ENV = {"ASPVQA_LLM": f"replay:{REPLAY}", "ASPVQA_SAMPLING": "jaccard", "ASPVQA_SOLVE_WORKERS": "1"}
 
 
@@ -34,6 +38,8 @@ def run_schemathesis(url: str, report: Path) -> tuple[int, str]:
     """Schemathesis' command line on the live schema; (exit status, its output)."""
     command = [
         str(Path(sys.executable).with_name("schemathesis")),
+        "--config-file",
+        str(CONFIG),
         "run",
         f"{url}/openapi.json",
         "--checks",
@@ -71,10 +77,23 @@ def failures_of(report: Path) -> list[dict[str, str]]:
     return list(found.values())
 
 
+def warm_up(url: str) -> None:
+    """One answer and one translation before the run, and /ready checked: the service started
+    warm (its parts loaded at start, as `aspvqa serve` starts by default), so /ready is 200."""
+    graph = httpx.get(f"{url}/demo/scenes", timeout=60).json()["kitchen"]
+    program = "scene(0). select(1, 0, mug). unique(2, 1). query(3, 2, color). end(3)."
+    httpx.post(f"{url}/answer", json={"program": program, "scene_graph": graph}, timeout=300).raise_for_status()
+    httpx.post(f"{url}/translate", json={"question": WARM_QUESTION}, timeout=300).raise_for_status()
+    ready = httpx.get(f"{url}/ready", timeout=60)
+    if ready.status_code != 200:
+        raise SystemExit(f"the service is not ready after warming up: {ready.text}")
+
+
 def main() -> int:
     machine = machine_check()
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory() as folder, local_server(ENV, start_timeout_s=120) as url:
+    with tempfile.TemporaryDirectory() as folder, local_server(ENV, start_timeout_s=300, lazy=False) as url:
+        warm_up(url)
         report = Path(folder) / "events.ndjson"
         status, output = run_schemathesis(url, report)
         failures = failures_of(report) if report.exists() else []

@@ -11,12 +11,13 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.openapi.utils import get_openapi
 from fastapi.responses import HTMLResponse, JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.api.admission import AccessControl, Queue
 from app.api.deps import Queues
 from app.api.limits import BodySizeLimit
+from app.api.openapi import service_schema
 from app.api.routes import demo, health, qa
 from app.config import Settings, first_error, load_settings
 from app.errors import RETRY_LATER, PipelineError
@@ -54,7 +55,7 @@ def create_app(
     app.include_router(health.router)
     app.include_router(qa.router)
     app.include_router(demo.router)
-    app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]  # FastAPI's documented way to extend it
+    app.openapi = lambda: _published_schema(app, settings)  # type: ignore[method-assign]  # FastAPI's documented way
     _add_error_handlers(app, settings)
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
@@ -93,17 +94,9 @@ def _lifespan(
     return lifespan
 
 
-def _openapi(app: FastAPI) -> dict[str, Any]:
-    # /answer and /verify read their bodies by hand (JSON or a form), so FastAPI does not list
-    # the JSON bodies' models; the routes' request bodies refer to them by name.
+def _published_schema(app: FastAPI, settings: Settings) -> dict[str, Any]:
     if app.openapi_schema is None:
-        schema = get_openapi(title=app.title, version=app.version, summary=app.summary, routes=app.routes)
-        schemas = schema.setdefault("components", {}).setdefault("schemas", {})
-        for model in qa.FORM_MODELS:
-            body = model.model_json_schema(ref_template="#/components/schemas/{model}")
-            schemas.update(body.pop("$defs", {}))
-            schemas[model.__name__] = body
-        app.openapi_schema = schema
+        app.openapi_schema = service_schema(app, settings, qa.FORM_MODELS)
     return app.openapi_schema
 
 
@@ -115,6 +108,14 @@ def _add_error_handlers(app: FastAPI, settings: Settings) -> None:
         retry_after = exc.retry_after_s or (settings.retry_after_s if exc.kind in RETRY_LATER else None)
         headers = {"Retry-After": str(math.ceil(retry_after))} if retry_after else None
         return JSONResponse({"detail": exc.message, "status": exc.kind}, status_code=exc.http_status, headers=headers)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        # A body that does not parse (broken JSON or multipart) is invalid input, as every other
+        # unreadable field is: 422 with the service's error body, not the framework's bare 400.
+        if exc.status_code == 400:
+            return JSONResponse({"detail": f"body: {exc.detail}", "status": "invalid_input"}, status_code=422)
+        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:

@@ -14,6 +14,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 from app.api.deps import PipelineDep, QueuesDep
+from app.api.openapi import form_field
 from app.api.schemas import AnswerRequest, TranslateRequest, VerifyRequest
 from app.config import Settings, first_error
 from app.errors import PipelineError
@@ -67,10 +68,11 @@ def form_body(request_model: type[BaseModel]) -> dict[str, Any]:
     fields and limits, a scene graph as JSON text, and the image as a file.
     """
     schema = request_model.model_json_schema(ref_template="#/components/schemas/{model}")
-    properties: dict[str, Any] = {"image": {"type": "string", "format": "binary"}}
+    image = {"type": "string", "format": "binary", "description": "the picture (JPEG, PNG or WebP)"}
+    properties: dict[str, Any] = {"image": image}
     for name, field in schema["properties"].items():
         scene_graph = {"type": "string", "description": "JSON of one GQA scene graph"}
-        properties[name] = scene_graph if name == "scene_graph" else field
+        properties[name] = scene_graph if name == "scene_graph" else form_field(field)
     # Models the fields refer to are listed under components by app.api.main, with the request model.
     form = {"type": "object", "properties": properties}
     return {
