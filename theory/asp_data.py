@@ -270,6 +270,22 @@ def parse_data(
         plain = scan(text, allowed, allow_choices=allow_choices)
         if plain is not None:
             return _plain_statements(plain)
+    return _read_ast(text, what, allow_choices, allowed)
+
+
+def read_ast(
+    text: str,
+    *,
+    what: str = "program",
+    allow_choices: bool = False,
+    allowed: Mapping[str, int] | None = None,
+) -> DataStatements:
+    """`parse_data` through clingo's AST reader alone, for any text the plain grammar admits too."""
+    _check_text(text, what)
+    return _read_ast(text, what, allow_choices, allowed)
+
+
+def _read_ast(text: str, what: str, allow_choices: bool, allowed: Mapping[str, int] | None) -> DataStatements:
     _check_hazards(text, what)
     reader = _Reader(what, allow_choices, allowed)
     result = DataStatements([], [], [])

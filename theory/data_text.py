@@ -3,8 +3,8 @@ automaton checks text of facts alone, Python's `re` reads statements where their
 
 A regular grammar admits only plain statements: ground facts of the allowed predicates (with
 their arities) over constants, integers and strings, and, for scenes, ``{ atom }.``, the two
-weak-constraint forms that `SceneFacts.to_asp` prints and the ``:~ atom. [W, (TERMS)]`` form of
-other scene writers; plus whitespace and ``%`` line comments.
+weak-constraint forms that `SceneFacts.to_asp` prints and the ``:~ [not] atom. [W, (TERMS)]``
+form of vision-language pipelines (``[W@0, (TERMS)]`` too); plus whitespace and ``%`` line comments.
 Text it admits holds no rule, directive, variable, block comment or arithmetic, so clingo may
 parse it directly. Text it does not admit is not rejected here: callers hand it to the AST
 reader in `theory.asp_data`, which accepts the rest of the data syntax and gives the exact
@@ -68,7 +68,8 @@ class _Grammar:
 
     whole: re.Pattern[bytes]  # the text is nothing but admitted statements
     # One statement or comment; groups: fact, choice, then atom and weight of `:~ a.` and
-    # `:~ not a.` as `to_asp` prints them, then of `:~ a. [W, (TERMS)]` (the tuple form).
+    # `:~ not a.` as `to_asp` prints them, then the sign (``not`` or none), atom and weight of
+    # `:~ [not] a. [W, (TERMS)]` (the tuple form).
     token: re.Pattern[bytes]
 
 
@@ -86,20 +87,22 @@ def _grammar(allowed: tuple[tuple[str, int], ...], choices: bool) -> _Grammar:
         # from an earlier repetition, so a conditional would see the previous statement's sign.
         true = rb":~[ \t]*+(?P<true>" + tight + rb")[ \t]*+\.[ \t]*+\[" + weight + rb",(?P=true),1\]"
         false = rb":~[ \t]*+not[ \t]++(?P<false>" + tight + rb")[ \t]*+\.[ \t]*+\[" + weight + rb",(?P=false),0\]"
-        # The form other scene writers use (GS-VQA's): `{ a }.` with spaces in the atom, and
-        # `:~ a. [W, (TERMS)]` at priority 0. Its terms name the constraint; a reader that admits
-        # it keeps one weak constraint of a sign per atom (`plain_scene`), so the terms change nothing.
-        loose = _atom(names, rb"[ \t]*+")
-        gap = rb"[ \t]*+"
+        # The form vision-language pipelines write (GS-VQA's): `{ a }.` with any spacing in the
+        # atom, and `:~ a. [W, (TERMS)]` and `:~ not a. [W, (TERMS)]` at priority 0 (`@0` may be
+        # written). Its terms name the constraint; a reader that admits it keeps one weak
+        # constraint of a sign per atom (`plain_scene`), as the AST reader reads it (`SceneFacts`).
+        gap = rb"[ \t\r\n]*+"
+        loose = _atom(names, gap)
         terms = _TERM + rb"(?:" + gap + b"," + gap + _TERM + rb")*+"
-        choice = rb"\{[ \t]*+(" + loose + rb")[ \t]*+\}" + _SPACE + rb"\."
+        choice = rb"\{" + gap + b"(" + loose + b")" + gap + rb"\}" + _SPACE + rb"\."
+        level = rb"(?:" + gap + b"@" + gap + b"0)?"
         tuple_weak = (
-            rb":~" + gap + b"(" + loose + b")" + gap + rb"\." + gap + rb"\[" + gap + weight
-            + gap + b"," + gap + rb"\(" + gap + terms + gap + rb"\)" + gap + rb"\]"
+            rb":~" + gap + rb"(?:(not)[ \t\r\n]++)?(" + loose + b")" + gap + rb"\." + gap + rb"\[" + gap + weight
+            + level + gap + b"," + gap + rb"\(" + gap + terms + gap + rb"\)" + gap + rb"\]"
         )  # fmt: skip
     else:
         # Never match; keep the group numbers.
-        choice, true, false, tuple_weak = rb"()(?!)", rb"()()(?!)", rb"()()(?!)", rb"()()(?!)"
+        choice, true, false, tuple_weak = rb"()(?!)", rb"()()(?!)", rb"()()(?!)", rb"()()()(?!)"
     token = b"|".join(b"(?:" + a + b")" for a in (_COMMENT, fact, choice, true, false, tuple_weak))
     return _Grammar(
         re.compile(_SPACE + b"(?:(?:" + token + b")" + _SPACE + b")*"),
@@ -126,7 +129,8 @@ def _facts_only(allowed: tuple[tuple[str, int], ...], blanks: bool) -> re2._Rege
     return re2.compile(between + b"(?:" + atom + inside + rb"\." + between + b")*", _RE2_OPTIONS)
 
 
-_BLANKS = b" \t"  # taken out of an atom without strings: one text for one atom however it is spaced
+# Taken out of an atom without strings: one text for one atom however it is spaced.
+_BLANKS = b" \t\r\n"
 
 
 def _utf8(text: str) -> bytes | None:
@@ -162,7 +166,7 @@ def scan(text: str, allowed: Mapping[str, int], *, allow_choices: bool = False) 
     statements: list[PlainStatement] = []
     line, line_start = 1, 0
     for match in grammar.token.finditer(data):
-        fact, choice, true, true_weight, false, false_weight, tuple_atom, tuple_weight = match.groups()
+        fact, choice, true, true_weight, false, false_weight, negation, tuple_atom, tuple_weight = match.groups()
         if fact is None and choice is None and true is None and false is None and tuple_atom is None:
             continue  # a comment
         start = match.start()
@@ -178,7 +182,8 @@ def scan(text: str, allowed: Mapping[str, int], *, allow_choices: bool = False) 
         elif true is not None:
             statements.append(PlainStatement("weak", true, line, column, False, int(true_weight)))
         elif tuple_atom is not None:
-            statements.append(PlainStatement("weak", tuple_atom, line, column, False, int(tuple_weight)))
+            negated = negation is not None
+            statements.append(PlainStatement("weak", tuple_atom, line, column, negated, int(tuple_weight)))
         else:
             statements.append(PlainStatement("weak", false, line, column, True, int(false_weight)))
     return statements
@@ -380,7 +385,7 @@ def _weighted_reading(data: bytes, key: tuple[tuple[str, int], ...]) -> _Weighte
     signs = [False, False]  # some weak constraint when true, when false
     positive = 0
     # The most frequent statements first: this loop is most of the reading time.
-    for fact, choice, true, true_w, false, false_w, loose, loose_w, stray in _statements(key).findall(data):
+    for fact, choice, true, true_w, false, false_w, negation, loose, loose_w, stray in _statements(key).findall(data):
         if choice:
             # Inline rather than a helper: a call per atom is a fifth of reading a weighted scene.
             choices[choice if b'"' in choice else choice.translate(None, _BLANKS)] = None
@@ -388,7 +393,7 @@ def _weighted_reading(data: bytes, key: tuple[tuple[str, int], ...]) -> _Weighte
         if loose:
             atom, sign, weight = (
                 (loose if b'"' in loose else loose.translate(None, _BLANKS)),
-                0,
+                (1 if negation else 0),
                 loose_w,
             )
         elif fact:

@@ -24,7 +24,7 @@ from functools import lru_cache
 
 import clingo
 
-from theory.asp_data import parse_data
+from theory.asp_data import DataStatements, parse_data
 from theory.operations import SCENE_PREDICATES
 from theory.program import UnsafeProgramError
 
@@ -125,7 +125,11 @@ class SceneFacts:
     @classmethod
     def from_asp(cls, text: str) -> SceneFacts:
         """Read a scene written as ASP; anything but scene facts, choices and weak constraints is refused."""
-        data = parse_data(text, what="scene", allow_choices=True, allowed=SCENE_PREDICATES)
+        return cls.from_statements(parse_data(text, what="scene", allow_choices=True, allowed=SCENE_PREDICATES))
+
+    @classmethod
+    def from_statements(cls, data: DataStatements) -> SceneFacts:
+        """The scene of statements read from text; a weak constraint on an atom that is no choice is refused."""
         scene = cls(facts=[f.symbol for f in data.facts])
         for choice in data.choices:
             scene.weighted.setdefault(choice.symbol, WeightedAtom(choice.symbol))
