@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from app.errors import AppError
 from app.scene_input import Perception
 from scene.vlm_spec import parse_vlm_spec
 from scene.wordnet import use_wordnet_dir
@@ -34,7 +35,7 @@ MAX_TOP_K = 50
 TopK = Annotated[int, Field(ge=1, le=MAX_TOP_K, description="ranked answers to return")]
 
 
-class ConfigError(ValueError):
+class ConfigError(AppError, ValueError):
     """The configuration file or variables are unusable; the message says which setting."""
 
 

@@ -28,13 +28,14 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator
 
+from evaluation.errors import EvaluationError
 from evaluation.job import Run, run_name, validate_settings
 from translators.translate import TranslationSettings
 
 GRID_DIR = Path(__file__).parent / "grids"
 
 
-class GridError(ValueError):
+class GridError(EvaluationError, ValueError):
     """A grid file that cannot be read or names unknown parameters or values."""
 
 

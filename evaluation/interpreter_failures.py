@@ -5,8 +5,10 @@ The failure's class name is the kind the evaluation records (`InterpreterFailure
 
 from __future__ import annotations
 
+from evaluation.errors import EvaluationError
 
-class InterpreterFailure(Exception):
+
+class InterpreterFailure(EvaluationError):
     """The interpreter cannot answer; the subclass says why."""
 
     @property

@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evaluation.errors import EvaluationError
 from evaluation.gqa_json import SemanticStep
 from translators.gqa_files import RecordsError, count_json_records, iter_json_records
 
 
-class JobError(ValueError):
+class JobError(EvaluationError, ValueError):
     """The job cannot start: bad settings, inputs or output folder."""
 
 

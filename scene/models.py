@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from scene.errors import SceneError
 from theory.errors import ModelNotAvailableError
 
 DETECTOR_ENV = "ASPVQA_DETECTOR_MODEL"
@@ -65,7 +66,7 @@ DETECTOR = VisionModel("OWL-ViT detector", "detector_model", DETECTOR_ENV, DEFAU
 CLASSIFIER = VisionModel("CLIP classifier", "classifier_model", CLASSIFIER_ENV, DEFAULT_CLASSIFIER)
 
 
-class WeightsUnavailable(ModelNotAvailableError):
+class WeightsUnavailable(ModelNotAvailableError, SceneError):
     """A vision model's weights cannot be had; `reason` says why, the message also how to get them."""
 
     def __init__(self, model: VisionModel, name: str, reason: str, *, hub: bool) -> None:

@@ -29,6 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from scene.errors import SceneError
 from theory.cache import cache_dir
 from theory.errors import ModelNotAvailableError
 
@@ -77,7 +78,7 @@ _FIX = (
 )
 
 
-class WordNetUnavailable(ModelNotAvailableError):
+class WordNetUnavailable(ModelNotAvailableError, SceneError):
     """WordNet could not be found or read; the message names the fix."""
 
 

@@ -244,3 +244,34 @@ def test_getattr_and_untyped_mappings_stay_few():
         )
     assert getattrs <= MAX_GETATTR
     assert anys <= MAX_ANY_MAPPINGS
+
+
+ROOT_ERRORS = {
+    "theory": "theory.errors.TheoryError",
+    "translators": "translators.errors.TranslatorError",
+    "scene": "scene.errors.SceneError",
+    "trust": "trust.errors.TrustError",
+    "evaluation": "evaluation.errors.EvaluationError",
+    "app": "app.errors.AppError",
+}
+
+
+def test_each_layers_errors_have_one_root():
+    """`except TranslatorError` (say) catches everything translators raise on purpose, as httpx's tree does."""
+    import importlib
+    import inspect
+
+    outside = []
+    for package, root_path in ROOT_ERRORS.items():
+        module_path, _, root_name = root_path.rpartition(".")
+        root = getattr(importlib.import_module(module_path), root_name)
+        for path in (ROOT / package).rglob("*.py"):
+            if path.name == "__main__.py":  # runs the command line when imported
+                continue
+            module = importlib.import_module(module_name(path))
+            for name, found in vars(module).items():
+                defined_here = inspect.isclass(found) and found.__module__ == module.__name__
+                if defined_here and issubclass(found, Exception) and not name.startswith("_"):
+                    if not issubclass(found, root):
+                        outside.append(f"{module.__name__}.{name}")
+    assert outside == []

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import clingo
 
+from theory.errors import TheoryError
 from theory.scene_facts import asp_constant
 
 KINDS = ("relation", "attribute", "synonym")
@@ -47,7 +48,7 @@ def _row_facts(name: str, rows: list[tuple[tuple[str, str], int]]) -> list[cling
     return [clingo.Function(name, [clingo.Function(s), clingo.Function(g), clingo.Number(c)]) for (s, g), c in rows]
 
 
-class EntailmentTableError(ValueError):
+class EntailmentTableError(TheoryError, ValueError):
     """A line of an entailment table that cannot be read."""
 
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from theory.errors import TheoryError
 
-class ProgramError(ValueError):
+
+class ProgramError(TheoryError, ValueError):
     """A program is malformed; `message` says what, `location` (if known) where."""
 
     def __init__(self, message: str, location: str | None = None) -> None:

@@ -22,8 +22,10 @@ from typing import IO, Any
 
 from tqdm import tqdm
 
+from translators.errors import TranslatorError
 
-class RecordsError(ValueError):
+
+class RecordsError(TranslatorError, ValueError):
     """A file that is not one of the record layouts above; the message says where."""
 
 

@@ -39,6 +39,7 @@ from theory.canonical import canonical
 from theory.operations import OPERATIONS, OTHER_CATEGORY, Kind
 from theory.program import Program, ProgramError, ProgramSyntaxError, ProgramValidationError, Step
 from theory.scene_facts import asp_constant
+from translators.errors import TranslatorError
 from translators.grounded_words import comparative_base
 
 # GQA's spelling: object ids after arguments ("snow (823324)"), negated values ("not(red)"),
@@ -64,7 +65,7 @@ def gqa_relation_parts(argument: str) -> tuple[str, str, str]:
     return cls, relation, GQA_POSITIONS[position]
 
 
-class GQAProgramError(ProgramError):
+class GQAProgramError(ProgramError, TranslatorError):
     """A GQA semantic program that is malformed or uses a form we cannot express."""
 
 

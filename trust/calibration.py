@@ -25,12 +25,13 @@ from typing import Literal, TypedDict
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from trust.conformal import METHODS, ThresholdFit, fit_threshold, smallest_risk
+from trust.errors import TrustError
 
 FORMAT_VERSION: Literal[1] = 1
 LARGEST_RISK = 0.5  # above this an abstention threshold says little; requests may not ask for more
 
 
-class CalibrationError(ValueError):
+class CalibrationError(TrustError, ValueError):
     """The calibration cannot be used as asked; the message says why and what to do."""
 
 

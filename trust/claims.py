@@ -27,13 +27,14 @@ from theory.program import Program, ProgramError, Step
 from theory.scene_facts import asp_constant
 from theory.validate import validate_program
 from translators.ontology import bundled_ontology
+from trust.errors import TrustError
 
 YES_WORDS = frozenset({"yes", "true", "y"})
 NO_WORDS = frozenset({"no", "false", "n"})
 IDENTITY_CATEGORIES = frozenset({"name", "class"})
 
 
-class ClaimError(ValueError):
+class ClaimError(TrustError, ValueError):
     """Something that cannot be made into a claim; the message says why."""
 
 

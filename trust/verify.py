@@ -38,6 +38,7 @@ from theory.program import Program, Step
 from theory.scene_facts import SceneFacts
 from theory.solver import Answer, SolveLimits, SolveStatus, solve
 from trust.claims import Claim, as_claim
+from trust.errors import TrustError
 from trust.subclaims import Check, ClaimSplit, Formula, SubClaim, split_claim
 
 Verdict = Literal["supported", "refuted", "unverifiable"]
@@ -47,7 +48,7 @@ MAX_LISTED_FACTS = 60  # facts listed for an absence (the objects the scene does
 _CLOSED_CATEGORIES = frozenset({"class", "name", "hposition", "vposition"})
 
 
-class VerificationError(ValueError):
+class VerificationError(TrustError, ValueError):
     """The claim or the scene cannot be verified at all (invalid program or scene)."""
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from translators.errors import TranslatorError
 from translators.prompts import Prompt
 
 
-class BackendError(RuntimeError):
+class BackendError(TranslatorError, RuntimeError):
     """The model could not be asked (missing model, server error, no recorded output)."""
 
 
