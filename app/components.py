@@ -75,6 +75,7 @@ class Components:
         self._embedder: Embedder | None = None
         self._embedder_error: str | None = None
         self._embedder_tried = False
+        self._confidence_settings: dict[TranslationSettings, dict[str, Any]] = {}
         # The three parts the service reports on /ready.
         self._question_translator: Lazy[QuestionTranslator] = Lazy(self._make_question_translator, question_translator)
         self._scene_graph_encoder: Lazy[SceneGraphEncoder] = Lazy(self._make_scene_graph_encoder, scene_graph_encoder)
@@ -188,13 +189,19 @@ class Components:
 
     def confidence_settings(self, translation: TranslationSettings) -> dict[str, Any]:
         """What a calibration must have been made with to hold for translations with `translation`."""
-        from translators.template_fill import FILL_RULES_VERSION
-        from trust.confidence import calibration_settings
+        # Made once per translation settings: every answer of a request carries them.
+        found = self._confidence_settings.get(translation)
+        if found is None:
+            from translators.template_fill import FILL_RULES_VERSION
+            from trust.confidence import calibration_settings
 
-        settings = translation.model_dump(mode="json")
-        if translation.template_fill:
-            settings["fill_rules"] = FILL_RULES_VERSION  # other rules fill other questions: other confidences
-        return calibration_settings(settings, self.bank.fingerprint())
+            settings = translation.model_dump(mode="json")
+            if translation.template_fill:
+                settings["fill_rules"] = FILL_RULES_VERSION  # other rules fill other questions: other confidences
+            found = self._confidence_settings.setdefault(
+                translation, calibration_settings(settings, self.bank.fingerprint())
+            )
+        return found
 
     @property
     def ontology(self) -> Ontology:

@@ -146,9 +146,15 @@ class Settings(BaseSettings, TranslationOptions):
 
     # Solving.
     top_k: TopK = 5
-    solve_timeout_s: float = Field(10.0, gt=0, le=600)
-    translate_timeout_s: float = Field(120.0, gt=0, le=3600)
-    max_scene_facts: int = Field(200_000, ge=1)
+    solve_timeout_s: float = Field(
+        10.0, gt=0, le=600, description="time limit of one solve (scene reading included); past it, 504"
+    )
+    translate_timeout_s: float = Field(
+        120.0, gt=0, le=3600, description="time limit of one translation by the language model; past it, 504"
+    )
+    max_scene_facts: int = Field(
+        200_000, ge=1, description="facts a scene may have (counted before it is read); more is 413"
+    )
     entailments: str = Field(
         "bundled",
         description="vocabulary entailment table that lets a general scene word answer for a more specific "
@@ -159,12 +165,15 @@ class Settings(BaseSettings, TranslationOptions):
     )
 
     # Request limits of the service.
-    max_request_bytes: int = Field(12 * 1024 * 1024, ge=1024)
-    max_image_bytes: int = Field(10 * 1024 * 1024, ge=1024)
-    max_image_pixels: int = Field(40_000_000, ge=1)
-    image_types: tuple[str, ...] = ("image/jpeg", "image/png", "image/webp")
-    max_question_chars: int = Field(500, ge=1)
-    max_program_chars: int = Field(20_000, ge=1)
+    max_request_bytes: int = Field(12 * 1024 * 1024, ge=1024, description="bytes of a request body; more is 413")
+    max_image_bytes: int = Field(10 * 1024 * 1024, ge=1024, description="bytes of an uploaded image; more is 413")
+    max_image_pixels: int = Field(40_000_000, ge=1, description="pixels of an uploaded image; more is 413")
+    image_types: tuple[str, ...] = Field(
+        ("image/jpeg", "image/png", "image/webp"),
+        description="image types accepted, by declared type and by content (comma-separated); others are 415",
+    )
+    max_question_chars: int = Field(500, ge=1, description="characters of a question or claim; more is 413")
+    max_program_chars: int = Field(20_000, ge=1, description="characters of a given program; more is 413")
 
     # The service's processes, queues and access.
     solve_workers: int = Field(

@@ -27,10 +27,20 @@ T = TypeVar("T")
 router = APIRouter(tags=["questions"])
 
 ERRORS: dict[int | str, dict[str, Any]] = {
+    401: {"model": ErrorBody, "description": "an API key is configured and the request has none, or another"},
     413: {"model": ErrorBody, "description": "request, image, question or scene too large"},
     415: {"model": ErrorBody, "description": "unsupported content or image type"},
-    422: {"model": ErrorBody, "description": "invalid request, program or scene"},
-    503: {"model": ErrorBody, "description": "a model is not available (the message names the setting)"},
+    422: {
+        "model": ErrorBody,
+        "description": "invalid request, program or scene; or a question no program can express (status unsupported)",
+    },
+    429: {"model": ErrorBody, "description": "this client's requests per minute are used up (see Retry-After)"},
+    502: {"model": ErrorBody, "description": "the scene's vision-language model replied, but not with a scene"},
+    503: {
+        "model": ErrorBody,
+        "description": "a model is not available (the message names the setting), a queue is full, or a solver "
+        "process was lost; see Retry-After",
+    },
     504: {"model": ErrorBody, "description": "translation or solving took too long"},
 }
 
