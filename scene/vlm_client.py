@@ -18,7 +18,6 @@ import base64
 import io
 import time
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 
 import httpx
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -29,6 +28,7 @@ from scene.vlm_logprobs import TokenLogprob
 from scene.vlm_prompt import SYSTEM_PROMPT, concepts_prompt
 from scene.vlm_reply import SceneReply, response_format
 from scene.vlm_spec import VLMSpec
+from theory.retry_after import retry_after_seconds
 
 # Statuses that may pass later (timeout, rate limit, server trouble): the caller is told to come back.
 _TRANSIENT = frozenset({408, 425, 429})
@@ -115,20 +115,6 @@ class _Completion(_Wire):
     choices: list[_Choice]
 
 
-def _retry_after(value: str | None, default: float) -> float:
-    """Seconds from a Retry-After header (delta-seconds or an HTTP date), else `default`."""
-    if not value:
-        return default
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
-    except (TypeError, ValueError):
-        return default
-
-
 def _validation_summary(exc: ValidationError, limit: int = 3) -> str:
     parts = [f"{'.'.join(str(p) for p in e['loc']) or 'reply'}: {e['msg']}" for e in exc.errors()[:limit]]
     more = f" (and {exc.error_count() - limit} more)" if exc.error_count() > limit else ""
@@ -211,7 +197,8 @@ class VLMClient:
         # The start of the body is enough to say what went wrong; the rest is not read.
         snippet = next(response.iter_bytes(), b"")[:300].decode("utf-8", "replace")
         if status in _TRANSIENT or status >= 500:
-            wait = _retry_after(response.headers.get("Retry-After"), self.limits.retry_after_s)
+            hinted = retry_after_seconds(response.headers.get("Retry-After"))
+            wait = self.limits.retry_after_s if hinted is None else hinted
             raise self._unavailable(f"HTTP {status}: {snippet}", wait)
         raise VLMReplyError(self.model, f"HTTP {status}: {snippet}")
 

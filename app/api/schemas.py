@@ -23,6 +23,16 @@ Llm = Annotated[
 ]
 
 
+# How an image of the request becomes its scene (None: the service's setting).
+PerceptionChoice = Annotated[
+    Perception | None,
+    Field(
+        description="how an image becomes the scene: detector (OWL-ViT and CLIP) or vlm (ASPVQA_SCENE_VLM's "
+        "vision-language model); default vlm where one is configured, else detector. Only with an image",
+    ),
+]
+
+
 class TranslateRequest(BaseModel):
     """A question to turn into a logic program."""
 
@@ -65,11 +75,7 @@ class AnswerRequest(BaseModel):
     )
     scene_graph: dict[str, Any] | None = Field(None, description="one image's GQA scene graph object")
     scene_facts: str | None = Field(None, description="scene facts in ASP")
-    perception: Perception | None = Field(
-        None,
-        description="how an image becomes the scene: detector (OWL-ViT and CLIP) or vlm (ASPVQA_SCENE_VLM's "
-        "vision-language model); default vlm where one is configured, else detector. Only with an image",
-    )
+    perception: PerceptionChoice = None
     top_k: TopK | None = Field(None, description="ranked answers to return (default from settings)")
     llm: Llm = None
     exact: bool = Field(
@@ -129,11 +135,7 @@ class VerifyRequest(BaseModel):
     representation: ProgramRepresentation | None = Field(None, description="syntax of `program` (default flat)")
     scene_graph: dict[str, Any] | None = Field(None, description="one image's GQA scene graph object")
     scene_facts: str | None = Field(None, description="scene facts in ASP")
-    perception: Perception | None = Field(
-        None,
-        description="how an image becomes the scene: detector (OWL-ViT and CLIP) or vlm (ASPVQA_SCENE_VLM's "
-        "vision-language model); default vlm where one is configured, else detector. Only with an image",
-    )
+    perception: PerceptionChoice = None
     llm: Llm = None
 
     def scene(self, image: bytes | None, max_facts: int) -> SceneInput:

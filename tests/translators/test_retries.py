@@ -10,12 +10,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from theory.retry_after import retry_after_seconds
 from translators.backends.base import BackendError, GenerationRequest, RetryableBackendError
 from translators.backends.openai_compat import (
     OpenAICompatBackend,
     RetryPolicy,
     is_retryable_status,
-    retry_after_seconds,
 )
 from translators.bank import legacy_bank
 from translators.prompts import build_prompt

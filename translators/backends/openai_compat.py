@@ -17,12 +17,12 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt, stop_after_delay
 from tenacity.wait import wait_random_exponential
 
+from theory.retry_after import retry_after_seconds
 from translators.backends.base import Backend, BackendError, Generation, GenerationRequest, RetryableBackendError
 
 # Where each kind of server takes the GBNF grammar in a chat-completions request (a dotted name
@@ -74,20 +74,6 @@ class _Transient(Exception):
     def __init__(self, message: str, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.retry_after = retry_after
-
-
-def retry_after_seconds(value: str | None) -> float | None:
-    """Seconds from a Retry-After header (delta-seconds or an HTTP date); None when absent or unreadable."""
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
-    except (TypeError, ValueError):
-        return None
 
 
 class OpenAICompatBackend(Backend):
