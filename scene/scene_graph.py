@@ -192,31 +192,51 @@ def graph_objects_facts(
     concepts: Iterable[str] | None = None,
 ) -> SceneFacts:
     """`scene_graph_facts` of a graph already read by `graph_objects` (keyed by GQA id)."""
-    taxonomy = taxonomy if taxonomy is not None else default_taxonomy()
-    attributes = attributes if attributes is not None else default_attributes(taxonomy)
     wanted = None if concepts is None else frozenset(concepts)
 
     def keep(*words: str) -> bool:
         return wanted is None or any(w in wanted for w in words)
 
-    scene = SceneFacts()
-    vocabulary: dict[str, set[str]] = {c: set() for c in POSITION_CATEGORIES}
-    for key, obj in objects.items():
-        try:
-            _add_object(scene, vocabulary, obj, taxonomy, attributes, keep)
-        except ValueError as exc:  # a name, attribute or relation with no letter or digit in it
-            raise SceneGraphError(f"object {key}: {exc}") from None
-    scene.add_vocabulary(vocabulary)
-    return _deduplicated(scene)
+    writer = _Writer(SceneFacts())
+    vocabulary = _write_objects(writer, objects, taxonomy, attributes, keep)
+    writer.scene.add_vocabulary(vocabulary)
+    return _deduplicated(writer.scene)
+
+
+@dataclass(frozen=True)
+class EncodedGraph:
+    """A graph's whole encoding, with each object fact's words: (category, value) for an attribute,
+    ("", relation) for a relation, ("object", "") for an object; the vocabulary facts come last."""
+
+    facts: SceneFacts
+    words: tuple[tuple[str, str], ...]
+
+
+def encode_graph(
+    objects: Mapping[str, GraphObject],
+    *,
+    taxonomy: Taxonomy | None = None,
+    attributes: AttributeCategories | None = None,
+) -> EncodedGraph:
+    """The whole encoding of a graph (`graph_objects_facts` without concepts), kept with the words
+    each fact was written for, so that a program's part is taken from it by `restricted_facts`."""
+    writer = _Writer(SceneFacts(), [])
+    vocabulary = _write_objects(writer, objects, taxonomy, attributes, lambda *words: True)
+    assert writer.words is not None
+    # Duplicate relations occur in GQA graphs: one fact each, the words kept beside it.
+    firsts = dict.fromkeys(zip(writer.scene.facts, writer.words))
+    facts = SceneFacts(facts=[fact for fact, _ in firsts])
+    facts.add_vocabulary(vocabulary)
+    return EncodedGraph(facts, tuple(words for _, words in firsts))
 
 
 # Facts of a graph's encoding that every program's part of it keeps (`graph_objects_facts`).
 _ALWAYS_KEPT = frozenset({"name", *POSITION_CATEGORIES})
 
 
-def restricted_facts(whole: SceneFacts, concepts: Iterable[str]) -> SceneFacts:
+def restricted_facts(whole: EncodedGraph, concepts: Iterable[str]) -> SceneFacts:
     """The facts `graph_objects_facts(..., concepts=concepts)` writes, taken from the graph's whole
-    encoding (`concepts=None`) without encoding it again.
+    encoding without encoding it again.
 
     A graph is encoded once per process, whatever the programs asked of it: the answer's part and
     the whole graph a missing answer is explained from are both made from that one encoding.
@@ -224,29 +244,58 @@ def restricted_facts(whole: SceneFacts, concepts: Iterable[str]) -> SceneFacts:
     wanted = frozenset(concepts)
     scene = SceneFacts()
     vocabulary: dict[str, set[str]] = {c: set() for c in POSITION_CATEGORIES}
-    for fact in whole.facts:
-        name, args = fact.name, fact.arguments
-        if name == "has_attr":
-            category, value = args[1].name, args[2].name
-            if category in _ALWAYS_KEPT:
-                scene.facts.append(fact)
-                if category != "name":
-                    vocabulary[category].add(value)
-            elif category in wanted or value in wanted:
-                scene.facts.append(fact)
-                if category != "class":
-                    vocabulary.setdefault(category, set()).add(value)
-        elif name == "has_rel":
-            if args[1].name in wanted:
-                scene.facts.append(fact)
-        elif name == "object":
+    for fact, (category, value) in zip(whole.facts.facts, whole.words):
+        if category == "object":
             scene.facts.append(fact)
+        elif not category:  # a relation
+            if value in wanted:
+                scene.facts.append(fact)
+        elif category in _ALWAYS_KEPT:
+            scene.facts.append(fact)
+            if category != "name":
+                vocabulary[category].add(value)
+        elif category in wanted or value in wanted:
+            scene.facts.append(fact)
+            if category != "class":
+                vocabulary.setdefault(category, set()).add(value)
     scene.add_vocabulary(vocabulary)
     return scene
 
 
+@dataclass
+class _Writer:
+    """Scene facts being written, and (for a whole encoding) the words each one was written for."""
+
+    scene: SceneFacts
+    words: list[tuple[str, str]] | None = None
+
+    def add(self, words: tuple[str, str], predicate: str, *arguments: int | str) -> None:
+        self.scene.add_fact(predicate, *arguments)
+        if self.words is not None:
+            self.words.append(words)
+
+
+def _write_objects(
+    writer: _Writer,
+    objects: Mapping[str, GraphObject],
+    taxonomy: Taxonomy | None,
+    attributes: AttributeCategories | None,
+    keep: Callable[..., bool],
+) -> dict[str, set[str]]:
+    """Every object's facts; returns the vocabulary (category -> values) they used."""
+    taxonomy = taxonomy if taxonomy is not None else default_taxonomy()
+    attributes = attributes if attributes is not None else default_attributes(taxonomy)
+    vocabulary: dict[str, set[str]] = {c: set() for c in POSITION_CATEGORIES}
+    for key, obj in objects.items():
+        try:
+            _add_object(writer, vocabulary, obj, taxonomy, attributes, keep)
+        except ValueError as exc:  # a name, attribute or relation with no letter or digit in it
+            raise SceneGraphError(f"object {key}: {exc}") from None
+    return vocabulary
+
+
 def _add_object(
-    scene: SceneFacts,
+    writer: _Writer,
     vocabulary: dict[str, set[str]],
     obj: GraphObject,
     taxonomy: Taxonomy,
@@ -255,14 +304,14 @@ def _add_object(
 ) -> None:
     """The facts of one object: its classes, name, position, attributes and relations."""
     name = asp_constant(obj.name)
-    scene.add_fact("object", obj.id)
+    writer.add(("object", ""), "object", obj.id)
     classes = [name] + sorted({asp_constant(c) for c in taxonomy.categories_of(obj.name)} - {name})
     for cls in classes:
         if keep(cls, "class"):
-            scene.add_fact("has_attr", obj.id, "class", cls)
-    scene.add_fact("has_attr", obj.id, "name", name)
-    scene.add_fact("has_attr", obj.id, "hposition", obj.hposition)
-    scene.add_fact("has_attr", obj.id, "vposition", obj.vposition)
+            writer.add(("class", cls), "has_attr", obj.id, "class", cls)
+    writer.add(("name", name), "has_attr", obj.id, "name", name)
+    writer.add(("hposition", obj.hposition), "has_attr", obj.id, "hposition", obj.hposition)
+    writer.add(("vposition", obj.vposition), "has_attr", obj.id, "vposition", obj.vposition)
     vocabulary["hposition"].add(obj.hposition)
     vocabulary["vposition"].add(obj.vposition)
     for value in obj.attributes:
@@ -271,12 +320,12 @@ def _add_object(
         categories = attributes.categories_of(value) or {OTHER_CATEGORY}
         for category in sorted(asp_constant(c) for c in categories):
             if keep(category, constant):
-                scene.add_fact("has_attr", obj.id, category, constant)
+                writer.add((category, constant), "has_attr", obj.id, category, constant)
                 vocabulary.setdefault(category, set()).add(constant)
     for relation, target in obj.relations:
         constant = asp_constant(relation)
         if keep(constant):
-            scene.add_fact("has_rel", obj.id, constant, target)
+            writer.add(("", constant), "has_rel", obj.id, constant, target)
 
 
 def _deduplicated(scene: SceneFacts) -> SceneFacts:

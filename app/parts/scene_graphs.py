@@ -6,7 +6,7 @@ from functools import lru_cache
 
 from app.errors import PipelineError
 from app.scene_input import GraphScene
-from scene.scene_graph import SceneGraphError, graph_objects_facts, program_constants, restricted_facts
+from scene.scene_graph import EncodedGraph, SceneGraphError, encode_graph, program_constants, restricted_facts
 from scene.taxonomy import Taxonomy
 from theory import Program, SceneFacts
 from theory.entailment import Entailments
@@ -35,7 +35,7 @@ class GraphEncoder:
     def __call__(self, graph: GraphScene, program: Program | None) -> SceneFacts:
         concepts = None if program is None else program_constants(program)
         if concepts is None:
-            return self._whole(graph)
+            return self._whole(graph).facts
         table = self.entailments
         if table is not None:
             # The general words an asked word may be read through, and the specific relations
@@ -44,9 +44,9 @@ class GraphEncoder:
             concepts = concepts | widened | {s for word in concepts for s in table.specialisations(word)}
         return self._part(graph, frozenset(concepts))
 
-    def _encode_whole(self, graph: GraphScene) -> SceneFacts:
+    def _encode_whole(self, graph: GraphScene) -> EncodedGraph:
         try:
-            return graph_objects_facts(graph.by_id, taxonomy=self.taxonomy)
+            return encode_graph(graph.by_id, taxonomy=self.taxonomy)
         except SceneGraphError as exc:
             raise PipelineError("invalid_input", f"scene_graph: {exc}") from None
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.demo_scenes import demo_scenes
-from scene.scene_graph import graph_objects, graph_objects_facts, restricted_facts
+from scene.scene_graph import encode_graph, graph_objects, graph_objects_facts, restricted_facts
 from scene.taxonomy import load_taxonomy
 from tests.support import GQA_DIR
 
@@ -39,7 +39,8 @@ def taxonomy():
 def test_restricted_encoding_is_the_direct_one(image_id, taxonomy):
     graph = GRAPHS[image_id]
     objects = graph_objects(graph)
-    whole = graph_objects_facts(objects, taxonomy=taxonomy)
+    whole = encode_graph(objects, taxonomy=taxonomy)
+    assert whole.facts.facts == graph_objects_facts(objects, taxonomy=taxonomy).facts
     words = _words(graph)
 
     @settings(max_examples=60, deadline=None)
