@@ -3,7 +3,7 @@
 Three sets of questions written for this project, on the four real GQA scene graphs of the shared
 sample (../shared/data/gqa or $ASPVQA_GQA_DIR), the two demo scenes and scenes written with the set:
 
-- `natural` (bench/data/natural_questions.jsonl, 50): category words ("What animal is this?"),
+- `natural` (bench/data/natural_questions.jsonl, 50): category words ("Which animal is shown?"),
   counting, negation, everyday GQA-like wording, and why / reading text / opinions / what if;
 - `dev` (bench/data/probes_dev.json, 80): in-scope questions in polite or indirect wording ("Could
   you tell me what color the horse is?") and questions the programs cannot express (brand, maker,

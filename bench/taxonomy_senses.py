@@ -38,7 +38,7 @@ CATEGORIES = (
     "body part", "sign", "appliance",
 )  # fmt: skip
 
-# The memberships a person would accept in a question about the scene ("What animal is this?").
+# The memberships a person would accept in a question about the scene ("Which animal is it?").
 GOLD: dict[str, set[str]] = {
     "apple": {"fruit", "food"},
     "bench": {"furniture"},

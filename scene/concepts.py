@@ -193,7 +193,7 @@ def concepts_from_program(
     `attributes` (category -> values, e.g. GQA's attribute list) supplies the candidate values of
     categories the program asks about as a whole (query color) and the category of bare values.
     Categories with more than `max_members` members are detected as themselves. `fallback_classes`
-    are added when the program asks about objects of unnamed class (what is the man wearing?).
+    are added when the program asks about objects of unnamed class (what does the girl have on?).
     """
     extractor = _Extractor(program, taxonomy, _normalise_vocabulary(attributes), max_members)
     extractor.fallback_classes = tuple(fallback_classes)

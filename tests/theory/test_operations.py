@@ -40,11 +40,11 @@ def test_filter_any(answers):
 
 
 def test_relate_subject_and_object(answers):
-    # "What is the man wearing?": the new object is the object of wearing.
+    # "What is the boy wearing?": the new object is the object of wearing.
     assert answers(
         S + "select(1, 0, man). relate_any(2, 1, wearing, object). unique(3, 2). query(4, 3, name). end(4)."
     ) == ["shirt"]
-    # "Who is wearing the shirt?": the new object is the subject.
+    # "Who is wearing the hat?": the new object is the subject.
     assert answers(
         S + "select(1, 0, shirt). relate(2, 1, person, wearing, subject). unique(3, 2). query(4, 3, name). end(4)."
     ) == ["man"]
