@@ -3,7 +3,7 @@ one part of the split (evaluation.splits), whether the k examples retrieval show
 the gold program's skeleton (operations and structure, words blanked), and retrieval time end to
 end (question and template embedded in one call, then the search) with the embedding apart.
 
-Cheap enough to run on every change of the templates; `--part tuning` is for tuning, the test part
+Cheap enough to run on every change of the templates; `--part tuning` is for tuning, the validation part
 is reported once. Writes bench/results/bank_coverage.json with --write.
 
     .venv/bin/python bench/bank_coverage.py --part tuning

@@ -1,5 +1,5 @@
-"""Confidence and calibrated abstention on unseen questions: weights and thresholds from the tuning
-part of the GQA split, every reported number on the test part.
+"""Confidence and calibrated abstention on the validation part: weights and thresholds from the tuning
+part of the GQA split, every reported number on the validation part.
 
 Reads the records of bench/confidence_data.py (~/.cache/aspvqa/bench/confidence.jsonl): per
 question the default translator's program, whether it is equivalent to the GQA program, the
@@ -9,10 +9,10 @@ parts (trust.confidence) and the program score; then
 - `--fit`: a logistic regression of "the program is right" on the weighted parts, on the tuning
   part only (scikit-learn), printed as the `Weights` to put in trust/confidence.py;
 - thresholds by conformal risk control (trust.conformal, crc and ltt) on the tuning part for the
-  risks 0.05, 0.1, 0.2, and on the test part: the realised risk (share kept and wrong; share
+  risks 0.05, 0.1, 0.2, and on the validation part: the realised risk (share kept and wrong; share
   wrong among kept), its 95 % interval, and the coverage;
-- AUROC of the confidence for "wrong program" on the test part;
-- the risk-coverage curve of the test part (bench/results/confidence_risk_coverage.png);
+- AUROC of the confidence for "wrong program" on the validation part;
+- the risk-coverage curve of the validation part (bench/results/confidence_risk_coverage.png);
 - with sampled records (--sampled in the data job): the same with the agreement of n=3.
 
     .venv/bin/python bench/confidence.py [--fit] [--write]
@@ -202,7 +202,7 @@ def plot(results: list[dict[str, Any]], path: Path) -> None:
         ax.plot(xs, ys, label=f"{result['name']} (test n={result['test_n']}, AUROC {result['test_auroc_wrong']})")
     ax.set_xlabel("coverage (share of questions answered)")
     ax.set_ylabel("wrong programs among those answered")
-    ax.set_title("Risk-coverage on the test part of the GQA split")
+    ax.set_title("Risk-coverage on the validation part of the GQA split")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -214,7 +214,7 @@ TARGET_AUROC = 0.8
 
 
 def _bound_verdict(t: dict[str, Any]) -> str:
-    """Whether the test part's realised risk (crc: kept and wrong; ltt: wrong among kept) is within the
+    """Whether the validation part's realised risk (crc: kept and wrong; ltt: wrong among kept) is within the
     requested risk plus the finite-sample margin; no threshold (every answer held back) meets it trivially."""
     realised = t["test_kept_and_wrong"] if t["method"] == "crc" else t["test_wrong_among_kept"]
     if t["threshold"] is None or realised is None:
@@ -247,15 +247,15 @@ def render(results: list[dict[str, Any]]) -> str:
 HEADER = """# Confidence and calibrated abstention
 
 Thresholds fitted on the tuning part of the GQA split (evaluation/splits.py), every test number on
-the test part. Records (bench/confidence_data.py, kind n1fill): the default translator (template
+the validation part. Records (bench/confidence_data.py, kind n1fill): the default translator (template
 fill, else the bundled bank, nested, bert, k=3, prompt v3, schema on, qwen2.5-coder-1.5b with the
-log-probability of each written token), on 300 tuning-part questions and on the test part's
-questions of bench/translation_accuracy.py's run (plus a few more of the test part).
+log-probability of each written token), on 300 tuning-part questions and on the validation part's
+questions of bench/translation_accuracy.py's run (plus a few more of the validation part).
 "Wrong" = the program is not semantically equivalent to the GQA program. crc: the realised risk
 is the share of all questions kept and wrong (the guarantee: its expectation <= risk);
 ltt: the share wrong among the kept ones (guarantee with probability 0.9). `None`: no threshold
 meets the risk on the tuning part, so every answer is held back. The 95 % interval is the
-test part's sampling interval (Wilson) of the realised risk; the finite-sample margin of crc is
+validation part's sampling interval (Wilson) of the realised risk; the finite-sample margin of crc is
 1/(n+1) of the tuning part.
 
 """
@@ -264,7 +264,7 @@ n=3 (records made before template fill and token log-probabilities; the model al
 model shown the retrieved examples in the three rotations (as `TranslationSettings.samples` does at
 temperature 0); the chosen program is the largest group of equivalent samples; its confidence is
 the n=1 model's times the agreement (not fitted).
-The risk-coverage curve of the test part: confidence_risk_coverage.png.
+The risk-coverage curve of the validation part: confidence_risk_coverage.png.
 """
 
 

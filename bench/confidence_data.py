@@ -163,7 +163,7 @@ def main() -> int:
     parser.add_argument(
         "--from-accuracy-log",
         action="store_true",
-        help="take the n=1 programs of the test part from bench/translation_accuracy.py's default run "
+        help="take the n=1 programs of the validation part from bench/translation_accuracy.py's default run "
         "(same settings and bank) instead of translating again; their schema fixes were not kept",
     )
     args = parser.parse_args()

@@ -2,7 +2,7 @@
 unseen questions, what it costs per question, and translation accuracy with and without routing.
 
 The classifier (trust.routing) is trained on the bundled bank only, each example labelled by its
-own program; it is scored against GQA's labels on the test part of the family/image split
+own program; it is scored against GQA's labels on the validation part of the family/image split
 (evaluation.splits) and, for reference, on the tuning part (where the labelling rules were
 checked). Translation with and without routing is read from bench/translation_accuracy.py's log
 (runs `default` and `routed`, the same first N test questions, the bundled model). Prints a table

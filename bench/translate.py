@@ -44,15 +44,16 @@ TARGET_MODEL_P50_S = 2.5
 TARGET_FIRST_S = 10.0
 
 
-def test_part_questions(count: int) -> list[str]:
-    """Questions of the split's test part (what translation accuracy is measured on)."""
+def validation_questions(count: int) -> list[tuple[str, str]]:
+    """(id, question) of every third question of the split's validation part (what translation
+    accuracy is measured on); the results name the ids, never the text."""
     path = val_sample_path()
     if not path.exists():
-        return val_questions(count)
+        return [(f"val{i}", q) for i, q in enumerate(val_questions(count))]
     from evaluation.splits import split_questions
 
     data = json.loads(path.read_text(encoding="utf-8"))
-    return [data[qid]["question"] for qid in sorted(split_questions(data).test)[::3]][:count]
+    return [(qid, data[qid]["question"]) for qid in sorted(split_questions(data).validation)[::3]][:count]
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -67,7 +68,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    # Every third test-part question: 131, of which about a tenth go to the model (4 of the first 40:
+    # Every third validation-part question: 131, of which about a tenth go to the model (4 of the first 40:
     # too few for a steady median).
     parser.add_argument("--questions", type=int, default=150)
     parser.add_argument("--no-fill", action="store_true", help="the model for every question (template fill off)")
@@ -84,7 +85,7 @@ def main() -> int:
     # The REST service in this process, warmed up at start as `aspvqa serve --warm-up` does.
     with TestClient(create_app(settings, pipeline, warm_up=True)) as client:
         ready_s = time.perf_counter() - started
-        for question in test_part_questions(args.questions + 1):
+        for question_id, question in validation_questions(args.questions + 1):
             start = time.perf_counter()
             response = client.post("/translate", json={"question": question})
             seconds = time.perf_counter() - start
@@ -93,7 +94,7 @@ def main() -> int:
             details = (body.get("details") or {}) if response.status_code == 200 else {"error": body.get("detail")}
             rows.append(
                 {
-                    "question": question,
+                    "question_id": question_id,
                     "seconds": seconds,
                     "status": response.status_code,
                     "source": details.get("source", "model"),

@@ -3,8 +3,8 @@ that are equivalent to the question's GQA program (canonical equality, and seman
 on generated scenes), per structural and semantic type.
 
 Protocol (evaluation.splits): the shared GQA val sample is split once by question family (GQA's
-answer group and program skeleton) and then by image into a tuning part and a test part. Every
-number this script reports is on the test part; nothing here looks at the tuning part. Runs:
+answer group and program skeleton) and then by image into a tuning part and a validation part. Every
+number this script reports is on the validation part; nothing here looks at the tuning part. Runs:
 
   default  - the service's defaults (bundled bank, template retrieval, nested, bert, k=3, prompt v3, schema on)
   before   - the same settings over the first bundled bank (records kept from before the bank's digest
@@ -127,7 +127,7 @@ class Run:
 DECODING = "|attn=fused|end=grammar"
 
 
-# What the default run must reach on the test part (semantic equivalence), and its median time.
+# What the default run must reach on the validation part (semantic equivalence), and its median time.
 TARGETS = {
     "overall": 0.85,
     "new forms": 0.70,  # test questions whose form the bank lacks: what users meet
@@ -140,7 +140,7 @@ TARGET_P50_S = 2.0
 
 
 def load_targets() -> tuple[list[dict], list[Example], dict[str, Any]]:
-    """The test part's convertible questions (in a fixed order), every val question as a bank example, the split."""
+    """The validation part's convertible questions (in a fixed order), every val question as a bank example, the split."""
     data = json.loads((gqa_dir() / "questions" / "val_balanced_sample.json").read_text(encoding="utf-8"))
     split = split_questions(data)
     test = set(split.test)
@@ -304,11 +304,11 @@ def summarise(done: dict, runs: list[Run], new_forms: set[str]) -> dict[str, dic
 
 def render(table: dict[str, dict], llm: str, info: dict[str, Any]) -> str:
     lines = [
-        f"# Translation accuracy on unseen questions ({llm})",
+        f"# Translation accuracy on the validation part (used while rules were written) ({llm})",
         "",
         f"Split of the shared GQA val sample (evaluation/splits.py): {info['questions']} questions, tuning part "
-        f"{info['tuning']}, test part {info['test']} ({info['test_convertible']} with a convertible GQA program), "
-        f"{info['dropped_for_images']} dropped because their image is in the test part. Every row is on the test part.",
+        f"{info['tuning']}, validation part {info['test']} ({info['test_convertible']} with a convertible GQA program), "
+        f"{info['dropped_for_images']} dropped because their image is in the validation part. Every row is on the validation part.",
         "",
         f"New forms: the {info.get('new_forms', 0)} test questions whose form (translators.template_fill) the bank "
         "the service uses has no example of: the questions a user meets. Bank examples whose question is a "
@@ -416,7 +416,7 @@ def main() -> int:
         help="comma-separated, each optionally name:n for its first n questions: default, ungrounded, nofill, before, legacy, schema, noschema, candidates, routed, loo, grid, flat, code, gqa",
     )
     parser.add_argument("--budget-s", type=float, default=300.0)
-    parser.add_argument("--limit", type=int, default=0, help="questions per run (0: the whole test part)")
+    parser.add_argument("--limit", type=int, default=0, help="questions per run (0: the whole validation part)")
     parser.add_argument("--grid-size", type=int, default=40)
     parser.add_argument("--round", type=int, default=5, help="questions per round across the runs")
     parser.add_argument("--write", action="store_true", help="write bench/results (complete rows only)")
