@@ -197,19 +197,37 @@ def graph_objects_facts(
     def keep(*words: str) -> bool:
         return wanted is None or any(w in wanted for w in words)
 
-    writer = _Writer(SceneFacts())
-    vocabulary = _write_objects(writer, objects, taxonomy, attributes, keep)
-    writer.scene.add_vocabulary(vocabulary)
-    return _deduplicated(writer.scene)
+    scene = SceneFacts()
+    vocabulary = _write_objects(_Writer(scene), objects, taxonomy, attributes, keep)
+    scene.add_vocabulary(vocabulary)
+    return _deduplicated(scene)
+
+
+# One fact of a graph's encoding before it becomes a clingo symbol: the words it was written for
+# ((category, value) for an attribute, ("", relation) for a relation, ("object", "") for an
+# object), its predicate and its arguments.
+Row = tuple[tuple[str, str], str, tuple[int | str, ...]]
 
 
 @dataclass(frozen=True)
 class EncodedGraph:
-    """A graph's whole encoding, with each object fact's words: (category, value) for an attribute,
-    ("", relation) for a relation, ("object", "") for an object; the vocabulary facts come last."""
+    """A graph's whole encoding as plain rows (in order, without duplicates) and its vocabulary.
 
-    facts: SceneFacts
-    words: tuple[tuple[str, str], ...]
+    Symbols are made only for the facts a caller takes: a program's part (`restricted_facts`) or
+    the whole graph (`whole_facts`), so that keeping the whole encoding costs little more than
+    encoding one program's part.
+    """
+
+    rows: tuple[Row, ...]
+    vocabulary: tuple[tuple[str, tuple[str, ...]], ...]
+
+    def whole_facts(self) -> SceneFacts:
+        """`graph_objects_facts` without concepts."""
+        scene = SceneFacts()
+        for _, predicate, arguments in self.rows:
+            scene.add_fact(predicate, *arguments)
+        scene.add_vocabulary(dict(self.vocabulary))
+        return scene
 
 
 def encode_graph(
@@ -220,14 +238,17 @@ def encode_graph(
 ) -> EncodedGraph:
     """The whole encoding of a graph (`graph_objects_facts` without concepts), kept with the words
     each fact was written for, so that a program's part is taken from it by `restricted_facts`."""
-    writer = _Writer(SceneFacts(), [])
+    writer = _Writer(None, [])
     vocabulary = _write_objects(writer, objects, taxonomy, attributes, lambda *words: True)
-    assert writer.words is not None
-    # Duplicate relations occur in GQA graphs: one fact each, the words kept beside it.
-    firsts = dict.fromkeys(zip(writer.scene.facts, writer.words))
-    facts = SceneFacts(facts=[fact for fact, _ in firsts])
-    facts.add_vocabulary(vocabulary)
-    return EncodedGraph(facts, tuple(words for _, words in firsts))
+    assert writer.rows is not None
+    # Duplicate relations occur in GQA graphs: one fact each, where it first occurs.
+    seen: set[tuple[str, tuple[int | str, ...]]] = set()
+    rows: list[Row] = []
+    for row in writer.rows:
+        if (row[1], row[2]) not in seen:
+            seen.add((row[1], row[2]))
+            rows.append(row)
+    return EncodedGraph(tuple(rows), tuple((c, tuple(sorted(v))) for c, v in sorted(vocabulary.items())))
 
 
 # Facts of a graph's encoding that every program's part of it keeps (`graph_objects_facts`).
@@ -244,18 +265,15 @@ def restricted_facts(whole: EncodedGraph, concepts: Iterable[str]) -> SceneFacts
     wanted = frozenset(concepts)
     scene = SceneFacts()
     vocabulary: dict[str, set[str]] = {c: set() for c in POSITION_CATEGORIES}
-    for fact, (category, value) in zip(whole.facts.facts, whole.words):
-        if category == "object":
-            scene.facts.append(fact)
-        elif not category:  # a relation
-            if value in wanted:
-                scene.facts.append(fact)
+    for (category, value), predicate, arguments in whole.rows:
+        if category == "object" or (not category and value in wanted):
+            scene.add_fact(predicate, *arguments)
         elif category in _ALWAYS_KEPT:
-            scene.facts.append(fact)
+            scene.add_fact(predicate, *arguments)
             if category != "name":
                 vocabulary[category].add(value)
-        elif category in wanted or value in wanted:
-            scene.facts.append(fact)
+        elif category and (category in wanted or value in wanted):
+            scene.add_fact(predicate, *arguments)
             if category != "class":
                 vocabulary.setdefault(category, set()).add(value)
     scene.add_vocabulary(vocabulary)
@@ -264,15 +282,16 @@ def restricted_facts(whole: EncodedGraph, concepts: Iterable[str]) -> SceneFacts
 
 @dataclass
 class _Writer:
-    """Scene facts being written, and (for a whole encoding) the words each one was written for."""
+    """Scene facts being written as symbols, or (for a whole encoding) as plain rows."""
 
-    scene: SceneFacts
-    words: list[tuple[str, str]] | None = None
+    scene: SceneFacts | None
+    rows: list[Row] | None = None
 
     def add(self, words: tuple[str, str], predicate: str, *arguments: int | str) -> None:
-        self.scene.add_fact(predicate, *arguments)
-        if self.words is not None:
-            self.words.append(words)
+        if self.scene is not None:
+            self.scene.add_fact(predicate, *arguments)
+        if self.rows is not None:
+            self.rows.append((words, predicate, arguments))
 
 
 def _write_objects(

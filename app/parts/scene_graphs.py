@@ -31,11 +31,12 @@ class GraphEncoder:
         self.entailments = entailments
         self._whole = lru_cache(maxsize=cache_size)(self._encode_whole)
         self._part = lru_cache(maxsize=cache_size)(self._restrict)
+        self._whole_facts = lru_cache(maxsize=cache_size)(self._make_whole_facts)
 
     def __call__(self, graph: GraphScene, program: Program | None) -> SceneFacts:
         concepts = None if program is None else program_constants(program)
         if concepts is None:
-            return self._whole(graph).facts
+            return self._whole_facts(graph)
         table = self.entailments
         if table is not None:
             # The general words an asked word may be read through, and the specific relations
@@ -49,6 +50,9 @@ class GraphEncoder:
             return encode_graph(graph.by_id, taxonomy=self.taxonomy)
         except SceneGraphError as exc:
             raise PipelineError("invalid_input", f"scene_graph: {exc}") from None
+
+    def _make_whole_facts(self, graph: GraphScene) -> SceneFacts:
+        return self._whole(graph).whole_facts()
 
     def _restrict(self, graph: GraphScene, concepts: frozenset[str]) -> SceneFacts:
         return restricted_facts(self._whole(graph), concepts)

@@ -40,7 +40,7 @@ def test_restricted_encoding_is_the_direct_one(image_id, taxonomy):
     graph = GRAPHS[image_id]
     objects = graph_objects(graph)
     whole = encode_graph(objects, taxonomy=taxonomy)
-    assert whole.facts.facts == graph_objects_facts(objects, taxonomy=taxonomy).facts
+    assert whole.whole_facts().facts == graph_objects_facts(objects, taxonomy=taxonomy).facts
     words = _words(graph)
 
     @settings(max_examples=60, deadline=None)
