@@ -95,13 +95,7 @@ class AnswerRequest(BaseModel):
 
     def scene(self, image: bytes | None, max_facts: int) -> SceneInput:
         """The one scene of the request (`image` from a form's file); raises `PipelineError` otherwise."""
-        return one_scene(
-            image=image,
-            scene_graph=self.scene_graph,
-            scene_facts=self.scene_facts,
-            max_facts=max_facts,
-            perception=self.perception,
-        )
+        return _scene_of(self, image, max_facts)
 
     def answer_options(self) -> AnswerOptions:
         """How to answer."""
@@ -140,10 +134,14 @@ class VerifyRequest(BaseModel):
 
     def scene(self, image: bytes | None, max_facts: int) -> SceneInput:
         """The one scene of the request (`image` from a form's file); raises `PipelineError` otherwise."""
-        return one_scene(
-            image=image,
-            scene_graph=self.scene_graph,
-            scene_facts=self.scene_facts,
-            max_facts=max_facts,
-            perception=self.perception,
-        )
+        return _scene_of(self, image, max_facts)
+
+
+def _scene_of(request: AnswerRequest | VerifyRequest, image: bytes | None, max_facts: int) -> SceneInput:
+    return one_scene(
+        image=image,
+        scene_graph=request.scene_graph,
+        scene_facts=request.scene_facts,
+        max_facts=max_facts,
+        perception=request.perception,
+    )
