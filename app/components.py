@@ -340,12 +340,11 @@ class Components:
 
     @cached_property
     def _base_translation_settings(self) -> TranslationSettings:
-        from translators.backends.models import DEFAULT_LOCAL_MODEL
         from translators.translate import TranslationSettings
 
         s = self.settings
         base = s.options().model_dump() | {
-            "llm": s.llm or DEFAULT_LOCAL_MODEL,
+            "llm": s.default_llm,
             "schema_decoding": s.schema_decoding,
             "template_fill": s.template_fill,
             "meaning_check": s.meaning_check,

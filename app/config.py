@@ -23,6 +23,7 @@ from app.scene_input import Perception
 from scene.vlm_spec import parse_vlm_spec
 from scene.wordnet import use_wordnet_dir
 from theory.cache import use_cache_dir
+from translators.backends.models import DEFAULT_LOCAL_MODEL
 from translators.options import TranslationOptions
 from translators.threads import use_threads
 
@@ -236,6 +237,16 @@ class Settings(BaseSettings, TranslationOptions):
         if value:
             parse_vlm_spec(value)  # a badly written spec fails at start, naming what is wrong
         return value or None
+
+    @property
+    def default_llm(self) -> str:
+        """The language model a request gets unless it names another: ASPVQA_LLM, else the bundled one."""
+        return self.llm or DEFAULT_LOCAL_MODEL
+
+    @property
+    def offered_llms(self) -> tuple[str, ...]:
+        """The language models a request may name: the default, then ASPVQA_LLM_CHOICES."""
+        return (self.default_llm, *(name for name in self.llm_choices if name != self.default_llm))
 
     @property
     def perception(self) -> Perception:

@@ -15,15 +15,8 @@ from fastapi.openapi.utils import get_openapi
 from pydantic import BaseModel
 
 from app.config import Settings
-from translators.backends.models import DEFAULT_LOCAL_MODEL
 
 Schema = dict[str, Any]  # a JSON Schema object, as FastAPI and pydantic write it
-
-
-def offered_models(settings: Settings) -> list[str]:
-    """The language models a request may name: the service's own, then its other choices."""
-    default = settings.llm or DEFAULT_LOCAL_MODEL
-    return [default, *(name for name in settings.llm_choices if name != default)]
 
 
 def service_schema(app: FastAPI, settings: Settings, form_models: tuple[type[BaseModel], ...]) -> Schema:
@@ -34,7 +27,7 @@ def service_schema(app: FastAPI, settings: Settings, form_models: tuple[type[Bas
         body = model.model_json_schema(ref_template="#/components/schemas/{model}")
         schemas.update(body.pop("$defs", {}))
         schemas[model.__name__] = body
-    names = offered_models(settings)
+    names = list(settings.offered_llms)
     for body in schemas.values():
         _exact_models(body.get("properties", {}), names)
     for path in schema.get("paths", {}).values():

@@ -8,7 +8,7 @@ from app.errors import PipelineError
 from app.outcomes import TranslationOutcome
 from app.parts.roles import QuestionTranslator
 from translators.backends.base import BackendError
-from translators.backends.models import DEFAULT_LOCAL_MODEL, ModelFileError
+from translators.backends.models import ModelFileError
 from translators.details import TranslationDetails
 from translators.options import TranslationOptions
 
@@ -29,7 +29,7 @@ class ServiceTranslator(QuestionTranslator):
     def __init__(self, components: Components) -> None:
         self.components = components
         self.settings = components.settings
-        self.default_model = self.settings.llm or DEFAULT_LOCAL_MODEL
+        self.default_model = self.settings.default_llm
         components.bank  # noqa: B018 - the bank, the ontology and the default model fail at start, not at the first question
         components.ontology  # noqa: B018
         components.backend(self.default_model)
@@ -68,7 +68,7 @@ class ServiceTranslator(QuestionTranslator):
 
     def _settings(self, options: TranslationOptions, llm: str | None) -> TranslationSettings:
         llm = llm or self.default_model
-        if llm != self.default_model and llm not in self.settings.llm_choices:
+        if llm not in self.settings.offered_llms:
             choices = ", ".join(self.settings.llm_choices) or "none"
             raise PipelineError("invalid_input", f"model {llm!r} is not offered here (ASPVQA_LLM_CHOICES: {choices})")
         return self.components.request_settings(options, llm)
