@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
-import json
 import re
 import shlex
 from collections.abc import Iterator
@@ -23,7 +22,7 @@ from types import ModuleType
 
 import pytest
 
-from tests.support import GQA_DIR, REPO
+from tests.support import REPO
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 FENCE = re.compile(r"^```(?P<lang>[\w-]*)[^\n]*\n(?P<code>.*?)^```\s*$", re.MULTILINE | re.DOTALL)
@@ -182,44 +181,6 @@ def test_the_make_targets_the_readme_promises() -> None:
 
 def test_the_readme_stays_a_front_door() -> None:
     assert (REPO / "README.md").stat().st_size <= 15 * 1024
-
-
-def _gqa_questions() -> set[str]:
-    found: set[str] = set()
-
-    def walk(value: object) -> None:
-        if isinstance(value, dict):
-            if isinstance(value.get("question"), str):
-                found.add(value["question"])
-            for item in value.values():
-                walk(item)
-        elif isinstance(value, list):
-            for item in value:
-                walk(item)
-
-    for path in (GQA_DIR / "questions").glob("*.json"):
-        walk(json.loads(path.read_text(encoding="utf-8")))
-    return found
-
-
-def _plain(text: str) -> str:
-    return " ".join(text.lower().replace('\\"', '"').split())
-
-
-def test_no_gqa_question_is_quoted() -> None:
-    """GQA's questions stay in ../shared: the docs and the committed results use other wordings or ids."""
-    if not (GQA_DIR / "questions").is_dir():
-        pytest.skip(f"GQA data not found at {GQA_DIR}")
-    questions = {_plain(q).rstrip("?").strip() for q in _gqa_questions() if len(q.split()) >= 4}
-    files = [*PAGES, *(REPO / "bench" / "results").glob("*.json"), *(REPO / "bench" / "results").glob("*.md")]
-    quoted = [
-        f"{path.relative_to(REPO)}: {question}"
-        for path in files
-        for text in [_plain(path.read_text(encoding="utf-8"))]
-        for question in questions
-        if question in text
-    ]
-    assert not quoted, "GQA questions quoted word for word: " + "; ".join(sorted(quoted)[:20])
 
 
 # --- the site ------------------------------------------------------------------------------------

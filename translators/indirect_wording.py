@@ -88,6 +88,8 @@ _SUBJECT_START = frozenset(
     "the a an this that these those there it he she they his her its their my your some any".split()
 )
 _IMPERATIVES = {"count": "how many", "name": "what", "identify": "what"}
+# Words that make a wording indirect (beside WordNet's attitude words): a question without them is asked directly.
+INDIRECT_WORDS = _EMBEDDERS | frozenset(_IMPERATIVES)
 _POLITE_END = re.compile(r"(?:,?\s*(?:please|for me|thanks|thank you))+\s*$", re.I)
 _OPENERS = re.compile(r"^(?:(?:hey|hi|hello|ok|okay|so|um|well|excuse me|sorry),?\s+)+", re.I)
 

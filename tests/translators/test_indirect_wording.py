@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.support import GQA_DIR
-from translators.indirect_wording import direct_question
+from translators.indirect_wording import INDIRECT_WORDS, direct_question
 from translators.question_frame import Frame, frame_of
 
 QUESTIONS = GQA_DIR / "questions"
@@ -69,7 +69,10 @@ def test_questions_without_a_frame_are_unchanged(question):
 
 
 _WH = st.sampled_from(["What", "Which", "Who", "Where", "How", "Is", "Are", "Does", "Do"])
-_WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8)
+# "Is verify a?" is read as a frame around "a": a plain question has none of the frame's words.
+_WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8).filter(
+    lambda word: word not in INDIRECT_WORDS
+)
 
 
 @given(_WH, st.lists(_WORD, max_size=8))
