@@ -23,6 +23,7 @@ Example:
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 import tomllib
@@ -117,6 +118,19 @@ class _Wordings:
     templates: tuple[Template, ...]
 
 
+# Written by hand: the slots use braces too ("{a}"), and only a brace with a bar in it is a choice.
+_ALTERNATIVES = re.compile(r"\{([^{}]*\|[^{}]*)\}")
+
+
+def expand_alternatives(phrasing: str) -> list[str]:
+    """Every wording a phrasing with choices writes ("{What|Which} place is {it|this}?": four), in
+    order and without repeats; a phrasing without choices is itself."""
+    parts = _ALTERNATIVES.split(phrasing)
+    # split() alternates text and the inside of a choice: text, choice, text, ...
+    options = [part.split("|") if i % 2 else [part] for i, part in enumerate(parts)]
+    return list(dict.fromkeys("".join(chosen) for chosen in itertools.product(*options)))
+
+
 def _read_wordings(path: Path) -> _Wordings:
     """The relations drawn most, the verb forms, the categories' own questions and the templates in
     draw order, from `path`."""
@@ -127,7 +141,11 @@ def _read_wordings(path: Path) -> _Wordings:
     for entry in data["template"]:
         # A family asked in every wording of one category names the category instead of copying them.
         category = entry.get("phrasings_of_category")
-        phrasings = questions[category] if category is not None else entry["phrasings"]
+        phrasings = (
+            questions[category]
+            if category is not None
+            else [wording for phrasing in entry["phrasings"] for wording in expand_alternatives(phrasing)]
+        )
         templates.append(_t(entry["family"], entry["program"], *phrasings))
     return _Wordings(
         common_relations=tuple(data["common_relations"]),

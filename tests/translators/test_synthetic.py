@@ -1,13 +1,15 @@
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from theory.operations import OPERATIONS
 from theory.representations import format_program
 from translators.bank import normalise_question
 from translators.grammar import program_grammar
 from translators.ontology import OTHER_CATEGORY, bundled_ontology
-from translators.synthetic import TEMPLATES, generate_examples
+from translators.synthetic import TEMPLATES, expand_alternatives, generate_examples
 
 from .test_grammar import accepts, needs_tokenizer  # noqa: F401 - the fixture is used by name
 
@@ -81,3 +83,32 @@ def test_places_are_asked_as_the_scene_s_place_never_selected_as_objects(generat
         step = example.program.step(example.program.answer)
         assert step.operation == "choose_attr" and step.arguments[0] == "place"
         assert set(step.arguments[1:]) <= places - {"place"}
+
+
+def test_a_phrasing_with_choices_stands_for_each_wording():
+    assert expand_alternatives("{What|Which} place is {it|this}?") == [
+        "What place is it?",
+        "What place is this?",
+        "Which place is it?",
+        "Which place is this?",
+    ]
+    assert expand_alternatives("How is the weather{| like}?") == ["How is the weather?", "How is the weather like?"]
+    assert expand_alternatives("What color is the {a} {r} the {b}?") == ["What color is the {a} {r} the {b}?"]
+
+
+_PLAIN = st.text(alphabet="abc {}?", max_size=12).filter(lambda s: "|" not in s)
+_CHOICE = st.lists(st.text(alphabet="xyz ", max_size=4), min_size=2, max_size=3, unique=True)
+
+
+@given(st.lists(st.tuples(_PLAIN, _CHOICE), max_size=3), _PLAIN)
+def test_choices_multiply_and_each_wording_keeps_the_text_around_them(pieces, tail):
+    phrasing = "".join(text + "{" + "|".join(choice) + "}" for text, choice in pieces) + tail
+    wordings = expand_alternatives(phrasing)
+    assert len(wordings) == len(set(wordings))
+    assert all("|" not in w and w.endswith(tail) for w in wordings)
+    if not any("{" in text or "}" in text for text, _ in pieces) and "{" not in tail and "}" not in tail:
+        expected = 1
+        for _, choice in pieces:
+            expected *= len(choice)
+        # Distinct choices may still write the same wording ("x" + "" and "" + "x"): never more.
+        assert 1 <= len(wordings) <= expected
