@@ -130,7 +130,7 @@ DECODING = "|attn=fused|end=grammar"
 # What the default run must reach on the validation part (semantic equivalence), and its median time.
 TARGETS = {
     "overall": 0.85,
-    "new forms": 0.70,  # test questions whose form the bank lacks: what users meet
+    "new forms": 0.70,  # validation questions whose form the bank lacks: what users meet
     "model": 0.65,  # the questions left to the model
     "logical": 0.75,
     "verify": 0.75,
@@ -310,7 +310,7 @@ def render(table: dict[str, dict], llm: str, info: dict[str, Any]) -> str:
         f"{info['tuning']}, validation part {info['test']} ({info['test_convertible']} with a convertible GQA program), "
         f"{info['dropped_for_images']} dropped because their image is in the validation part. Every row is on the validation part.",
         "",
-        f"New forms: the {info.get('new_forms', 0)} test questions whose form (translators.template_fill) the bank "
+        f"New forms: the {info.get('new_forms', 0)} validation questions whose form (translators.template_fill) the bank "
         "the service uses has no example of: the questions a user meets. Bank examples whose question is a "
         "target's word for word are left out of its translation.",
         "",
