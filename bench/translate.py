@@ -4,8 +4,8 @@ ready). Exits non-zero when a target is missed.
 
 The REST service's `POST /translate`, question text in (the service runs in this process and is
 called through an HTTP client; default settings: template fill, else the bundled model with
-MiniLM retrieval, k=3, prompt v3, grammar-constrained decoding) translates questions of the test
-part of the GQA split (evaluation.splits; every 3rd in id order) when the shared data is there,
+MiniLM retrieval, k=3, prompt v3, grammar-constrained decoding) translates questions of the
+validation part of the GQA split (evaluation.splits; every 3rd in id order) when the shared data is there,
 else the bundled bank's questions. Readiness (the service's warm-up: model load, the prompt's
 fixed part evaluated, the embedder and indexes) is timed apart, then the first question, then the
 rest, and last the readiness of a restart, which reads the saved prompt state back (saved states
@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 import time
@@ -37,6 +38,7 @@ from app.pipeline import Pipeline  # noqa: E402
 from translators.evidence import FILLED_SOURCES  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
+from _machine import machine_check  # noqa: E402
 from _questions import val_questions, val_sample_path  # noqa: E402
 
 TARGET_P50_S = 2.0
@@ -66,6 +68,23 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {"n": len(rows), "p50_s": statistics.median(seconds), "p90_s": percentile(seconds, 0.9)} if rows else {}
 
 
+def _cpu() -> str:
+    """The processor's model name and whether it has AVX-512: llama.cpp's speed depends on both."""
+    try:
+        info = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return "unknown"
+    name = next((line.split(":", 1)[1].strip() for line in info.splitlines() if line.startswith("model name")), "?")
+    wide = "AVX-512" if re.search(r"\bavx512f\b", info) else "no AVX-512"
+    return f"{name}, {wide}"
+
+
+def _llama_build() -> str | None:
+    """The llama.cpp build scripts/install_llm.sh installed (version and vector extensions)."""
+    marker = Path(sys.prefix) / ".llama-cpp-build"
+    return marker.read_text().strip() if marker.is_file() else None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     # Every third validation-part question: 131, of which about a tenth go to the model (4 of the first 40:
@@ -81,6 +100,7 @@ def main() -> int:
         state.unlink()
     pipeline = Pipeline(settings)
     rows = []
+    machine = {"start": machine_check()}
     started = time.perf_counter()
     # The REST service in this process, warmed up at start as `aspvqa serve --warm-up` does.
     with TestClient(create_app(settings, pipeline, warm_up=True)) as client:
@@ -107,13 +127,17 @@ def main() -> int:
     started = time.perf_counter()
     with TestClient(create_app(settings, Pipeline(settings), warm_up=True)):
         restart_s = time.perf_counter() - started
+    machine["end"] = machine_check()
     first, rest = rows[0], rows[1:]
     model_rows = [r for r in rest if r["source"] == "model"]
     result = {
         "path": "POST /translate (question text in), in-process HTTP client",
         "settings": pipeline.components.translation_settings().model_dump(mode="json"),
         "cpu_count": os.cpu_count(),
+        "cpu": _cpu(),
+        "llama_cpp_build": _llama_build(),
         "load_average": os.getloadavg(),
+        "machine_check": machine,
         "ready_s": ready_s,
         "ready_after_restart_s": restart_s,
         "first_question_s": first["seconds"],
@@ -154,6 +178,7 @@ def main() -> int:
             + ", ".join(f"{k} {v:.3g}" for k, v in t.items())
             + " (evaluated: prompt tokens not taken from the cached prefix)"
         )
+    print(f"machine check (fixed work, p50 ms; bench/_machine.py): start {machine['start']}, end {machine['end']}")
     out = ROOT / "bench" / "results" / "translate.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1) + "\n")
