@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.config import load_settings  # noqa: E402
-from evaluation.splits import split_questions  # noqa: E402
+from evaluation.splits import PART_ALIASES, split_questions  # noqa: E402
 from theory.canonical import canonical  # noqa: E402
 from theory.operations import OPERATIONS  # noqa: E402
 from theory.program import Program, ProgramError  # noqa: E402
@@ -50,7 +50,9 @@ def shape(program: Program) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--part", choices=("tuning", "test"), default="tuning")
+    parser.add_argument(
+        "--part", choices=sorted(PART_ALIASES), default="tuning", help="test: the validation part's former name"
+    )
     parser.add_argument("-k", type=int, default=5)
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--misses", type=int, default=0, help="print this many uncovered questions")
@@ -64,7 +66,8 @@ def main() -> int:
         print(f"skipped: no GQA data at {path}")
         return 0
     data = json.loads(path.read_text(encoding="utf-8"))
-    ids = getattr(split_questions(data), args.part)
+    part = PART_ALIASES[args.part]
+    ids = split_questions(data).part(part)
     bank = default_bank()
     embedder = load_embedder()
     # Template retrieval as the translator does it by default.
@@ -94,7 +97,7 @@ def main() -> int:
     seconds.sort()
     embed_seconds.sort()
     result = {
-        "part": args.part,
+        "part": part,
         "k": args.k,
         "bank_examples": len(bank),
         "questions": len(covered),
@@ -113,7 +116,7 @@ def main() -> int:
     if args.misses:
         print(Counter(g for _, g, _ in misses).most_common(15))
     if args.write:
-        out = ROOT / "bench" / "results" / f"bank_coverage_{args.part}.json"
+        out = ROOT / "bench" / "results" / f"bank_coverage_{part}.json"
         out.write_text(json.dumps(result, indent=2) + "\n")
     return 0
 

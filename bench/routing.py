@@ -5,7 +5,7 @@ The classifier (trust.routing) is trained on the bundled bank only, each example
 own program; it is scored against GQA's labels on the validation part of the family/image split
 (evaluation.splits) and, for reference, on the tuning part (where the labelling rules were
 checked). Translation with and without routing is read from bench/translation_accuracy.py's log
-(runs `default` and `routed`, the same first N test questions, the bundled model). Prints a table
+(runs `default` and `routed`, the same first N validation questions, the bundled model). Prints a table
 and writes bench/results/routing.json.
 
     ASPVQA_THREADS=1 .venv/bin/python bench/translation_accuracy.py --runs default:100,routed:100 --budget-s 7200
