@@ -7,8 +7,11 @@ so that two runs (or a miss) can be read against the machine's state at the time
 
 from __future__ import annotations
 
+import re
 import statistics
+import sys
 import time
+from pathlib import Path
 
 import clingo
 
@@ -39,3 +42,20 @@ def machine_check() -> dict[str, float]:
             times.append((time.perf_counter() - started) * 1000)
         timings[name] = round(statistics.median(times), 3)
     return timings
+
+
+def processor() -> str:
+    """The processor's model name and whether it has AVX-512: llama.cpp's speed depends on both."""
+    try:
+        info = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return "unknown"
+    name = next((line.split(":", 1)[1].strip() for line in info.splitlines() if line.startswith("model name")), "?")
+    wide = "AVX-512" if re.search(r"\bavx512f\b", info) else "no AVX-512"
+    return f"{name}, {wide}"
+
+
+def llama_build() -> str | None:
+    """The llama.cpp build scripts/install_llm.sh installed (version and vector extensions)."""
+    marker = Path(sys.prefix) / ".llama-cpp-build"
+    return marker.read_text().strip() if marker.is_file() else None

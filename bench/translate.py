@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
 import sys
 import time
@@ -38,7 +37,7 @@ from app.pipeline import Pipeline  # noqa: E402
 from translators.evidence import FILLED_SOURCES  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
-from _machine import machine_check  # noqa: E402
+from _machine import llama_build, machine_check, processor  # noqa: E402
 from _questions import val_questions, val_sample_path  # noqa: E402
 
 TARGET_P50_S = 2.0
@@ -66,23 +65,6 @@ def percentile(values: list[float], share: float) -> float:
 def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     seconds = [r["seconds"] for r in rows]
     return {"n": len(rows), "p50_s": statistics.median(seconds), "p90_s": percentile(seconds, 0.9)} if rows else {}
-
-
-def _cpu() -> str:
-    """The processor's model name and whether it has AVX-512: llama.cpp's speed depends on both."""
-    try:
-        info = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return "unknown"
-    name = next((line.split(":", 1)[1].strip() for line in info.splitlines() if line.startswith("model name")), "?")
-    wide = "AVX-512" if re.search(r"\bavx512f\b", info) else "no AVX-512"
-    return f"{name}, {wide}"
-
-
-def _llama_build() -> str | None:
-    """The llama.cpp build scripts/install_llm.sh installed (version and vector extensions)."""
-    marker = Path(sys.prefix) / ".llama-cpp-build"
-    return marker.read_text().strip() if marker.is_file() else None
 
 
 def main() -> int:
@@ -134,8 +116,8 @@ def main() -> int:
         "path": "POST /translate (question text in), in-process HTTP client",
         "settings": pipeline.components.translation_settings().model_dump(mode="json"),
         "cpu_count": os.cpu_count(),
-        "cpu": _cpu(),
-        "llama_cpp_build": _llama_build(),
+        "cpu": processor(),
+        "llama_cpp_build": llama_build(),
         "load_average": os.getloadavg(),
         "machine_check": machine,
         "ready_s": ready_s,
