@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hypothesis import given
@@ -12,7 +13,7 @@ from scene.word_kinship import WordNetKinship
 from tests.support import GQA_DIR
 from theory.flat import parse_flat
 from translators.grounded_words import stem
-from translators.meaning import content_words, inexpressible, uncovered
+from translators.meaning import NOT_CONTENT, content_words, inexpressible, uncovered
 from translators.ontology import bundled_ontology
 from translators.question_text import read_as_scene
 
@@ -79,11 +80,25 @@ def test_without_wordnet_nothing_is_ruled_out_early():
     assert inexpressible("What brand is the sauce?", _known, None) == ()
 
 
-@given(st.text(max_size=120))
-def test_content_words_are_lower_case_words_of_the_question(text):
+# Questions of words the rule treats differently: glue words, numbers, other spellings, and any word.
+_WORDS = st.sampled_from(["What", "is", "the", "colour", "Grey", "coloured", "cats", "2", "dog's", "on", "RED"])
+_QUESTIONS = st.one_of(
+    st.text(max_size=120),
+    st.lists(st.one_of(_WORDS, st.text(alphabet="abcXYZ019'’-", min_size=1, max_size=6)), max_size=12).map(" ".join),
+)
+_RESPELLED = {"colour": "color", "colours": "color", "coloured": "color", "grey": "gray"}
+
+
+@given(_QUESTIONS)
+def test_content_words_are_the_questions_own_words_but_glue_and_numbers(text):
+    """Each content word is a word the question writes (lower case; British spellings and "grey"
+    respelled), in the order first written, without repeats; every other written word is glue
+    (NOT_CONTENT) or a number."""
     words = content_words(text)
+    written = [_RESPELLED.get(w, w) for w in re.findall(r"[a-z0-9]+", text.lower().replace("’", "'"))]
     assert len(set(words)) == len(words)
-    assert all(w.isalnum() and w == w.lower() and w in text.lower().replace("colour", "color") or w for w in words)
+    assert all(w.isalnum() and w == w.lower() and not w.isdigit() and w not in NOT_CONTENT for w in words)
+    assert list(words) == list(dict.fromkeys(w for w in written if w not in NOT_CONTENT and not w.isdigit()))
 
 
 @pytest.mark.skipif(not QUESTIONS.is_dir(), reason="the real GQA sample (../shared/data/gqa) is absent")
