@@ -52,7 +52,11 @@ _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     )
 )
 
+# A word a program could be made of: two letters or more, in any script ("a", "?", "42" have none).
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
 _EXPLANATIONS = {
+    "wordless": "it has no words to translate (a question needs a word of two letters or more)",
     "reason": "it asks why, and a picture shows what is there, not reasons",
     "hypothetical": "it asks about something that is not in the picture (what if)",
     "manner": "it asks how something is done, not what the picture shows",
@@ -76,9 +80,9 @@ _NOT_DEEDS = frozenset("is are was were does do did has have had can could will 
 class Unsupported:
     """Why a question is outside the language, in one line a user can act on.
 
-    `kind` is a form of `_FORMS`, "measurement" or "maker", or "inexpressible" when the words of
-    `words` can be said by no program that means the question (`translators.meaning`); `reason`
-    adds what a program that was tried got wrong.
+    `kind` is a form of `_FORMS`, "wordless", "measurement" or "maker", or "inexpressible" when
+    the words of `words` can be said by no program that means the question (`translators.meaning`);
+    `reason` adds what a program that was tried got wrong.
     """
 
     kind: str
@@ -118,8 +122,15 @@ def beyond_the_scene(question: str, value_category: Callable[[str], str | None])
 
 
 def out_of_scope(question: str) -> Unsupported | None:
-    """Why `question` is outside what the programs can express, or None when it is not."""
+    """Why `question` is outside what the programs can express, or None when it is not. A question
+    with no words ("?", "a") is declined first: no model is asked to make a program of nothing.
+
+    >>> out_of_scope("?").kind, out_of_scope(" a ").kind, out_of_scope("Is it red?") is None
+    ('wordless', 'wordless', True)
+    """
     text = _normalised(question)
+    if _WORD.search(text) is None:
+        return Unsupported("wordless")
     for kind, pattern in _FORMS:
         if pattern.search(text):
             return Unsupported(kind)

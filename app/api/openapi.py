@@ -48,7 +48,7 @@ def _exact_models(properties: Schema, names: list[str]) -> None:
     else:
         field.update(offered)
     older = {k: v for k, v in field.items() if k not in ("title", "description")}
-    properties["model"] = older | {"deprecated": True, "description": "the older name of llm"}
+    properties["model"] = older | {"deprecated": True, "description": "the older name of llm, read when llm is absent"}
 
 
 def form_field(field: Schema) -> Schema:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.config import TopK
 from app.inputs import AnswerOptions, Query, query_of
@@ -13,14 +13,10 @@ from theory.operations import ProgramRepresentation
 from translators.options import Examples, TranslationOptions
 from translators.retrieval import Sampling
 
-# The language model a request asks for; `model` is its older name, still read.
-Llm = Annotated[
-    str | None,
-    Field(
-        validation_alias=AliasChoices("llm", "model"),
-        description="language model: one of the configured choices (ASPVQA_LLM_CHOICES); `model` is read too",
-    ),
-]
+# The language model a request asks for, and `model`, its older name: read when `llm` is not given
+# and checked as it is (the schema publishes it as deprecated, with the same choices).
+Llm = Annotated[str | None, Field(description="language model: one of the configured choices (ASPVQA_LLM_CHOICES)")]
+OlderLlm = Annotated[str | None, Field(description="the older name of llm, read when llm is not given")]
 
 
 # How an image of the request becomes its scene (None: the service's setting).
@@ -47,6 +43,7 @@ class TranslateRequest(BaseModel):
     sampling: Sampling | None = None
     cover_operators: bool | None = None
     llm: Llm = None
+    model: OlderLlm = None
 
     def options(self, defaults: TranslationOptions) -> TranslationOptions:
         """The translation options of this request: its own where given, else `defaults`."""
@@ -78,6 +75,7 @@ class AnswerRequest(BaseModel):
     perception: PerceptionChoice = None
     top_k: TopK | None = Field(None, description="ranked answers to return (default from settings)")
     llm: Llm = None
+    model: OlderLlm = None
     exact: bool = Field(
         False, description="only exact scene words: no approximate answers through the entailment table"
     )
@@ -101,7 +99,7 @@ class AnswerRequest(BaseModel):
         """How to answer."""
         representation = self.representation if self.program is None else None
         return AnswerOptions(
-            representation=representation, top_k=self.top_k, llm=self.llm, exact=self.exact, risk=self.risk
+            representation=representation, top_k=self.top_k, llm=chosen_llm(self), exact=self.exact, risk=self.risk
         )
 
 
@@ -131,10 +129,21 @@ class VerifyRequest(BaseModel):
     scene_facts: str | None = Field(None, description="scene facts in ASP")
     perception: PerceptionChoice = None
     llm: Llm = None
+    model: OlderLlm = None
 
     def scene(self, image: bytes | None, max_facts: int) -> SceneInput:
         """The one scene of the request (`image` from a form's file); raises `PipelineError` otherwise."""
         return _scene_of(self, image, max_facts)
+
+
+def chosen_llm(request: TranslateRequest | AnswerRequest | VerifyRequest) -> str | None:
+    """The language model the request names: `llm`, else its older name `model` (None: the default)."""
+    return request.llm if request.llm is not None else request.model
+
+
+def named_llms(request: TranslateRequest | AnswerRequest | VerifyRequest) -> dict[str, str]:
+    """Each language model the request names, by field (both are checked, though `llm` is used)."""
+    return {field: name for field, name in (("llm", request.llm), ("model", request.model)) if name is not None}
 
 
 def _scene_of(request: AnswerRequest | VerifyRequest, image: bytes | None, max_facts: int) -> SceneInput:

@@ -410,6 +410,60 @@ def test_translate_unoffered_model_is_422(translating_client):
     assert response.status_code == 422 and "not offered" in response.json()["detail"]
 
 
+@pytest.fixture
+def recorded_client(tmp_path):
+    """A client whose model is a recording of its own (a recording's outputs are used up as they are
+    read, per process), and the model's name."""
+    recording = tmp_path / "recording.jsonl"
+    sitting = "query(unique(relate_any(unique(select(scene(), cat)), on, object)), name)"
+    recording.write_text(json.dumps({"question": "What is the cat sitting on?", "outputs": [sitting] * 20}) + "\n")
+    settings = Settings(llm=f"replay:{recording}", sampling="jaccard", template_fill=False)
+    with TestClient(create_app(settings, Pipeline(settings))) as test_client:
+        yield test_client, f"replay:{recording}"
+
+
+def test_model_is_read_as_the_older_name_of_llm_alone_or_beside_it(recorded_client):
+    client, offered = recorded_client
+    for names in ({"model": offered}, {"llm": offered, "model": offered}, {"llm": None, "model": offered}):
+        response = client.post("/translate", json={"question": "What is the cat sitting on?"} | names)
+        assert response.status_code == 200, (names, response.text)
+        given = {"program": MUG_COLOR, "scene_graph": KITCHEN} | names
+        assert client.post("/answer", json=given).status_code == 200
+        assert client.post("/verify", json=given | {"answer": "white"}).status_code == 200
+
+
+@pytest.mark.parametrize("field", ["llm", "model"])
+def test_a_model_not_offered_is_refused_by_either_name_even_without_translation(translating_client, field):
+    offered = f"replay:{REPLAY}"
+    names = {"llm": offered, "model": offered} | {field: "smollm2-135m"}
+    for path, body in (
+        ("/translate", {"question": "What is the cat sitting on?"}),
+        ("/answer", {"program": MUG_COLOR, "scene_graph": KITCHEN}),
+        ("/verify", {"program": MUG_COLOR, "answer": "white", "scene_graph": KITCHEN}),
+    ):
+        response = translating_client.post(path, json=body | names)
+        assert response.status_code == 422, (path, response.text)
+        assert response.json()["detail"].startswith(f"{field}: model 'smollm2-135m' is not offered here")
+
+
+def test_the_schema_publishes_model_as_the_deprecated_name_of_llm_with_its_choices(translating_client):
+    schema = translating_client.get("/openapi.json").json()
+    for name in ("TranslateRequest", "AnswerRequest", "VerifyRequest"):
+        properties = schema["components"]["schemas"][name]["properties"]
+        model, llm = properties["model"], properties["llm"]
+        assert model["deprecated"] is True and "llm" in model["description"]
+        assert model["anyOf"] == llm["anyOf"] and {"type": "string", "enum": [f"replay:{REPLAY}"]} in llm["anyOf"]
+
+
+@pytest.mark.parametrize("question", ["?", "a", " … ", "42", "¿!", "7 b ?"])
+def test_a_question_with_no_words_is_declined_before_any_model_runs(translating_client, question):
+    # The recording has no output for these questions: a model call would fail, not decline.
+    for path, body in (("/translate", {}), ("/answer", {"scene_graph": KITCHEN})):
+        response = translating_client.post(path, json=body | {"question": question})
+        assert response.status_code == 422, response.text
+        assert response.json()["status"] == "unsupported" and "no words to translate" in response.json()["detail"]
+
+
 def test_translate_missing_model_is_503():
     settings = Settings(llm="replay:/nonexistent/recording.jsonl")
     with TestClient(create_app(settings, Pipeline(settings))) as client:

@@ -15,7 +15,7 @@ from starlette.datastructures import UploadFile
 
 from app.api.deps import PipelineDep, QueuesDep
 from app.api.openapi import form_field
-from app.api.schemas import AnswerRequest, TranslateRequest, VerifyRequest
+from app.api.schemas import AnswerRequest, TranslateRequest, VerifyRequest, chosen_llm, named_llms
 from app.config import Settings, first_error
 from app.errors import PipelineError
 from app.outcomes import AnswerOutcome, VerifyOutcome
@@ -58,10 +58,11 @@ async def _within(seconds: float, what: str, fn: Callable[P, T], /, *args: P.arg
 async def translate(body: TranslateRequest, pipeline: PipelineDep, queues: QueuesDep) -> TranslateResponse:
     """Turn a question into a logic program (no image needed)."""
     settings = pipeline.settings
-    options = body.options(settings)
+    _offered(body, settings)
+    options, llm = body.options(settings), chosen_llm(body)
     with queues.translations.slot():
         translation = await _within(
-            settings.translate_timeout_s, "translation", pipeline.translate, body.question, options, llm=body.llm
+            settings.translate_timeout_s, "translation", pipeline.translate, body.question, options, llm=llm
         )
     return translation_response(
         body.question,
@@ -136,6 +137,7 @@ async def answer(request: Request, pipeline: PipelineDep, queues: QueuesDep) -> 
     settings = pipeline.settings
     fields, image = await _fields_and_image(request, settings)
     body = _validated(AnswerRequest, fields)
+    _offered(body, settings)
     translated = body.program is None
     budget = settings.solve_timeout_s + (settings.translate_timeout_s if translated else 0) + 60
 
@@ -163,6 +165,7 @@ async def verify(request: Request, pipeline: PipelineDep, queues: QueuesDep) -> 
     settings = pipeline.settings
     fields, image = await _fields_and_image(request, settings)
     body = _validated(VerifyRequest, fields)
+    _offered(body, settings)
     translated = body.program is None
     budget = 4 * settings.solve_timeout_s + (settings.translate_timeout_s if translated else 0) + 60
 
@@ -174,7 +177,7 @@ async def verify(request: Request, pipeline: PipelineDep, queues: QueuesDep) -> 
             answer=body.answer,
             program=body.program,
             representation=body.representation,
-            llm=body.llm,
+            llm=chosen_llm(body),
         )
 
     with queues.for_request(translated).slot():
@@ -191,6 +194,15 @@ def _validated(model: type[M], fields: Any) -> M:
         return model.model_validate(fields)
     except ValidationError as exc:
         raise PipelineError("invalid_input", first_error(exc.errors())) from None
+
+
+def _offered(body: TranslateRequest | AnswerRequest | VerifyRequest, settings: Settings) -> None:
+    """Every language model the request names (`llm`, `model`) is one this service offers, whether
+    or not the request is translated: the schema allows no other."""
+    for field, name in named_llms(body).items():
+        if name not in settings.offered_llms:
+            choices = ", ".join(settings.offered_llms)
+            raise PipelineError("invalid_input", f"{field}: model {name!r} is not offered here (offered: {choices})")
 
 
 async def _read_image(upload: UploadFile, max_bytes: int, max_pixels: int, types: tuple[str, ...]) -> bytes:
