@@ -40,6 +40,9 @@ ABSTRACT_VERBS = frozenset(
 ATTITUDE = frozenset(
     {"verb.cognition", "verb.communication", "verb.emotion", "noun.cognition", "noun.communication", "noun.feeling"}
 )
+# The sense under which a noun names how possible something is ("any chance", "an opportunity"):
+# a polite frame's word like those of ATTITUDE ("Any chance you could tell me ...").
+_POSSIBILITY = "possibility.n.02"
 _SENSES = 3  # the first senses carry a word's usual meaning; later ones link unrelated words
 
 
@@ -73,6 +76,12 @@ class WordNetKinship:
         with READER_LOCK:
             return _attitude(self, word)
 
+    def hedge(self, word: str) -> bool:
+        """Whether WordNet knows `word` only as an adverb: it says how sure, how exact or how
+        emphatic the question is ("really", "roughly", "honestly"), not what it asks."""
+        with READER_LOCK:
+            return _hedge(self, word)
+
     def knows(self, word: str) -> bool:
         """Whether WordNet has `word` (a compound's words joined by "_")."""
         with READER_LOCK:
@@ -102,7 +111,18 @@ def _related(kin: WordNetKinship, asked: str, named: str) -> bool:
 def _attitude(kin: WordNetKinship, word: str) -> bool:
     # The word's most frequent sense, nouns first: "telephone" is a thing before it is a way to talk.
     senses = kin._synsets(word)
-    return bool(senses) and senses[0].lexname() in ATTITUDE
+    if not senses:
+        return False
+    first = senses[0]
+    if first.lexname() in ATTITUDE:
+        return True
+    return first.pos() == "n" and any(h.name() == _POSSIBILITY for h in first.closure(lambda s: s.hypernyms()))
+
+
+@lru_cache(maxsize=65536)
+def _hedge(kin: WordNetKinship, word: str) -> bool:
+    senses = kin._synsets(word)
+    return bool(senses) and all(sense.pos() == "r" for sense in senses)
 
 
 @lru_cache(maxsize=65536)

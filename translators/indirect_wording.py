@@ -18,7 +18,13 @@ back in question word order:
   "is there a dog").
 
 Imperatives of counting and naming ("Please count the pillows", "Name the animal") are read as
-"how many" and "what" questions. Words that only make a question polite ("please", "for me") go.
+"how many" and "what" questions. Words that only frame a question go, with or without a frame
+around it: politeness ("please", "for me"), an opening interjection ("So, ...", "Well, ..."), and
+the words `hedge` tells (WordNet: words known only as adverbs, such as "really", "roughly",
+"honestly": how sure, exact or emphatic the asker is) unless the programs read them ("not",
+"also", "there"). A wish for a thing asks for it ("I need the color of the car" asks "What is the
+color of the car?"), and words that say where a thing is without changing what is asked
+("located") go. Contractions are written out ("isn't" -> "is not").
 
 Example:
     >>> direct_question("Could you tell me what color the mug is?")
@@ -57,6 +63,12 @@ _CONTRACTIONS = {
     "won't": "will not",
     "wouldn't": "would not",
     "couldn't": "could not",
+    "isn't": "is not",
+    "aren't": "are not",
+    "wasn't": "was not",
+    "weren't": "were not",
+    "hasn't": "has not",
+    "haven't": "have not",
 }
 # Words a frame is made of besides its embedding words: who asks and how politely.
 _FRAME_GLUE = frozenset(
@@ -90,14 +102,20 @@ _SUBJECT_START = frozenset(
 _IMPERATIVES = {"count": "how many", "name": "what", "identify": "what"}
 # Words that make a wording indirect (beside WordNet's attitude words): a question without them is asked directly.
 INDIRECT_WORDS = _EMBEDDERS | frozenset(_IMPERATIVES)
+# Verbs of wanting: with a noun phrase, the thing wanted is asked for ("I'd like the color of the sofa").
+_WANTS = frozenset("need want like".split())
+# Adverbs the programs read (negation, addition, place, the wh-words): never dropped as hedges.
+_READ_ADVERBS = frozenset("not never also too either neither only there here together else".split()) | _WH
+# Words that say where a thing is without changing what is asked ("What is located on the desk?").
+IDLE_WORDS = frozenset({"located", "situated"})
 _POLITE_END = re.compile(r"(?:,?\s*(?:please|for me|thanks|thank you))+\s*$", re.I)
 _OPENERS = re.compile(r"^(?:(?:hey|hi|hello|ok|okay|so|um|well|excuse me|sorry),?\s+)+", re.I)
 
 
-def _tokens(text: str) -> list[str]:
+def _tokens(text: str, expand: bool = True) -> list[str]:
     words: list[str] = []
     for token in _TOKEN.findall(text):
-        expanded = _CONTRACTIONS.get(token.lower().replace("’", "'"))
+        expanded = _CONTRACTIONS.get(token.lower().replace("’", "'")) if expand else None
         words.extend(expanded.split() if expanded else [token])
     return words
 
@@ -204,7 +222,7 @@ def _rewrite(words: list[str], attitude: Callable[[str], bool]) -> list[str] | N
         return [*_there(clause).split(), *clause]
     if _has_finite_verb(clause):  # "Would you say the sky is dark?", "Can I assume the door is shut?"
         return _yes_no(clause)
-    if embedder in _ASKS_FOR:
+    if embedder in _ASKS_FOR or embedder in _WANTS:
         return ["what", "is", *clause]
     return None
 
@@ -226,17 +244,27 @@ def _without_asides(words: list[str], attitude: Callable[[str], bool]) -> list[s
     return words
 
 
-def direct_question(question: str, attitude: Callable[[str], bool] | None = None) -> str:
-    """The question a polite or indirect wording wraps (see the module docstring); other questions
-    unchanged. `attitude` tells words of the asker's mind or speech (WordNet's, where installed)."""
+def _framing(word: str, hedge: Callable[[str], bool]) -> bool:
+    lowered = word.lower()
+    return lowered in ("please", "kindly") or lowered in IDLE_WORDS or (lowered not in _READ_ADVERBS and hedge(lowered))
+
+
+def direct_question(
+    question: str, attitude: Callable[[str], bool] | None = None, hedge: Callable[[str], bool] | None = None
+) -> str:
+    """The question a polite or indirect wording wraps, without the words that only frame it (see
+    the module docstring); other questions unchanged. `attitude` tells words of the asker's mind or
+    speech and `hedge` words of how sure or exact the asker is (WordNet's, where installed)."""
     attitude = attitude or _no_attitude
     text = _OPENERS.sub("", question.strip())
     body = _POLITE_END.sub("", text.rstrip("?.! ")).rstrip(",;: ")
-    words = [w for w in _tokens(body) if w.lower() not in ("please", "kindly")]
+    words = [w for w in _tokens(body) if not _framing(w, hedge or _no_attitude)]
+    while words and words[0] in (",", ":", ";"):  # an aside that was all framing ("Honestly, ...")
+        words = words[1:]
     asked = _without_asides(words, attitude)
     rewritten = _rewrite(asked, attitude)
-    if rewritten is None and asked != words:
-        rewritten = asked
+    if rewritten is None and asked != _tokens(question.strip().rstrip("?.! "), expand=False):
+        rewritten = asked  # only framing words, an opener or a contraction differ
     for _ in range(2):  # "I'd be grateful if you could tell me what ..." wraps a request that wraps a question
         again = _rewrite(rewritten, attitude) if rewritten is not None else None
         if again is None or again == rewritten:

@@ -155,6 +155,10 @@ class WordKinship(Protocol):
         """Whether `word` is of the asker's mind or speech (a polite frame's word: "appreciate", "curiosity")."""
         ...
 
+    def hedge(self, word: str) -> bool:
+        """Whether `word` only says how sure, exact or emphatic the question is ("really", "roughly")."""
+        ...
+
 
 def content_words(question: str) -> tuple[str, ...]:
     """The question's words that say what it is about, in order, without repeats."""

@@ -65,11 +65,18 @@ _EXPLANATIONS = {
     "opinion": "it asks for an opinion or advice",
     "text": "it asks for text written in the picture, which the scene does not read",
     "maker": "it asks who did something before the picture was taken, and the scene shows only what is there",
-    "measurement": "it asks for a measurement or an amount (how old, how far, how much), and the scene has no units",
+    "measurement": "it asks for a measurement or an amount (how far, how much, how old in years), and the scene "
+    "has no units",
 }
-# Categories whose answer a person expects in units (years, metres, kilograms), not as a word.
+# Categories whose answer may be a number in units (years, metres, kilograms) or a word of the
+# category ("How tall is the fence?": tall or short). A question that names a unit asks for the number.
 MEASURED_CATEGORIES = frozenset({"age", "height", "length", "width", "depth", "thickness", "weight", "temperature"})
 _DEGREE = re.compile(r"^how (\w+) (?:is|are|was|were|does|do|did|can|could|will|would)\b")
+_UNITS = re.compile(
+    r"\b(?:in|how many) (?:meters?|metres?|feet|foot|inch(?:es)?|yards?|miles?|centimet(?:er|re)s?|cm"
+    r"|kilomet(?:er|re)s?|km|kilos?|kilograms?|kg|grams?|pounds?|lbs?|tons?|degrees?|years?|months?|weeks?|days?"
+    r"|hours?|minutes?)\b|\b(?:years|months|weeks|days) old\b"
+)
 # "Who painted the fence?", "Who made the table?": a past deed; "Who is wearing ..." asks who is there.
 _IRREGULAR_PAST = frozenset("made built drew wrote took gave bought sold brought grew put left set threw".split())
 _DEED = re.compile(r"^who (\w+)\b")
@@ -106,13 +113,13 @@ def _normalised(question: str) -> str:
 
 def beyond_the_scene(question: str, value_category: Callable[[str], str | None]) -> Unsupported | None:
     """A measurement ("How old is the fence?", "How far ...") or a past deed ("Who painted the
-    fence?"), or None. `value_category` gives an attribute value's category: "How big" and "How
-    clean" ask for a word of a category and stay in scope; "how old" asks for years."""
+    fence?"), or None. `value_category` gives an attribute value's category: "How big", "How clean"
+    and "How tall" ask for a word of a category and stay in scope; "how old in years" asks for a number."""
     text = _normalised(question)
     if (degree := _DEGREE.match(text)) is not None and degree.group(1) != "many":
         word = degree.group(1)
         category = value_category(word)
-        if category is None or category in MEASURED_CATEGORIES:
+        if category is None or (category in MEASURED_CATEGORIES and _UNITS.search(text)):
             return Unsupported("measurement", (word,))
     if (deed := _DEED.match(text)) is not None:
         verb = deed.group(1)

@@ -55,6 +55,7 @@ from theory.canonical import canonical
 from theory.program import Program
 from translators import grounded_words, question_text, templating
 from translators.bank import Example, ExampleBank
+from translators.indirect_wording import IDLE_WORDS
 from translators.ontology import Ontology
 from translators.question_frame import VERBS
 from translators.question_text import read_as_scene
@@ -80,8 +81,6 @@ _MEANINGFUL_WORDS = frozenset(
     that these those one ones only also too left right top bottom middle center front back side part
     picture image photo scene made""".split()
 )
-# Words that say where a thing is without changing what is asked ("Where is the cup located?").
-_IDLE_WORDS = frozenset({"located", "situated"})
 # "'s" after these words is "is" ("What's the girl doing?"); after a noun, a possessive ("the girl's
 # hair"), kept as the word "s" (composition reads "the girl s hair" as the hair `of` the girl).
 _APOSTROPHE_S = re.compile(r"\b([A-Za-z]+)['’]s\b")
@@ -446,7 +445,7 @@ def _plain_words(slots: list[tuple[str, str | None]]) -> Slots:
         if words is None and role == "do" and after[:2] == ["you", "think"] and after[2:] in (["is"], ["are"]):
             index += 3  # "Who do you think is holding a bat?" asks "Who is holding a bat?"
             continue
-        if words is None and role in _IDLE_WORDS:
+        if words is None and role in IDLE_WORDS:
             index += 1
             continue
         if words is None and role == "or" and after[:2] in (["is", "it"], ["are", "they"]):

@@ -38,7 +38,7 @@ from translators.consistency import majority_vote
 from translators.declines import beyond_language, decline
 from translators.embeddings import Embedder
 from translators.grammar import program_grammar
-from translators.grounded_words import QuestionWords, question_words, with_usual_names
+from translators.grounded_words import QuestionWords, question_words, stem, with_usual_names
 from translators.indirect_wording import direct_question
 from translators.meaning import WordKinship
 from translators.meaning_checks import QuestionJudge, WordStems, not_named
@@ -215,9 +215,15 @@ class Translator:
         """The question asked directly, with its image phrases read as the scene."""
         for_questions = PROMPTS[self.settings.prompt_version].for_questions
         # "Could you tell me what shape the kite is?" asks "What shape is the kite?".
-        attitude = self.kinship.attitude if self.kinship is not None else None
-        direct = direct_question(question, attitude) if for_questions else question
+        kinship = self.kinship
+        attitude = kinship.attitude if kinship is not None else None
+        direct = direct_question(question, attitude, self._hedge) if for_questions else question
         return _Reading(direct, read_as_scene(direct), for_questions, for_questions and self.settings.meaning_check)
+
+    def _hedge(self, word: str) -> bool:
+        """A word that only says how sure or exact the asker is; never a word of the vocabulary (WordNet
+        knows "below" and "by" only as adverbs, and they are relations here)."""
+        return self.kinship is not None and stem(word) not in self._stems.known and self.kinship.hedge(word)
 
     def _refused(self, question: str, question_id: str | None, reading: _Reading, start: float) -> Translation | None:
         """The refusal of a question no program can mean, found from its words alone (None: try programs)."""

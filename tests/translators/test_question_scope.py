@@ -80,7 +80,8 @@ def test_the_translator_refuses_without_asking_the_model():
 @pytest.mark.parametrize(
     ("question", "kind"),
     [
-        ("How old is the fence?", "measurement"),
+        ("How old is the fence in years?", "measurement"),
+        ("How tall is the lamp in meters?", "measurement"),
         ("How expensive is the sofa?", "measurement"),
         ("How much did the umbrella cost?", "measurement"),
         ("Who painted the building?", "maker"),
@@ -94,7 +95,16 @@ def test_measurements_and_past_deeds_are_beyond_the_scene(question, kind):
 
 @pytest.mark.parametrize(
     "question",
-    ["How big is the lamp?", "How clean is the rug?", "Who is wearing a scarf?", "How many cars are there?"],
+    [
+        "How big is the lamp?",
+        "How clean is the rug?",
+        "Who is wearing a scarf?",
+        "How many cars are there?",
+        # GQA's height, length and age are words ("tall", "long", "young"), asked without units.
+        "How tall is the fence that the horse jumps over?",
+        "How old is the man?",
+        "How long is the brown hair?",
+    ],
 )
 def test_degrees_of_a_named_category_and_present_deeds_stay(question):
     assert beyond_the_scene(question, bundled_ontology().category_of) is None

@@ -57,7 +57,7 @@ def test_when_no_program_reads_back_as_the_question_it_is_declined_with_the_reas
 
 def test_measurements_and_past_deeds_are_declined_without_a_program():
     translator = _translator({})
-    for question, kind in (("How old is the fence?", "measurement"), ("Who painted the building?", "maker")):
+    for question, kind in (("How old is the fence in years?", "measurement"), ("Who painted the building?", "maker")):
         result = translator.translate(question)
         assert result.unsupported == kind and result.attempts == []
 
