@@ -14,6 +14,10 @@ import pytest
 
 from tests.support import GQA_DIR, REPO
 
+# The samples the project develops on. The test-dev sample is read only to find quotes of it, and
+# a failure names its questions by id.
+SAMPLES = ("val_balanced_sample.json", "train_balanced_sample50.json")
+
 
 def _tracked_files() -> list[str]:
     listed = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=False)
@@ -22,19 +26,24 @@ def _tracked_files() -> list[str]:
     return [name for name in listed.stdout.decode().split("\0") if name]
 
 
-def _gqa_data() -> list[object]:
+def _gqa_data() -> dict[str, object]:
+    """Each GQA questions file of ../shared by name."""
     if not (GQA_DIR / "questions").is_dir():
         pytest.skip(f"GQA data not found at {GQA_DIR}")
-    return [json.loads(path.read_text(encoding="utf-8")) for path in sorted((GQA_DIR / "questions").glob("*.json"))]
+    return {
+        path.name: json.loads(path.read_text(encoding="utf-8"))
+        for path in sorted((GQA_DIR / "questions").glob("*.json"))
+    }
 
 
-def _questions(value: object) -> set[str]:
-    if isinstance(value, dict):
-        own = {value["question"]} if isinstance(value.get("question"), str) else set()
-        return own.union(*(_questions(item) for item in value.values()))
-    if isinstance(value, list):
-        return set().union(*(_questions(item) for item in value))
-    return set()
+def _question_ids(data: object) -> dict[str, str]:
+    """A questions file's questions (a dict of records by id, or a list of records) -> their ids."""
+    records = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, list) else ()
+    return {
+        record["question"]: str(record.get("questionId", key))
+        for key, record in records
+        if isinstance(record, dict) and isinstance(record.get("question"), str)
+    }
 
 
 def _plain(text: str) -> str:
@@ -48,15 +57,21 @@ def _outside_tests() -> list[str]:
 
 def test_no_tracked_file_quotes_a_gqa_question() -> None:
     """Every question of four words or more, matched without case or spacing (a shorter question
-    is a phrase anyone writes; a question's first words are too, so the question mark is kept)."""
-    questions = {_plain(q) for data in _gqa_data() for q in _questions(data) if len(q.split()) >= 4}
+    is a phrase anyone writes; a question's first words are too, so the question mark is kept).
+    A failure names a question of the development samples by its text and any other (the test-dev
+    sample, kept unseen) by its file and id only."""
+    named: dict[str, str] = {}
+    for file, data in _gqa_data().items():
+        for question, question_id in _question_ids(data).items():
+            if len(question.split()) >= 4:
+                named.setdefault(_plain(question), question if file in SAMPLES else f"{file} question {question_id}")
     quoted = []
     for name in _outside_tests():
         raw = (REPO / name).read_bytes()
         if b"\0" in raw[:4096]:
             continue  # binary: embeddings, images
         text = _plain(raw.decode("utf-8", errors="ignore"))
-        quoted += [f"{name}: {question}" for question in questions if question in text]
+        quoted += [f"{name}: {shown}" for question, shown in named.items() if question in text]
     assert not quoted, "GQA questions quoted word for word: " + "; ".join(sorted(quoted)[:20])
 
 
@@ -68,8 +83,6 @@ def test_no_tracked_file_is_a_copy_of_a_gqa_file() -> None:
     assert not copies, f"copies of ../shared data: {copies}"
 
 
-# The samples the project develops on; the test-dev sample is neither read nor quoted here.
-SAMPLES = ("val_balanced_sample.json", "train_balanced_sample50.json")
 _SLOT = re.compile(r"\{[^{}|]*\}")
 
 
@@ -80,7 +93,7 @@ def _sample_questions() -> dict[str, str]:
         pytest.skip(f"GQA samples not found in {folder}")
     found: dict[str, str] = {}
     for name in SAMPLES:
-        for question in _questions(json.loads((folder / name).read_text(encoding="utf-8"))):
+        for question in _question_ids(json.loads((folder / name).read_text(encoding="utf-8"))):
             found[_plain(question)] = question
     return found
 

@@ -79,6 +79,10 @@ SPELLINGS: dict[str, str] = {
     "palms": "palm_trees",
     "tennis_racket": "racket",
     "traffic_signal": "traffic_light",
+    "metallic": "metal",
+    "plane": "airplane",
+    "planes": "airplanes",
+    "garbage_bin": "trash_can",
 }
 # Plurals no suffix rule reaches.
 IRREGULAR_PLURALS: dict[str, str] = {

@@ -26,8 +26,8 @@ has the program of "What kind of animal is this?", not of "What kind of chair is
 "The number of" before a noun is a plain phrase (a count), not an object called a number.
 A few wordings that never change a program are read as one (`_SAME_WORD`, `_plain_words`):
 "which" as "what", "type" as "kind", a demonstrative before a class as an article ("that table"),
-"this" or "that" ending a question as "it", "do you think" before "is"/"are", "located" and "is it"
-after "or" as nothing.
+"this" or "that" ending a question as "it", "do you think" before "is"/"are", "located", "is it"
+after "or", and "other" between a relation and a class ("the bear on top of the other bear") as nothing.
 Phrases about the image itself are read as the whole scene first (`translators.question_text`).
 
 Example:
@@ -87,7 +87,7 @@ _APOSTROPHE_S = re.compile(r"\b([A-Za-z]+)['’]s\b")
 _CONTRACTED = frozenset("what who where when why how which that it there here he she this let".split())
 _POSITION_WORDS = frozenset({"part", "side"})  # after which/what: where in the image
 # Changes whenever the rules above change what is filled, so stored translations are not reused.
-FILL_RULES_VERSION = 20
+FILL_RULES_VERSION = 21
 
 
 @dataclass(frozen=True)
@@ -435,6 +435,12 @@ def _ends_clause(after: tuple[str, str | None] | None) -> bool:
     return after is None or (after[1] is None and after[0] not in ARTICLES and after[0] not in _DEMONSTRATIVES)
 
 
+def _named_before(slot: tuple[str, str | None], before: list[tuple[str, str | None]]) -> bool:
+    """Whether `slot` is an object whose word the question said before (the one "the other" sets it apart from)."""
+    role, words = slot
+    return role in ("thing", GROUP_ROLE) and words is not None and any(w == words for _, w in before)
+
+
 def _plain_words(slots: list[tuple[str, str | None]]) -> Slots:
     """The slots with the wordings that never change a program read as one (see the module docstring)."""
     out: list[tuple[str, str | None]] = []
@@ -447,6 +453,9 @@ def _plain_words(slots: list[tuple[str, str | None]]) -> Slots:
             continue
         if words is None and role in IDLE_WORDS:
             index += 1
+            continue
+        if words is None and role == "other" and index + 1 < len(slots) and _named_before(slots[index + 1], out):
+            index += 1  # "the bear on top of the other bear": GQA's program relates it to a bear, as "the bear"
             continue
         if words is None and role == "or" and after[:2] in (["is", "it"], ["are", "they"]):
             out.append((role, words))  # "Is the bench red or is it yellow?" offers red or yellow

@@ -35,6 +35,7 @@ from translators.bank import Example, ExampleBank
 from translators.cache import TranslationCache, cache_key
 from translators.compositional_fill import COMPOSITION_VERSION, CompositionalFiller, compose
 from translators.consistency import majority_vote
+from translators.coordination import CoordinatedFiller
 from translators.declines import beyond_language, decline
 from translators.embeddings import Embedder
 from translators.grammar import program_grammar
@@ -62,7 +63,7 @@ from translators.vocabulary import Grounder
 __all__ = ["GROUNDING_VERSION", "Attempt", "Translation", "TranslationSettings", "Translator"]
 
 # Changes whenever what a question's words or frame allow changes, so stored translations are not reused.
-GROUNDING_VERSION = 32
+GROUNDING_VERSION = 33
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,9 @@ class Translator:
         self.retriever = self._retriever(shown, retriever, embedder, ontology or bundled_ontology())
         self.filler = filler_for(shown, ontology or bundled_ontology()) if settings.template_fill else None
         self.composer = CompositionalFiller(self.filler) if self.filler is not None else None
+        self.coordinator = (
+            CoordinatedFiller((self.filler, self.composer)) if self.filler is not None and self.composer else None
+        )
         self.fixed = self._fixed_examples(shown, fixed)
         self._use_grammar = settings.constrained and backend.supports_grammar
         self._vocabulary = grounder.vocabulary if grounder is not None else None
@@ -258,10 +262,11 @@ class Translator:
         self, question: str, question_id: str | None, judge: QuestionJudge, exclude: set[str], start: float
     ) -> Translation | None:
         """The program filled from the bank's examples of the question's form, else composed from its
-        references and a form; None when neither gives one that fits."""
-        fillers: tuple[tuple[Source, TemplateFiller | CompositionalFiller | None], ...] = (
+        references and a form, else from two coordinated parts; None when none gives one that fits."""
+        fillers: tuple[tuple[Source, TemplateFiller | CompositionalFiller | CoordinatedFiller | None], ...] = (
             ("template", self.filler),
             ("composed", self.composer),
+            ("composed", self.coordinator),
         )
         for source, filler in fillers:
             if filler is None:

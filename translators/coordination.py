@@ -1,0 +1,124 @@
+"""Fill a yes/no question about one object with two coordinated predicates as two questions.
+
+"Does the bus behind the other bus look white and rectangular?" has no example of its form, but it
+is "Does the bus behind the other bus look white?" and "... look rectangular?" asked of one object,
+and GQA's program is those two verifications joined by ``and``. The question is cut at an "and";
+the words after it (one predicate) take the place of the one or two words before it, so the
+object reference need not be parsed: each part is filled as a question of its own (template fill,
+then composition), and the two programs count only when both verify something of the very same
+object (the same reference), as GQA's programs for such questions do. "both" before the first
+predicate goes ("Is the basket both tan and large?").
+
+Example:
+    >>> [(a, b) for a, b in coordinated_parts("Is the cup white and large?")][:1]
+    [('Is the cup white?', 'Is the cup large?')]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Iterator, Sequence
+from typing import Protocol
+
+from theory.nested import format_nested, parse_nested
+from theory.program import Program, ProgramError
+from translators.template_fill import FilledProgram
+
+_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-'][A-Za-z0-9]+)*")
+_YES_NO = frozenset("is are was were does do did".split())
+_VERIFICATIONS = ("verify_attr(", "verify_rel(")
+_UNCATEGORISED = "exist(filter_any("
+_MAX_PREDICATE_WORDS = 2  # "short sleeved", "black and white"
+
+
+class Filler(Protocol):
+    """A template or compositional filler."""
+
+    def fill(
+        self, question: str, exclude_ids: Collection[str] = (), accept: Callable[[Program], bool] | None = None
+    ) -> FilledProgram | None: ...
+
+
+def coordinated_parts(question: str) -> Iterator[tuple[str, str]]:
+    """The two questions a yes/no question with "A and B" may stand for, one cut at a time."""
+    words = _TOKEN.findall(question)
+    if len(words) < 5 or words[0].lower() not in _YES_NO:
+        return
+    for cut, word in enumerate(words):
+        if word.lower() != "and" or cut < 3 or cut == len(words) - 1:
+            continue
+        second = words[cut + 1 :]
+        for length in range(1, _MAX_PREDICATE_WORDS + 1):
+            start = cut - length
+            if start < 2:
+                break
+            prefix = words[:start]
+            if prefix[-1].lower() == "both":
+                prefix = prefix[:-1]
+            first = words[start:cut]
+            if len(prefix) < 2:
+                continue
+            yield _sentence(prefix + first), _sentence(prefix + second)
+
+
+def _sentence(words: Sequence[str]) -> str:
+    text = " ".join(words)
+    return f"{text[0].upper()}{text[1:]}?"
+
+
+def _object_of(nested: str) -> str | None:
+    """The object a verification is about (its first argument), or None for another operation. A value
+    of no category is verified as ``exist(filter_any(OBJECT, value))``."""
+    if nested.startswith(_UNCATEGORISED):
+        nested = nested[len("exist(") : -1]
+    elif not nested.startswith(_VERIFICATIONS):
+        return None
+    depth = 0
+    start = nested.index("(") + 1
+    for i in range(start, len(nested)):
+        char = nested[i]
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "," and depth == 0:
+            return nested[start:i]
+    return None
+
+
+class CoordinatedFiller:
+    """Fills "Is the X A and B?" from the fills of "Is the X A?" and "Is the X B?"."""
+
+    def __init__(self, fillers: Sequence[Filler]) -> None:
+        self.fillers = tuple(fillers)
+
+    def _part(self, question: str, exclude_ids: Collection[str]) -> FilledProgram | None:
+        for filler in self.fillers:
+            filled = filler.fill(question, exclude_ids)
+            if filled is not None:
+                return filled
+        return None
+
+    def fill(
+        self, question: str, exclude_ids: Collection[str] = (), accept: Callable[[Program], bool] | None = None
+    ) -> FilledProgram | None:
+        """The two parts' verifications joined by ``and``, or None (with `accept`, only a program it accepts)."""
+        for first_question, second_question in coordinated_parts(question):
+            first = self._part(first_question, exclude_ids)
+            second = self._part(second_question, exclude_ids) if first is not None else None
+            if first is None or second is None:
+                continue
+            a, b = format_nested(first.program), format_nested(second.program)
+            if _object_of(a) is None or _object_of(a) != _object_of(b) or a == b:
+                continue
+            try:
+                program = parse_nested(f"and({a}, {b})")
+            except ProgramError:
+                continue
+            if accept is not None and not accept(program):
+                continue
+            # The weaker part's agreement stands for both.
+            weaker = min((first, second), key=lambda f: f.agreement)
+            form = f"coordinated: {first.form} + {second.form}"
+            return FilledProgram(program, form, first.examples + second.examples, weaker.votes, weaker.voters)
+        return None
