@@ -7,7 +7,8 @@ the words after it (one predicate) take the place of the one or two words before
 object reference need not be parsed: each part is filled as a question of its own (template fill,
 then composition), and the two programs count only when both verify something of the very same
 object (the same reference), as GQA's programs for such questions do. "both" before the first
-predicate goes ("Is the basket both tan and large?").
+predicate goes ("Is the basket both tan and large?"), and a part that looks, appears or seems is
+filled as one that is, when it is not filled as it is asked.
 
 Example:
     >>> [(a, b) for a, b in coordinated_parts("Is the cup white and large?")][:1]
@@ -28,6 +29,9 @@ _TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-'][A-Za-z0-9]+)*")
 _YES_NO = frozenset("is are was were does do did".split())
 _VERIFICATIONS = ("verify_attr(", "verify_rel(")
 _UNCATEGORISED = "exist(filter_any("
+_LOOKS = re.compile(
+    r"^(?P<aux>does|do) (?P<object>.+?) (?:looks?|appears?(?: to be)?|seems?(?: to be)?) (?P<predicate>.+)$", re.I
+)
 _MAX_PREDICATE_WORDS = 2  # "short sleeved", "black and white"
 
 
@@ -59,6 +63,15 @@ def coordinated_parts(question: str) -> Iterator[tuple[str, str]]:
             if len(prefix) < 2:
                 continue
             yield _sentence(prefix + first), _sentence(prefix + second)
+
+
+def as_be(question: str) -> str:
+    """ "Does the X look (appear to be, seem to be) A?" as "Is the X A?": GQA's programs of the two are one."""
+    found = _LOOKS.match(question)
+    if found is None:
+        return question
+    verb = "Is" if found["aux"].lower() == "does" else "Are"
+    return f"{verb} {found['object']} {found['predicate']}"
 
 
 def _sentence(words: Sequence[str]) -> str:
@@ -93,10 +106,11 @@ class CoordinatedFiller:
         self.fillers = tuple(fillers)
 
     def _part(self, question: str, exclude_ids: Collection[str]) -> FilledProgram | None:
-        for filler in self.fillers:
-            filled = filler.fill(question, exclude_ids)
-            if filled is not None:
-                return filled
+        for asked in dict.fromkeys((question, as_be(question))):
+            for filler in self.fillers:
+                filled = filler.fill(asked, exclude_ids)
+                if filled is not None:
+                    return filled
         return None
 
     def fill(

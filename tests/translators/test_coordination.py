@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from theory.nested import format_nested
 from translators.bundled import default_bank
 from translators.compositional_fill import CompositionalFiller
-from translators.coordination import CoordinatedFiller, coordinated_parts
+from translators.coordination import CoordinatedFiller, as_be, coordinated_parts
 from translators.ontology import bundled_ontology
 from translators.template_fill import filler_for
 
@@ -65,3 +65,16 @@ def test_both_parts_verify_one_object_and_are_joined_by_and(coordinator, questio
 def test_parts_about_two_objects_are_not_joined(coordinator):
     # "Is the cup white?" and "Is the plate?" do not verify one object.
     assert coordinator.fill("Is the cup white and the plate?") is None
+
+
+@pytest.mark.parametrize(
+    ("looks", "is_"),
+    [
+        ("Does the drawer seem to be white?", "Is the drawer white?"),
+        ("Do the zebras look large?", "Are the zebras large?"),
+        ("Does the man appear to be young?", "Is the man young?"),
+        ("Is the man young?", "Is the man young?"),
+    ],
+)
+def test_looking_appearing_and_seeming_are_read_as_being(looks, is_):
+    assert as_be(looks) == is_
