@@ -15,6 +15,10 @@ converts is labelled right or wrong by semantic equivalence of the programs (the
   many right and wrong programs at its top values.)
 - `--refit`: fit (and with `--write-calibration`, write) from the rows of the last run's results
   file instead of translating again.
+- `--with-development`: fit on the development half of the test-dev sample too (its rows in
+  bench/results/testdev_development.json, written by `bench/testdev.py --half development`): the
+  questions the service meets are more like test-dev's than like the val sample's. The test half
+  is never read.
 - The report, on the validation part, with the default declines and that calibration: how many
   questions get a program that is kept, and how many of those are wrong; the coverage at 1 % and
   5 % risk (the most questions a threshold keeps with at most that share wrong among them, on these
@@ -110,6 +114,22 @@ def _row(pipeline: Pipeline, qid: str, part: str, text: str, semantic: list | No
     return Row(qid, part, "ok", score, wrong, str(source), seconds)
 
 
+def _development_rows() -> tuple[list[tuple[float, bool]], str]:
+    """(confidence, wrong) of each labelled program of the test-dev development half, and its file's digest."""
+    path = ROOT / "bench" / "results" / "testdev_development.json"
+    if not path.is_file():
+        print(f"{path.relative_to(ROOT)} is missing: run bench/testdev.py --half development first")
+        sys.exit(1)
+    report = json.loads(path.read_text(encoding="utf-8"))
+    if report.get("rules_only") or report.get("used_while_developing") is not True:
+        print(f"{path.relative_to(ROOT)} is not a development run with the default settings")
+        sys.exit(1)
+    rows = [
+        (r["confidence"], bool(r["wrong"])) for r in report["rows"] if r["status"] == "ok" and r["wrong"] is not None
+    ]
+    return rows, data_digest(path)
+
+
 def _coverage_at(rows: list[Row], risk: float) -> float:
     """The largest share of `rows` (declined ones included) a threshold keeps with at most `risk` wrong among the kept."""
     scored = [r for r in rows if r.status == "ok"]
@@ -127,6 +147,9 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="at most this many questions (a quick look)")
     parser.add_argument("--write-calibration", action="store_true", help="fit and write app/data/calibration.json")
     parser.add_argument("--refit", action="store_true", help="fit from the last results file, translating nothing")
+    parser.add_argument(
+        "--with-development", action="store_true", help="fit on the test-dev development half's rows too"
+    )
     args = parser.parse_args()
     os.environ["ASPVQA_CALIBRATION"] = "off"  # the confidences are the calibration's input, not its output
     items, digests = _questions()
@@ -145,9 +168,13 @@ def main() -> None:
     labelled = [r for r in validation if r.status == "ok"]
     components = pipeline.components
     settings = components.confidence_settings(components.translation_settings())
+    fitted_on = [(r.confidence or 0.0, bool(r.wrong)) for r in labelled]
+    if args.with_development:
+        development, digests["testdev_development"] = _development_rows()
+        fitted_on += development
     calibration = Calibration.fit(
-        [r.confidence or 0.0 for r in labelled],
-        [bool(r.wrong) for r in labelled],
+        [score for score, _ in fitted_on],
+        [wrong for _, wrong in fitted_on],
         risk=RISK,
         settings=settings,
         data=digests,
@@ -176,7 +203,14 @@ def main() -> None:
             "questions": len(validation),
             "with_program": len(labelled),
             "wrong_programs": sum(bool(r.wrong) for r in labelled),
-            "calibration": {"method": METHOD, "risk": RISK, "threshold": round(fit.threshold, 6)},
+            "calibration": {
+                "method": METHOD,
+                "risk": RISK,
+                "threshold": round(fit.threshold, 6),
+                "fitted_on": "validation part and test-dev development half"
+                if args.with_development
+                else "validation part",
+            },
             "answered_share": round(len(kept) / len(validation), 4),
             "wrong_among_answered": round(kept_wrong / len(kept), 4) if kept else None,
             "coverage_at_1pct_risk": round(_coverage_at(validation, 0.01), 4),

@@ -13,7 +13,10 @@ sample (../shared/data/gqa or $ASPVQA_GQA_DIR), the two demo scenes and scenes w
   name it is a validation set, not a test set: it was committed in the same second as the rules it
   measures, its out-of-scope half repeats five development questions word for word and the same ten
   topics, the polite-frame rules were written after its first score's errors were seen (polite
-  24 of 40), and it was scored again after that.
+  24 of 40), and it was scored again after that;
+- `framing` (bench/data/probes_framing.json, 34): in-scope questions about the demo scenes with a word
+  that only frames them ("What color is the mug, please?", "Roughly how many apples are there?"),
+  and out-of-scope questions with such words, which must still be declined.
 
 Every set is a validation set (`USE`), and each results entry says so and why. A question outside
 the language is right only when it is declined (status `unsupported`); an answer held back as not
@@ -50,8 +53,14 @@ SETS = {
     "natural": DATA / "natural_questions.jsonl",
     "dev": DATA / "probes_dev.json",
     "heldout": DATA / "probes_heldout.json",
+    "framing": DATA / "probes_framing.json",
 }
-RESULT_FILES = {"natural": "natural_questions.json", "dev": "probes_dev.json", "heldout": "probes_heldout.json"}
+RESULT_FILES = {
+    "natural": "natural_questions.json",
+    "dev": "probes_dev.json",
+    "heldout": "probes_heldout.json",
+    "framing": "probes_framing.json",
+}
 TARGET = 0.90
 UNSUPPORTED = "unsupported"
 ABSTAINED = "abstained"
@@ -62,6 +71,7 @@ USE = {
     "dev": "written for developing the polite-wording and decline rules, which were written against it",
     "heldout": "committed in the same second as the rules it measures, its out-of-scope half repeating five "
     "development questions; rules were written after its first score's errors were seen, and it was scored again",
+    "framing": "written after the rules for words that only frame a question, by the same author",
 }
 
 

@@ -161,6 +161,9 @@ def main() -> None:
     parser.add_argument("--again", action="store_true", help="score the test half again (recorded as such)")
     parser.add_argument("--rules-only", action="store_true", help="no model: count what the rules leave")
     parser.add_argument("--limit", type=int, default=None, help="at most this many questions (a quick look)")
+    parser.add_argument(
+        "--rethreshold", action="store_true", help="keep or hold back the last run's rows by today's bundled threshold"
+    )
     args = parser.parse_args()
     results = ROOT / "bench" / "results" / f"testdev_{args.half}{'_rules' if args.rules_only else ''}.json"
     scored_before = 0
@@ -179,9 +182,16 @@ def main() -> None:
     if args.rules_only:
         os.environ["ASPVQA_LLM"] = _empty_recording()
     threshold = Calibration.load(bundled_calibration_path()).threshold_fit().threshold
-    pipeline = Pipeline(load_settings())
-    pipeline.warm_up()
-    rows = [_row(pipeline, threshold, qid, records[qid]) for qid in tqdm(ids, desc=args.half, unit="q")]
+    if args.rethreshold:
+        if args.half == "test":
+            print("the test half is scored once, by translating it")
+            sys.exit(2)
+        last = json.loads(results.read_text(encoding="utf-8"))["rows"]
+        rows = [Row(**(r | {"kept": r["confidence"] is not None and r["confidence"] >= threshold})) for r in last]
+    else:
+        pipeline = Pipeline(load_settings())
+        pipeline.warm_up()
+        rows = [_row(pipeline, threshold, qid, records[qid]) for qid in tqdm(ids, desc=args.half, unit="q")]
     figures = summary(rows)
     report = {
         "data": f"{len(ids)} questions of the {args.half} half of ../shared/data/gqa/questions/{TESTDEV_FILE_NAME}",

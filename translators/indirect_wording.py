@@ -108,6 +108,8 @@ _WANTS = frozenset("need want like".split())
 _READ_ADVERBS = frozenset("not never also too either neither only there here together else".split()) | _WH
 # Words that say where a thing is without changing what is asked ("What is located on the desk?").
 IDLE_WORDS = frozenset({"located", "situated"})
+# Words that go wherever they stand, without WordNet: politeness and the idle words.
+FRAMING_WORDS = frozenset({"please", "kindly"}) | IDLE_WORDS
 _POLITE_END = re.compile(r"(?:,?\s*(?:please|for me|thanks|thank you))+\s*$", re.I)
 _OPENERS = re.compile(r"^(?:(?:hey|hi|hello|ok|okay|so|um|well|excuse me|sorry),?\s+)+", re.I)
 
@@ -246,7 +248,7 @@ def _without_asides(words: list[str], attitude: Callable[[str], bool]) -> list[s
 
 def _framing(word: str, hedge: Callable[[str], bool]) -> bool:
     lowered = word.lower()
-    return lowered in ("please", "kindly") or lowered in IDLE_WORDS or (lowered not in _READ_ADVERBS and hedge(lowered))
+    return lowered in FRAMING_WORDS or (lowered not in _READ_ADVERBS and hedge(lowered))
 
 
 def direct_question(
@@ -261,6 +263,8 @@ def direct_question(
     words = [w for w in _tokens(body) if not _framing(w, hedge or _no_attitude)]
     while words and words[0] in (",", ":", ";"):  # an aside that was all framing ("Honestly, ...")
         words = words[1:]
+    while words and words[-1] in (",", ":", ";"):  # "What color is the bus, exactly?"
+        words = words[:-1]
     asked = _without_asides(words, attitude)
     rewritten = _rewrite(asked, attitude)
     if rewritten is None and asked != _tokens(question.strip().rstrip("?.! "), expand=False):

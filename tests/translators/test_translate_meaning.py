@@ -36,6 +36,19 @@ def test_a_polite_wording_is_translated_as_the_question_it_wraps(kinship):
     assert result.question == polite
 
 
+@pytest.mark.parametrize("framed", ["Is the cup really white?", "Is the cup white, please?", "So, is the cup white?"])
+def test_a_word_that_only_frames_the_question_declines_nothing(kinship, framed):
+    program = "verify_attr(unique(select(scene(), cup)), color, white)"
+    result = _translator({framed: [program]}, kinship).translate(framed)
+    assert result.unsupported is None and result.flat is not None and "white" in result.flat
+
+
+@pytest.mark.parametrize("question", ["What brand is the car, please?", "Honestly, what brand is the car?"])
+def test_a_word_out_of_scope_still_declines_with_a_framing_word_beside_it(kinship, question):
+    result = _translator({}, kinship).translate(question)
+    assert result.unsupported == "inexpressible" and "cannot express 'brand'" in (result.error or "")
+
+
 def test_a_program_that_drops_a_word_is_refused_and_the_next_one_kept():
     question = "Is the red cup on the table?"
     outputs = [
