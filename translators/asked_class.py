@@ -9,7 +9,7 @@ questions (never an object of any class). A word the ontology lacks counts when 
 it ("What weapon is the boy holding?", not "What wears trousers?"). `with_asked_class` makes that
 step so where a program has ``relate_any``. The other way round, a question that goes on from "what" (or "what is/are")
 straight to the relation names no class for what it asks ("What is wearing a scarf?", "What
-wears trousers?", "What is on the table?"), and there the last relation step is ``relate_any``
+wears trousers?", "What is on that table?"), and there the last relation step is ``relate_any``
 (as in every such tuning question; a small model often repeats the other object's class: shirts
 wearing shirts); so does one that ends with the relation and "what" ("The man holds what?", all 6
 such tuning questions: `relate_any` to the object). And "what/which kind (type, sort) of CLASS

@@ -1,7 +1,7 @@
 """Fill a yes/no question about one object with two coordinated predicates as two questions.
 
-"Does the bus behind the other bus look white and rectangular?" has no example of its form, but it
-is "Does the bus behind the other bus look white?" and "... look rectangular?" asked of one object,
+"Does the truck behind the other truck look white and rectangular?" has no example of its form, but
+it is "Does the truck behind the other truck look white?" and "... look rectangular?" asked of one object,
 and GQA's program is those two verifications joined by ``and``. The question is cut at an "and";
 the words after it (one predicate) take the place of the one or two words before it, so the
 object reference need not be parsed: each part is filled as a question of its own (template fill,

@@ -83,6 +83,9 @@ SPELLINGS: dict[str, str] = {
     "plane": "airplane",
     "planes": "airplanes",
     "garbage_bin": "trash_can",
+    "him": "he",
+    "them": "they",
+    "art_work": "artwork",
 }
 # Plurals no suffix rule reaches.
 IRREGULAR_PLURALS: dict[str, str] = {

@@ -22,8 +22,8 @@ Imperatives of counting and naming ("Please count the pillows", "Name the animal
 around it: politeness ("please", "for me"), an opening interjection ("So, ...", "Well, ..."), and
 the words `hedge` tells (WordNet: words known only as adverbs, such as "really", "roughly",
 "honestly": how sure, exact or emphatic the asker is) unless the programs read them ("not",
-"also", "there"). A wish for a thing asks for it ("I need the color of the car" asks "What is the
-color of the car?"), and words that say where a thing is without changing what is asked
+"also", "there"). A wish for a thing asks for it ("I need the color of the van" asks "What is the
+color of the van?"), and words that say where a thing is without changing what is asked
 ("located") go. Contractions are written out ("isn't" -> "is not").
 
 Example:
@@ -104,8 +104,15 @@ _IMPERATIVES = {"count": "how many", "name": "what", "identify": "what"}
 INDIRECT_WORDS = _EMBEDDERS | frozenset(_IMPERATIVES)
 # Verbs of wanting: with a noun phrase, the thing wanted is asked for ("I'd like the color of the sofa").
 _WANTS = frozenset("need want like".split())
-# Adverbs the programs read (negation, addition, place, the wh-words): never dropped as hedges.
-_READ_ADVERBS = frozenset("not never also too either neither only there here together else".split()) | _WH
+# Adverbs the programs read (negation, addition, place, the wh-words) and the prepositions, a closed
+# class WordNet files under adverbs ("before", "behind"): never dropped as hedges.
+_PREPOSITIONS = frozenset(
+    """about above across after against along among around at before behind below beneath beside besides between
+    beyond by down during for from in inside into near nearby of off on onto out outside over past through
+    throughout to toward towards under underneath up upon with within without""".split()
+)
+_READ_ADVERBS = frozenset("not never also too either neither only there here together else".split())
+_READ_ADVERBS |= _WH | _PREPOSITIONS
 # Words that say where a thing is without changing what is asked ("What is located on the desk?").
 IDLE_WORDS = frozenset({"located", "situated"})
 # Words that go wherever they stand, without WordNet: politeness and the idle words.

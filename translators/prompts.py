@@ -66,7 +66,7 @@ def operation_reference() -> str:
 
 # Direction conventions, stated once with a worked pair (nested form; rendered per representation).
 _DIRECTION_PAIR = (
-    ("What is the girl holding?", "query(unique(relate_any(select(scene(), girl), holding, object)), name)"),
+    ("What is the girl carrying?", "query(unique(relate_any(select(scene(), girl), carrying, object)), name)"),
     (
         "Who is holding the umbrella?",
         "query(unique(relate(select(scene(), umbrella), person, holding, subject)), name)",

@@ -57,6 +57,8 @@ _PHRASES = (
 # them; "in front or behind" is GQA's "in front of or behind"; a choice of sides is read in the bank's order.
 _GROUP_PHRASES = (
     (re.compile(r"\bin front or behind\b", re.I), "in front of or behind"),
+    # GQA's "before" is a place, "in front of" ("What animal is the wall before?"); time is out of scope.
+    (re.compile(r"\bbefore\b", re.I), "in front of"),
     # "a restaurant or maybe a church": the hedge changes nothing that is asked.
     (re.compile(r"\bor\s+(?:maybe|perhaps|possibly)\s+", re.I), "or "),
     # A choice means the same in either order; the bank says "left or right" and "top or bottom".
