@@ -56,6 +56,8 @@ _PHRASES = (
 # "piece of furniture", "clothing item", "article of clothing" name the group itself, as GQA reads
 # them; "in front or behind" is GQA's "in front of or behind"; a choice of sides is read in the bank's order.
 _GROUP_PHRASES = (
+    # What the picture shows, asked of the picture as a whole, is the place it shows (GQA's reading).
+    (re.compile(rf"^\s*what (?:is|does) {_THE} {_IMAGE} show(?:ing|s)?\b", re.I), "Which place is it"),
     (re.compile(r"\bin front or behind\b", re.I), "in front of or behind"),
     # GQA's "before" is a place, "in front of" ("What animal is the wall before?"); time is out of scope.
     (re.compile(r"\bbefore\b", re.I), "in front of"),

@@ -23,6 +23,13 @@ def test_image_phrases_are_read_as_the_whole_scene():
     assert read_as_scene("Can you see a cat?") == "Are there a cat?"
 
 
+def test_what_the_picture_shows_is_its_place_and_before_a_place_is_in_front_of():
+    assert read_as_scene("What does this photo show?") == "Which place is it?"
+    assert read_as_scene("What is the picture showing?") == "Which place is it?"
+    assert read_as_scene("What is the man showing?") == "What is the man showing?"
+    assert read_as_scene("What animal is the wall before?") == "What animal is the wall in front of?"
+
+
 def test_questions_without_image_phrases_are_unchanged():
     for question in ("Is the cup on the table?", "What is the skier holding?", "What room was the picture taken at?"):
         assert read_as_scene(question) == question
