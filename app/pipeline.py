@@ -8,6 +8,7 @@ plainly when it is missing. The edge hands the pipeline a `Query`, one `SceneInp
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -36,6 +37,7 @@ from theory.representations import TEXT_REPRESENTATIONS, format_program
 from theory.solver import read_scene
 from translators.options import TranslationOptions
 from translators.program_text import ReadProgram, read_program
+from translators.question_scope import Unsupported, word_pattern
 from trust.abstention import decide, program_decision
 from trust.calibration import Abstention, Calibration, CalibrationError
 from trust.claims import Claim, ClaimError, as_claim, claim_from_answer
@@ -111,8 +113,12 @@ class Pipeline:
     def translate(
         self, question: str, options: TranslationOptions | None = None, *, llm: str | None = None
     ) -> TranslationOutcome:
-        """The question as a program (validated flat form inside); `options` default to the settings'."""
+        """The question as a program (validated flat form inside); `options` default to the settings'.
+        A question without a word of two letters or more, as sent, is declined before any model runs:
+        the published schema's pattern for a question (`word_pattern`)."""
         self._check_question(question)
+        if re.search(word_pattern(), question) is None:
+            raise PipelineError("unsupported", Unsupported("wordless").message)
         return self.components.question_translator(question, options=options or self.settings.options(), llm=llm)
 
     def translation_decision(self, translation: TranslationOutcome) -> tuple[float | None, Abstention | None]:

@@ -18,8 +18,10 @@ Example:
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
 # What the programs can answer, for the refusal message.
 ANSWERABLE = (
@@ -51,9 +53,6 @@ _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
     )
 )
-
-# A word a program could be made of: two letters or more, in any script ("a", "?", "42" have none).
-_WORD = re.compile(r"[^\W\d_]{2,}")
 
 _EXPLANATIONS = {
     "wordless": "it has no words to translate (a question needs a word of two letters or more)",
@@ -107,6 +106,35 @@ class Unsupported:
         return f"this question cannot be answered from the scene: {_EXPLANATIONS[self.kind]}; {ANSWERABLE}"
 
 
+@cache
+def word_pattern() -> str:
+    """A word a program could be made of: two letters or more, in any script ("a", "?", "42" have
+    none); a question without one is declined (`out_of_scope`, "wordless").
+
+    The letters are Python's (`[^\\W\\d_]`) spelt out as code point ranges, so that the pattern reads
+    the same in Python's `re` and in ECMA-262 with the u flag (the dialect of JSON Schema's unanchored
+    `pattern`, where `\\w` is ASCII): the REST API's schema publishes this pattern for its questions.
+
+    >>> re.search(word_pattern(), "Is it red?") is not None, re.search(word_pattern(), "a 42 ?") is None
+    (True, True)
+    """
+    every = "".join(map(chr, range(sys.maxunicode + 1)))
+    letters = "".join(_code_range(run.start(), run.end() - 1) for run in re.finditer(r"[^\W\d_]+", every))
+    return f"[{letters}]{{2}}"
+
+
+def _code_range(low: int, high: int) -> str:
+    """`low-high` in a character class: `\\uXXXX` in the basic plane, the character itself past it
+    (the one spelling both dialects read alike)."""
+    spelt = [f"\\u{code:04x}" if code <= 0xFFFF else chr(code) for code in (low, high)]
+    return spelt[0] if low == high else f"{spelt[0]}-{spelt[1]}"
+
+
+@cache
+def _word() -> re.Pattern[str]:
+    return re.compile(word_pattern())
+
+
 def _normalised(question: str) -> str:
     return " ".join(question.lower().replace("’", "'").split())
 
@@ -136,7 +164,7 @@ def out_of_scope(question: str) -> Unsupported | None:
     ('wordless', 'wordless', True)
     """
     text = _normalised(question)
-    if _WORD.search(text) is None:
+    if _word().search(text) is None:
         return Unsupported("wordless")
     for kind, pattern in _FORMS:
         if pattern.search(text):

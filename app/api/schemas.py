@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+from functools import cache
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -11,7 +13,10 @@ from app.inputs import AnswerOptions, Query, query_of
 from app.scene_input import Perception, SceneInput, one_scene
 from theory.operations import ProgramRepresentation
 from translators.options import Examples, TranslationOptions
+from translators.question_scope import word_pattern
 from translators.retrieval import Sampling
+
+Schema = dict[str, Any]  # a JSON Schema object, as pydantic writes it
 
 # The language model a request asks for, and `model`, its older name: read when `llm` is not given
 # and checked as it is (the schema publishes it as deprecated, with the same choices).
@@ -29,12 +34,89 @@ PerceptionChoice = Annotated[
 ]
 
 
+@cache
+def text_pattern() -> str:
+    """A character that is not white space as `str.strip` reads it: a claim or an answer without one
+    is refused as empty. Spelt as `\\uXXXX` escapes, which Python's `re` and ECMA-262 read alike."""
+    spaces = "".join(f"\\u{ord(c):04x}" for c in map(chr, range(sys.maxunicode + 1)) if c.isspace())
+    return f"[^{spaces}]"
+
+
+def _worded(schema: Schema) -> None:
+    """A question's field: a word of two letters or more, as the service declines a question without one."""
+    schema["pattern"] = word_pattern()
+
+
+# What a request body must give, as the routes check it: each rule a JSON Schema object, made for a
+# JSON body (a field not given is absent or null) or for a form (a form has no null: a field not
+# given is absent or empty, as empty fields are left out; the image is a file part).
+class _Fields:
+    def __init__(self, form: bool) -> None:
+        self.form = form
+
+    def given(self, name: str, kind: str = "string", **value: Any) -> Schema:
+        """`name` is given (not null, in a form not empty), and its value is `value`'s schema."""
+        if self.form and kind == "file":
+            return {"required": [name]}
+        shape = {"minLength": 1} if self.form else {"type": kind}
+        return {"required": [name], "properties": {name: shape | value}}
+
+    def absent(self, name: str, kind: str = "string") -> Schema:
+        """`name` is not given (in a form, a text field may be empty; a file or a number is left out)."""
+        if not self.form:
+            return {"properties": {name: {"type": "null"}}}
+        return {"properties": {name: {"maxLength": 0} if kind == "string" else False}}
+
+    def one_scene(self) -> list[Schema]:
+        """Exactly one scene (one_scene), and a perception only with an image (which JSON cannot send)."""
+        scenes = [self.given("scene_graph", "object"), self.given("scene_facts")]
+        if not self.form:
+            return [{"oneOf": scenes}, self.absent("perception")]
+        image = self.given("image", "file")
+        return [{"oneOf": [image, *scenes]}, {"anyOf": [image, self.absent("perception")]}]
+
+
+def body_rules(model: type[BaseModel], *, form: bool = False) -> Schema:
+    """What `model`'s body must give beyond its fields' own types, as `allOf` (nothing for another model)."""
+    fields = _Fields(form)
+    question = fields.given("question", pattern=word_pattern())
+    rules: list[Schema] = []
+    if model is AnswerRequest:
+        # A program is used when given (the question is then only echoed); else the question is translated.
+        # A risk applies to a translated question, not to a given program.
+        rules = [
+            {"anyOf": [question, fields.given("program")]},
+            {"anyOf": [fields.absent("risk", "number"), fields.absent("program")]},
+            *fields.one_scene(),
+        ]
+    elif model is VerifyRequest:
+        # A claim on its own, or an answer with its question or program (Pipeline.verify).
+        claim = [fields.given("claim", pattern=text_pattern())] + [
+            fields.absent(name) for name in ("answer", "question", "program")
+        ]
+        answer = [fields.given("answer", pattern=text_pattern()), fields.absent("claim")]
+        rules = [
+            {"oneOf": [{"allOf": claim}, {"allOf": [*answer, {"anyOf": [question, fields.given("program")]}]}]},
+            *fields.one_scene(),
+        ]
+    return {"allOf": rules} if rules else {}
+
+
+def _with_rules(schema: Schema, model: type[BaseModel]) -> None:
+    schema.update(body_rules(model))
+
+
 class TranslateRequest(BaseModel):
     """A question to turn into a logic program."""
 
     model_config = ConfigDict(extra="forbid")
 
-    question: str = Field(..., min_length=1, description="the question in English")
+    question: str = Field(
+        ...,
+        min_length=1,
+        description="the question in English, with a word of two letters or more",
+        json_schema_extra=_worded,
+    )
     # The translation options (translators.options), each optional: None keeps the service's setting.
     representation: ProgramRepresentation | None = Field(
         None, description="syntax the model writes (default from settings)"
@@ -61,9 +143,12 @@ class AnswerRequest(BaseModel):
     Images are sent as multipart/form-data with the same field names plus `image`.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_with_rules)
 
-    question: str | None = Field(None, description="the question; translated unless `program` is given")
+    question: str | None = Field(
+        None,
+        description="the question; translated unless `program` is given (then with a word of two letters or more)",
+    )
     program: str | None = Field(None, description="a program in `representation` (skips translation)")
     representation: ProgramRepresentation | None = Field(
         None,
@@ -118,7 +203,7 @@ class VerifyRequest(BaseModel):
     Images are sent as multipart/form-data with the same field names plus `image`.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_with_rules)
 
     claim: str | None = Field(None, description="a statement about the picture, e.g. 'The red bus is left of the car.'")
     question: str | None = Field(None, description="the question `answer` answers (translated unless `program`)")

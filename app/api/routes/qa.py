@@ -15,7 +15,7 @@ from starlette.datastructures import UploadFile
 
 from app.api.deps import PipelineDep, QueuesDep
 from app.api.openapi import form_field
-from app.api.schemas import AnswerRequest, TranslateRequest, VerifyRequest, chosen_llm, named_llms
+from app.api.schemas import AnswerRequest, TranslateRequest, VerifyRequest, body_rules, chosen_llm, named_llms
 from app.config import Settings, first_error
 from app.errors import PipelineError
 from app.outcomes import AnswerOutcome, VerifyOutcome
@@ -86,7 +86,9 @@ def form_body(request_model: type[BaseModel]) -> dict[str, Any]:
         scene_graph = {"type": "string", "description": "JSON of one GQA scene graph"}
         properties[name] = scene_graph if name == "scene_graph" else form_field(field)
     # Models the fields refer to are listed under components by app.api.main, with the request model.
-    form = {"type": "object", "properties": properties}
+    # A field the model does not know is refused, as in JSON; the rules are the JSON body's, said of a form.
+    form = {"type": "object", "properties": properties, "additionalProperties": False}
+    form |= body_rules(request_model, form=True)
     return {
         "requestBody": {
             "content": {
