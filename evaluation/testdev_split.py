@@ -71,7 +71,7 @@ def _image_ids(testdev_file: Path) -> dict[str, str]:
     return {str(qid): str(record["imageId"]) for qid, record in records.items()}
 
 
-def main(argv: list[str] | None = None) -> int:
+def write_split(argv: list[str] | None = None) -> int:
     """Write (or check) the committed split from the shared test-dev file's ids."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--gqa-dir", type=Path, default=Path(__file__).resolve().parents[2] / "shared/data/gqa")
@@ -100,4 +100,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(write_split())
