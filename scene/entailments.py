@@ -56,12 +56,14 @@ SYNONYMS: tuple[tuple[str, str], ...] = (
     ("french_fries", "fries"),
     ("handbag", "purse"),
     ("hazy", "misty"),
+    ("metal", "metallic"),  # a material said as its noun or its adjective
     ("photo", "photograph"),
     ("rail", "railing"),
     ("remote", "remote_control"),
     ("rock", "stone"),
     ("shop", "store"),
     ("television", "tv"),
+    ("wood", "wooden"),
 )
 
 

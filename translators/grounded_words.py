@@ -100,6 +100,7 @@ IRREGULAR_PLURALS: dict[str, str] = {
     "leaves": "leaf",
     "knives": "knife",
     "shelves": "shelf",
+    "buses": "bus",  # not "buse": most "-uses" are "-use" + s (houses, blouses)
 }
 # Comparatives whose base adjective the suffix rules below do not recover.
 _COMPARATIVES = {

@@ -170,3 +170,14 @@ def test_a_synonym_is_read_exactly_with_the_scene_fact_in_the_support(program, a
 def test_without_the_table_a_synonym_is_not_read():
     program = "scene(0). select(1,0,bicycle). exist(2,1). end(2)."
     assert solve(program, GARAGE).answers[0].answer == "no"
+
+
+def test_the_bundled_table_reads_a_material_said_as_its_adjective():
+    # GQA's programs ask for "wood" and "metal" where scene graphs say "wooden" and "metallic".
+    table = bundled_entailments()
+    shed = build_scene({1: {"class": "table", "material": "wooden"}, 2: {"class": "pole", "material": "metallic"}}, [])
+    for program in (
+        "scene(0). select(1,0,table). unique(2,1). verify_attr(3,2,material,wood). end(3).",
+        "scene(0). select(1,0,pole). unique(2,1). verify_attr(3,2,material,metal). end(3).",
+    ):
+        assert solve(program, shed, entailments=table).answers[0].answer == "yes"

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from evaluation.splits import split_questions
 from theory.nested import format_nested, parse_nested
 from translators.gqa_program import GQAProgramError, gqa_to_program
-from translators.grounded_words import invented, question_words
+from translators.grounded_words import invented, question_words, singular
 from translators.question_text import read_as_scene
 
 from .conftest import gqa_dir
@@ -74,3 +74,7 @@ def test_things_are_named_as_gqa_names_them():
     assert "select(scene(), pants)" in format_nested(with_usual_names(program))
     plain = parse_nested("exist(select(scene(), cat))")
     assert with_usual_names(plain) is plain
+
+
+def test_buses_are_a_bus_and_houses_a_house():
+    assert singular("buses") == "bus" and singular("houses") == "house"
