@@ -63,7 +63,7 @@ from translators.vocabulary import Grounder
 __all__ = ["GROUNDING_VERSION", "Attempt", "Translation", "TranslationSettings", "Translator"]
 
 # Changes whenever what a question's words or frame allow changes, so stored translations are not reused.
-GROUNDING_VERSION = 35
+GROUNDING_VERSION = 36
 
 
 @dataclass(frozen=True)
