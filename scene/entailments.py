@@ -56,15 +56,16 @@ SYNONYMS: tuple[tuple[str, str], ...] = (
     ("french_fries", "fries"),
     ("handbag", "purse"),
     ("hazy", "misty"),
-    ("metal", "metallic"),  # a material said as its noun or its adjective
     ("photo", "photograph"),
     ("rail", "railing"),
     ("remote", "remote_control"),
     ("rock", "stone"),
     ("shop", "store"),
     ("television", "tv"),
-    ("wood", "wooden"),
 )
+# A material said as its noun in GQA's programs and as its adjective in scene graphs ("wood",
+# "wooden"): read as one, like the synonyms, though WordNet files them under different senses.
+MATERIAL_ADJECTIVES: tuple[tuple[str, str], ...] = (("metal", "metallic"), ("wood", "wooden"))
 
 
 class OntologyJSON(TypedDict, total=False):
@@ -154,7 +155,7 @@ def derive_entailments(
     for (_, general), kind in kinds.items():
         covered[(kind, general)] += 1
     rows = [(kind, specific, general, 1.0 / covered[(kind, general)]) for (specific, general), kind in kinds.items()]
-    return build_entailments([*rows, *(("synonym", a, b, 1.0) for a, b in SYNONYMS)])
+    return build_entailments([*rows, *(("synonym", a, b, 1.0) for a, b in (*SYNONYMS, *MATERIAL_ADJECTIVES))])
 
 
 def entailments_from_ontology(data: OntologyJSON, wordnet: Any | None = None) -> Entailments:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -67,6 +68,15 @@ def test_every_synonym_pair_shares_a_wordnet_sense():
     wordnet = load_wordnet()
     for first, second in SYNONYMS:
         assert set(wordnet.synsets(first)[:3]) & set(wordnet.synsets(second)[:3]), (first, second)
+
+
+@pytest.mark.skipif(not wordnet_available(), reason="WordNet is not installed: run `make wordnet`")
+def test_every_material_adjective_is_glossed_as_made_of_its_noun():
+    from scene.entailments import MATERIAL_ADJECTIVES
+
+    wordnet = load_wordnet()
+    for noun, adjective in MATERIAL_ADJECTIVES:
+        assert re.search(rf"\b{noun}\b", wordnet.synsets(adjective, "a")[0].definition()), (noun, adjective)
 
 
 def test_the_shipped_table_reads_synonyms_both_ways():
