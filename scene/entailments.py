@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypedDict
 
 from theory.attributes import category_values
-from theory.entailment import Entailments, build_entailments
+from theory.entailment import MATERIAL_ADJECTIVES, Entailments, build_entailments
 from theory.scene_facts import asp_constant
 
 # Readings that no suffix, group or hypernym rule finds: spatial words with one more general word.
@@ -63,9 +63,6 @@ SYNONYMS: tuple[tuple[str, str], ...] = (
     ("shop", "store"),
     ("television", "tv"),
 )
-# A material said as its noun in GQA's programs and as its adjective in scene graphs ("wood",
-# "wooden"): read as one, like the synonyms, though WordNet files them under different senses.
-MATERIAL_ADJECTIVES: tuple[tuple[str, str], ...] = (("metal", "metallic"), ("wood", "wooden"))
 
 
 class OntologyJSON(TypedDict, total=False):

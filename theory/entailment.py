@@ -34,6 +34,9 @@ KINDS = ("relation", "attribute", "synonym")
 # One of arity 3 per kind, in KINDS' order; a synonym's third argument is 0 (it is read exactly).
 ENTAILMENT_PREDICATES = ("rel_entails", "attr_entails", "attr_synonym")
 DEFAULT_PROBABILITY = 0.5
+# A material said as its noun in GQA's programs and as its adjective in scene graphs ("wood",
+# "wooden"): one word to both. The table reads them as synonyms; translators name the noun.
+MATERIAL_ADJECTIVES: tuple[tuple[str, str], ...] = (("metal", "metallic"), ("wood", "wooden"))
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ from functools import cached_property
 from theory.canonical import canonical
 from theory.operations import POSITION_VALUES
 from theory.program import Program, ProgramError, Step
-from translators.grounded_words import FUNCTION_WORDS, SPELLINGS, singular, stem
+from translators.grounded_words import FUNCTION_WORDS, PRONOUNS, SPELLINGS, singular, stem
 from translators.template_fill import ARTICLES, GROUP_ROLE, FilledProgram, Slots, TemplateFiller
 
 _RELATIVE = frozenset({"that", "which", "who"})
@@ -56,9 +56,8 @@ _NOT_NOUNS = frozenset(
     """left right top bottom middle center front back side picture image photo color colors same
     different other one many more fewer less number s""".split()
 )
-# Pronouns name an object as GQA's programs do ("her" -> she). A possessive before a noun is the
-# noun `of` that object ("his tail": the tail of him), as GQA's programs write it.
-_PRONOUNS = {"he": "he", "him": "he", "she": "she", "her": "she", "they": "they", "them": "they"}
+# A possessive before a noun is the noun `of` that object ("his tail": the tail of him), as GQA's
+# programs write it.
 _POSSESSIVES = {"his": "he", "her": "she", "their": "they"}
 _NEVER_NOUNS = _NOT_NOUNS | FUNCTION_WORDS  # the relative pronouns are function words
 _POSITIONS = {value: category for category, values in POSITION_VALUES.items() for value in values}
@@ -195,8 +194,8 @@ class CompositionalFiller:
     def _noun_at(self, raw: Raw, index: int, after_article: bool) -> tuple[str, int, list[str], bool] | None:
         """The noun at `index`: (its name, where it ends, words the ontology lacks that modify it,
         whether the noun itself is such a word)."""
-        if not after_article and _word(raw, index) in _PRONOUNS:
-            return _PRONOUNS[str(_word(raw, index))], index + 1, [], True  # "the umbrella that he is carrying"
+        if not after_article and _word(raw, index) in PRONOUNS:
+            return PRONOUNS[str(_word(raw, index))], index + 1, [], True  # "the umbrella that he is carrying"
         unknown: list[str] = []
         while self._unknown(raw, index + len(unknown)):
             unknown.append(raw[index + len(unknown)][0])

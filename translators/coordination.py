@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Iterator, Sequence
+from functools import lru_cache
 from typing import Protocol
 
 from theory.nested import format_nested, parse_nested
@@ -27,8 +28,8 @@ from translators.template_fill import FilledProgram
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-'][A-Za-z0-9]+)*")
 _YES_NO = frozenset("is are was were does do did".split())
-_VERIFICATIONS = ("verify_attr(", "verify_rel(")
-_UNCATEGORISED = "exist(filter_any("
+_VERIFICATIONS = frozenset({"verify_attr", "verify_rel"})
+Tree = tuple[str, tuple[str, ...], tuple["Tree", ...]]
 _LOOKS = re.compile(
     r"^(?P<aux>does|do) (?P<object>.+?) (?:looks?|appears?(?: to be)?|seems?(?: to be)?) (?P<predicate>.+)$", re.I
 )
@@ -79,24 +80,23 @@ def _sentence(words: Sequence[str]) -> str:
     return f"{text[0].upper()}{text[1:]}?"
 
 
-def _object_of(nested: str) -> str | None:
-    """The object a verification is about (its first argument), or None for another operation. A value
-    of no category is verified as ``exist(filter_any(OBJECT, value))``."""
-    if nested.startswith(_UNCATEGORISED):
-        nested = nested[len("exist(") : -1]
-    elif not nested.startswith(_VERIFICATIONS):
+def _object_of(program: Program) -> Tree | None:
+    """The object a verification is about (the sub-program it reads), or None for another operation. A
+    value of no category is verified as ``exist(filter_any(OBJECT, value))``."""
+    last = program.step(program.answer)
+    if last.operation == "exist":
+        last = program.step(last.dependencies[0])
+        if last.operation != "filter_any":
+            return None
+    elif last.operation not in _VERIFICATIONS:
         return None
-    depth = 0
-    start = nested.index("(") + 1
-    for i in range(start, len(nested)):
-        char = nested[i]
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif char == "," and depth == 0:
-            return nested[start:i]
-    return None
+    return _tree(program, last.dependencies[0])
+
+
+def _tree(program: Program, step_id: int) -> Tree:
+    """The step and all it reads, ids left out: equal for the same object in two programs."""
+    step = program.step(step_id)
+    return step.operation, step.arguments, tuple(_tree(program, d) for d in step.dependencies)
 
 
 class CoordinatedFiller:
@@ -104,8 +104,11 @@ class CoordinatedFiller:
 
     def __init__(self, fillers: Sequence[Filler]) -> None:
         self.fillers = tuple(fillers)
+        # The translator asks twice per question (every word said, then modifiers left out), and
+        # successive cuts share a part: each part is filled once.
+        self._part = lru_cache(maxsize=1024)(self._fill_part)
 
-    def _part(self, question: str, exclude_ids: Collection[str]) -> FilledProgram | None:
+    def _fill_part(self, question: str, exclude_ids: frozenset[str]) -> FilledProgram | None:
         for asked in dict.fromkeys((question, as_be(question))):
             for filler in self.fillers:
                 filled = filler.fill(asked, exclude_ids)
@@ -118,12 +121,14 @@ class CoordinatedFiller:
     ) -> FilledProgram | None:
         """The two parts' verifications joined by ``and``, or None (with `accept`, only a program it accepts)."""
         for first_question, second_question in coordinated_parts(question):
-            first = self._part(first_question, exclude_ids)
-            second = self._part(second_question, exclude_ids) if first is not None else None
+            excluded = frozenset(exclude_ids)
+            first = self._part(first_question, excluded)
+            second = self._part(second_question, excluded) if first is not None else None
             if first is None or second is None:
                 continue
             a, b = format_nested(first.program), format_nested(second.program)
-            if _object_of(a) is None or _object_of(a) != _object_of(b) or a == b:
+            about = _object_of(first.program)
+            if about is None or about != _object_of(second.program) or a == b:
                 continue
             try:
                 program = parse_nested(f"and({a}, {b})")

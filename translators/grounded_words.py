@@ -28,6 +28,7 @@ from functools import cached_property, lru_cache
 
 from nltk.stem import PorterStemmer
 
+from theory.entailment import MATERIAL_ADJECTIVES
 from theory.operations import OPERATIONS
 from theory.program import Program, Step
 from theory.scene_facts import asp_constant
@@ -64,29 +65,33 @@ FRAME_RELATIONS: dict[str, tuple[str, ...]] = {
     "s": ("of",),  # "the girl's hair"
 }
 # Other names GQA's programs write for a thing the question names (the question's word -> the name).
-SPELLINGS: dict[str, str] = {
-    "trousers": "pants",
-    "fridge": "refrigerator",
-    "motorbike": "motorcycle",
-    "motorbikes": "motorcycles",
-    "garbage_can": "trash_can",
-    "trashcan": "trash_can",
-    "tshirt": "t_shirt",
-    "wet_suit": "wetsuit",
-    "center": "middle",
-    "centre": "middle",
-    "wooden": "wood",
-    "palms": "palm_trees",
-    "tennis_racket": "racket",
-    "traffic_signal": "traffic_light",
-    "metallic": "metal",
-    "plane": "airplane",
-    "planes": "airplanes",
-    "garbage_bin": "trash_can",
-    "him": "he",
-    "them": "they",
-    "art_work": "artwork",
-}
+# Pronouns name an object as GQA's programs do ("her" -> she); an object pronoun is named so even
+# as a program's argument ("behind him": he), where "her" may be a possessive and stays.
+PRONOUNS = {"he": "he", "him": "he", "she": "she", "her": "she", "they": "they", "them": "they"}
+OBJECT_PRONOUNS = {word: name for word, name in PRONOUNS.items() if word in ("him", "them")}
+SPELLINGS: dict[str, str] = (
+    {
+        "trousers": "pants",
+        "fridge": "refrigerator",
+        "motorbike": "motorcycle",
+        "motorbikes": "motorcycles",
+        "garbage_can": "trash_can",
+        "trashcan": "trash_can",
+        "tshirt": "t_shirt",
+        "wet_suit": "wetsuit",
+        "center": "middle",
+        "centre": "middle",
+        "palms": "palm_trees",
+        "tennis_racket": "racket",
+        "traffic_signal": "traffic_light",
+        "plane": "airplane",
+        "planes": "airplanes",
+        "garbage_bin": "trash_can",
+        "art_work": "artwork",
+    }
+    | OBJECT_PRONOUNS
+    | {adjective: noun for noun, adjective in MATERIAL_ADJECTIVES}
+)
 # Plurals no suffix rule reaches.
 IRREGULAR_PLURALS: dict[str, str] = {
     "men": "man",

@@ -72,7 +72,7 @@ def test_every_synonym_pair_shares_a_wordnet_sense():
 
 @pytest.mark.skipif(not wordnet_available(), reason="WordNet is not installed: run `make wordnet`")
 def test_every_material_adjective_is_glossed_as_made_of_its_noun():
-    from scene.entailments import MATERIAL_ADJECTIVES
+    from theory.entailment import MATERIAL_ADJECTIVES
 
     wordnet = load_wordnet()
     for noun, adjective in MATERIAL_ADJECTIVES:
