@@ -33,14 +33,14 @@ if TYPE_CHECKING:
     from app.scene_input import Perception
     from scene.image_scene import ImageSceneBuilder
     from scene.taxonomy import CuratedTaxonomy, WordNetTaxonomy
-    from translators.backends.base import Backend
-    from translators.bank import ExampleBank
     from translators.cache import TranslationCache
-    from translators.embeddings import Embedder
-    from translators.ontology import Ontology
-    from translators.retrieval import Retriever
+    from translators.examples.bank import ExampleBank
+    from translators.model.backends.base import Backend
+    from translators.model.embeddings import Embedder
+    from translators.model.retrieval import Retriever
     from translators.translate import TranslationSettings, Translator
-    from translators.vocabulary import Grounder
+    from translators.wording.ontology import Ontology
+    from translators.wording.vocabulary import Grounder
     from trust.routing import RoutedTranslator
 
 __all__ = ["Components", "bundled_calibration_path", "keep_loaded", "load_taxonomy_once", "word_kinship"]
@@ -192,7 +192,7 @@ class Components:
         # Made once per translation settings: every answer of a request carries them.
         found = self._confidence_settings.get(translation)
         if found is None:
-            from translators.template_fill import FILL_RULES_VERSION
+            from translators.rules.template_fill import FILL_RULES_VERSION
             from trust.confidence import calibration_settings
 
             settings = translation.model_dump(mode="json")
@@ -214,8 +214,8 @@ class Components:
 
     def backend(self, name: str, record: str | None = None) -> Backend:
         """The language model `name` (loaded once per process); with `record`, its outputs are saved there."""
-        from translators.backends.base import BackendError
-        from translators.backends.registry import get_backend
+        from translators.model.backends.base import BackendError
+        from translators.model.backends.registry import get_backend
 
         try:
             backend = get_backend(
@@ -225,7 +225,7 @@ class Components:
             raise PipelineError("model_unavailable", f"language model {name!r} (ASPVQA_LLM): {exc}") from None
         if record is None:
             return backend
-        from translators.backends.replay import RecordingBackend
+        from translators.model.backends.replay import RecordingBackend
 
         with self._lock:
             if (name, record) not in self._recorders:
@@ -252,7 +252,7 @@ class Components:
         Translators without a cache or grounder are kept per options and shared; all share the
         bank, the ontology, the retrievers (their indexes and embedding matrices) and the models.
         """
-        from translators.retrieval import Sampling
+        from translators.model.retrieval import Sampling
         from translators.translate import Translator
 
         key = (options, record)
@@ -302,9 +302,9 @@ class Components:
 
     def claim_translator(self, options: TranslationSettings) -> Translator:
         """The translator of claims (statements -> yes/no programs) over the claim pool (built once per options)."""
-        from translators.retrieval import Retriever
-        from translators.templating import Templater
+        from translators.model.retrieval import Retriever
         from translators.translate import Translator
+        from translators.wording.templating import Templater
         from trust.claim_bank import claim_bank
 
         settings = options.model_copy(update={"prompt_version": "claim-v1", "representation": "nested"})
@@ -394,8 +394,8 @@ class Components:
         return calibration
 
     def _load_bank(self) -> ExampleBank:
-        from translators.bank import load_bank
-        from translators.bundled import default_bank
+        from translators.examples.bank import load_bank
+        from translators.examples.bundled import default_bank
 
         try:
             return load_bank(self.settings.bank_dir) if self.settings.bank_dir else default_bank()
@@ -405,7 +405,7 @@ class Components:
             ) from None
 
     def _load_ontology(self) -> Ontology:
-        from translators.ontology import load_ontology
+        from translators.wording.ontology import load_ontology
 
         try:
             return load_ontology(self.settings.ontology_dir)
@@ -419,7 +419,7 @@ class Components:
         with self._lock:
             if not self._embedder_tried:
                 self._embedder_tried = True
-                from translators.embeddings import load_embedder
+                from translators.model.embeddings import load_embedder
 
                 try:
                     self._embedder = load_embedder(device=self.device.torch_device, runtime=self.settings.embedder)
@@ -429,8 +429,8 @@ class Components:
 
     def _retriever(self, *, semantic_only: bool, templates: bool) -> Retriever:
         # One retriever per bank view for every translator: its indexes and matrices are built once.
-        from translators.retrieval import Retriever
-        from translators.templating import Templater
+        from translators.model.retrieval import Retriever
+        from translators.wording.templating import Templater
 
         bank = self.bank.with_semantic if semantic_only else self.bank
         embedder = self._optional_embedder()

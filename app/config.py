@@ -23,9 +23,9 @@ from app.scene_input import Perception
 from scene.vlm_spec import parse_vlm_spec
 from scene.wordnet import use_wordnet_dir
 from theory.cache import use_cache_dir
-from translators.backends.models import DEFAULT_LOCAL_MODEL
+from translators.model.backends.models import DEFAULT_LOCAL_MODEL
+from translators.model.threads import use_threads
 from translators.options import TranslationOptions
-from translators.threads import use_threads
 
 CONFIG_FILE_VARIABLE = "ASPVQA_CONFIG"
 DEPRECATED_CACHE_VARIABLE = "ASPVQA_CACHE"  # the older name of ASPVQA_CACHE_DIR, still read
@@ -82,13 +82,13 @@ class Settings(BaseSettings, TranslationOptions):
     template_fill: bool = Field(
         True,
         description="a question of a form the example bank has gets the program of those examples with its own "
-        "words, without a model call (translators.template_fill); other questions go to the model",
+        "words, without a model call (translators.rules.template_fill); other questions go to the model",
     )
     meaning_check: bool = Field(
         True,
         description="every content word of a question must be accounted for by its program, and a program must read "
         "back as its question; a question no program means is declined (422 unsupported) naming the word "
-        "(translators.meaning, translators.read_back)",
+        "(translators.checks.meaning, translators.checks.read_back)",
     )
     routing: bool = Field(
         False,
@@ -265,7 +265,7 @@ class Settings(BaseSettings, TranslationOptions):
 
     def model_post_init(self, context: Any, /) -> None:
         # Every layer finds the cache folder, the model thread count and the WordNet folder through
-        # theory.cache, translators.threads and scene.wordnet: they are handed over here, once.
+        # theory.cache, translators.model.threads and scene.wordnet: they are handed over here, once.
         use_cache_dir(self.cache_dir)
         use_threads(self.threads)
         use_wordnet_dir(self.wordnet_dir)

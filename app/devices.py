@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from translators.backends.local import gpu_offload_supported
+from translators.model.backends.local import gpu_offload_supported
 
 
 def _no_cuda_driver() -> bool:

@@ -35,9 +35,9 @@ from theory.explain import explain_no_answer
 from theory.program_words import program_words
 from theory.representations import TEXT_REPRESENTATIONS, format_program
 from theory.solver import read_scene
+from translators.checks.question_scope import Unsupported, word_pattern
 from translators.options import TranslationOptions
 from translators.program_text import ReadProgram, read_program
-from translators.question_scope import Unsupported, word_pattern
 from trust.abstention import decide, program_decision
 from trust.calibration import Abstention, Calibration, CalibrationError
 from trust.claims import Claim, ClaimError, as_claim, claim_from_answer

@@ -36,7 +36,7 @@ def scene_graphs() -> list[dict]:
 
 def val_questions(count: int, step: int = 1) -> list[str]:
     """`count` question texts as a user would send them."""
-    from translators.bundled import default_bank
+    from translators.examples.bundled import default_bank
 
     path = val_sample_path()
     if path.exists():

@@ -28,12 +28,12 @@ from evaluation.splits import PART_ALIASES, split_questions  # noqa: E402
 from theory.canonical import canonical  # noqa: E402
 from theory.operations import OPERATIONS  # noqa: E402
 from theory.program import Program, ProgramError  # noqa: E402
-from translators.bundled import default_bank  # noqa: E402
-from translators.embeddings import load_embedder  # noqa: E402
-from translators.gqa_program import gqa_to_program  # noqa: E402
-from translators.ontology import bundled_ontology  # noqa: E402
-from translators.retrieval import Retriever  # noqa: E402
-from translators.templating import Templater  # noqa: E402
+from translators.examples.bundled import default_bank  # noqa: E402
+from translators.gqa.gqa_program import gqa_to_program  # noqa: E402
+from translators.model.embeddings import load_embedder  # noqa: E402
+from translators.model.retrieval import Retriever  # noqa: E402
+from translators.wording.ontology import bundled_ontology  # noqa: E402
+from translators.wording.templating import Templater  # noqa: E402
 
 load_settings()  # hands ASPVQA_CACHE_DIR to every layer before the first cache path is made
 

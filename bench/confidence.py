@@ -33,9 +33,9 @@ sys.path.insert(0, str(ROOT))
 from app.config import load_settings  # noqa: E402
 from theory.cache import cache_dir  # noqa: E402
 from theory.flat import parse_flat  # noqa: E402
-from translators.consistency import majority_vote  # noqa: E402
+from translators.checks.consistency import majority_vote  # noqa: E402
 from translators.evidence import FILLED_SOURCES  # noqa: E402
-from translators.template_fill import FILL_RULES_VERSION  # noqa: E402
+from translators.rules.template_fill import FILL_RULES_VERSION  # noqa: E402
 from trust.confidence import (  # noqa: E402
     ConfidenceParts,
     TranslationEvidence,

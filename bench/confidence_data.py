@@ -40,12 +40,12 @@ from theory.cache import cache_dir  # noqa: E402
 from theory.equivalence import equivalent  # noqa: E402
 from theory.flat import format_flat, parse_flat  # noqa: E402
 from theory.program import Program, ProgramError  # noqa: E402
-from translators.backends.registry import get_backend  # noqa: E402
-from translators.bundled import default_bank  # noqa: E402
-from translators.embeddings import load_embedder  # noqa: E402
-from translators.gqa_program import GQAProgramError, gqa_to_program  # noqa: E402
-from translators.retrieval import Retrieved, Retriever  # noqa: E402
-from translators.template_fill import FILL_RULES_VERSION  # noqa: E402
+from translators.examples.bundled import default_bank  # noqa: E402
+from translators.gqa.gqa_program import GQAProgramError, gqa_to_program  # noqa: E402
+from translators.model.backends.registry import get_backend  # noqa: E402
+from translators.model.embeddings import load_embedder  # noqa: E402
+from translators.model.retrieval import Retrieved, Retriever  # noqa: E402
+from translators.rules.template_fill import FILL_RULES_VERSION  # noqa: E402
 from translators.translate import TranslationSettings, Translator  # noqa: E402
 
 load_settings()  # hands ASPVQA_CACHE_DIR to every layer before the first cache path is made

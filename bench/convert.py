@@ -21,7 +21,7 @@ from theory.operations import TEXT_REPRESENTATIONS  # noqa: E402
 from theory.postprocess import clean_model_output  # noqa: E402
 from theory.program import Program  # noqa: E402
 from theory.representations import format_program, parse_program  # noqa: E402
-from translators.gqa_program import gqa_to_program  # noqa: E402
+from translators.gqa.gqa_program import gqa_to_program  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 GQA_DIR = Path(os.environ.get("ASPVQA_GQA_DIR", ROOT / "../shared/data/gqa"))

@@ -283,7 +283,7 @@ def evaluation_scenario(llm: str, work: Path) -> dict[str, Any]:
 
 
 # --- model join --------------------------------------------------------------------------------------------
-JOIN = "from translators.backends.models import model_path; print(model_path('qwen2.5-coder-1.5b'))"
+JOIN = "from translators.model.backends.models import model_path; print(model_path('qwen2.5-coder-1.5b'))"
 
 
 def model_join_scenario(work: Path) -> dict[str, Any]:

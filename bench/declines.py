@@ -52,7 +52,7 @@ from app.pipeline import Pipeline, PipelineError  # noqa: E402
 from evaluation.splits import split_questions  # noqa: E402
 from theory.equivalence import equivalent  # noqa: E402
 from theory.program import ProgramError  # noqa: E402
-from translators.gqa_program import GQAProgramError, gqa_to_program  # noqa: E402
+from translators.gqa.gqa_program import GQAProgramError, gqa_to_program  # noqa: E402
 from trust.calibration import Calibration, data_digest  # noqa: E402
 from trust.confidence import confidence_parts, program_confidence  # noqa: E402
 from trust.conformal import coverage_at_risk, effective_reliability  # noqa: E402

@@ -1,7 +1,7 @@
 """Fuzzing every parser with hypothesis: no exception but the parser's own typed error.
 
 Parsers: flat, nested and code-like programs (`theory`), GQA semantic programs as JSON steps and
-as compact text (`translators.gqa_program`), a user's program of unknown syntax
+as compact text (`translators.gqa.gqa_program`), a user's program of unknown syntax
 (`translators.program_text.read_program`), scene text (`theory.data_text` / `SceneFacts.from_asp`)
 and GQA scene-graph JSON (`scene.scene_graph`). Inputs are mutations of valid seeds (the bundled
 bank's programs, real GQA programs and scene graphs when ../shared/data/gqa is present, the demo
@@ -38,7 +38,7 @@ from theory.operations import SCENE_PREDICATES  # noqa: E402
 from theory.program import ProgramError  # noqa: E402
 from theory.representations import format_program, parse_program  # noqa: E402
 from theory.scene_facts import SceneFacts  # noqa: E402
-from translators.gqa_program import format_gqa, gqa_to_program, parse_gqa  # noqa: E402
+from translators.gqa.gqa_program import format_gqa, gqa_to_program, parse_gqa  # noqa: E402
 from translators.program_text import read_program  # noqa: E402
 
 load_settings()  # hands ASPVQA_CACHE_DIR to every layer before the first cache path is made

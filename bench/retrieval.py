@@ -25,9 +25,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from translators.bank import Example, ExampleBank  # noqa: E402
-from translators.bundled import default_bank  # noqa: E402
-from translators.retrieval import Retriever, words  # noqa: E402
+from translators.examples.bank import Example, ExampleBank  # noqa: E402
+from translators.examples.bundled import default_bank  # noqa: E402
+from translators.model.retrieval import Retriever, words  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 from _questions import val_questions  # noqa: E402
@@ -63,9 +63,9 @@ END_TO_END_TARGET_MS = 10.0  # question and template embedded, plus the search
 def user_path(embedder, questions: list[str]) -> tuple[dict, dict]:  # noqa: ANN001
     """The translator's retrieval as a question arrives (text in: embedded, then searched) and the
     template fill lookup that precedes it, on the bundled bank."""
-    from translators.ontology import bundled_ontology
-    from translators.template_fill import TemplateFiller
-    from translators.templating import Templater
+    from translators.rules.template_fill import TemplateFiller
+    from translators.wording.ontology import bundled_ontology
+    from translators.wording.templating import Templater
 
     bank = default_bank()
     ontology = bundled_ontology()
@@ -144,7 +144,7 @@ def main() -> int:
 
     embedding, end_to_end, fill_ms = {}, {}, None
     try:
-        from translators.embeddings import SentenceEmbedder, load_embedder
+        from translators.model.embeddings import SentenceEmbedder, load_embedder
 
         # The default (ONNX Runtime where installed) and the PyTorch model it replaced, on the same questions.
         for runtime, embedder in (("default", load_embedder()), ("torch", SentenceEmbedder())):

@@ -29,11 +29,11 @@ import numpy as np  # noqa: E402
 from translation_accuracy import LOG, gqa_dir, read_log, runs_for  # noqa: E402
 
 from evaluation.splits import split_questions  # noqa: E402
-from translators.bundled import default_bank  # noqa: E402
-from translators.embeddings import load_embedder  # noqa: E402
-from translators.ontology import bundled_ontology  # noqa: E402
-from translators.retrieval import Retriever  # noqa: E402
-from translators.templating import Templater  # noqa: E402
+from translators.examples.bundled import default_bank  # noqa: E402
+from translators.model.embeddings import load_embedder  # noqa: E402
+from translators.model.retrieval import Retriever  # noqa: E402
+from translators.wording.ontology import bundled_ontology  # noqa: E402
+from translators.wording.templating import Templater  # noqa: E402
 from trust.routing import router_for  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "routing.json"

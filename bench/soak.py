@@ -38,7 +38,7 @@ from bench._service import ROOT, Service, start_service  # noqa: E402
 from theory.operations import REPRESENTATIONS, TEXT_REPRESENTATIONS  # noqa: E402
 from theory.program import ProgramError  # noqa: E402
 from theory.representations import format_program, parse_program  # noqa: E402
-from translators.gqa_program import format_gqa, gqa_to_program  # noqa: E402
+from translators.gqa.gqa_program import format_gqa, gqa_to_program  # noqa: E402
 
 GQA_DIR = Path(os.environ.get("ASPVQA_GQA_DIR", ROOT / "../shared/data/gqa"))
 SAMPLE_EVERY_S = 15.0

@@ -50,10 +50,10 @@ from app.pipeline import Pipeline, PipelineError  # noqa: E402
 from evaluation.testdev_split import TESTDEV_FILE_NAME, load_split  # noqa: E402
 from theory.equivalence import equivalent  # noqa: E402
 from theory.program import Program, ProgramError  # noqa: E402
-from translators.bundled import default_bank  # noqa: E402
-from translators.gqa_program import GQAProgramError, gqa_to_program  # noqa: E402
-from translators.ontology import bundled_ontology  # noqa: E402
-from translators.template_fill import TemplateFiller  # noqa: E402
+from translators.examples.bundled import default_bank  # noqa: E402
+from translators.gqa.gqa_program import GQAProgramError, gqa_to_program  # noqa: E402
+from translators.rules.template_fill import TemplateFiller  # noqa: E402
+from translators.wording.ontology import bundled_ontology  # noqa: E402
 from trust.calibration import Calibration  # noqa: E402
 from trust.confidence import confidence_parts, program_confidence  # noqa: E402
 from trust.conformal import coverage_at_risk  # noqa: E402

@@ -51,17 +51,17 @@ from theory.cache import cache_dir  # noqa: E402
 from theory.equivalence import equivalent  # noqa: E402
 from theory.flat import format_flat, parse_flat  # noqa: E402
 from theory.program import ProgramError  # noqa: E402
-from translators.backends.registry import get_backend  # noqa: E402
-from translators.bank import Example, ExampleBank, legacy_bank, load_bank, save_bank  # noqa: E402
-from translators.bundled import bundled_digest, default_bank  # noqa: E402
-from translators.compositional_fill import COMPOSITION_VERSION  # noqa: E402
-from translators.embeddings import load_embedder  # noqa: E402
-from translators.gqa_program import GQAProgramError, gqa_to_program  # noqa: E402
-from translators.ontology import bundled_ontology  # noqa: E402
-from translators.retrieval import Retriever  # noqa: E402
-from translators.template_fill import FILL_RULES_VERSION, TemplateFiller  # noqa: E402
-from translators.templating import Templater  # noqa: E402
+from translators.examples.bank import Example, ExampleBank, legacy_bank, load_bank, save_bank  # noqa: E402
+from translators.examples.bundled import bundled_digest, default_bank  # noqa: E402
+from translators.gqa.gqa_program import GQAProgramError, gqa_to_program  # noqa: E402
+from translators.model.backends.registry import get_backend  # noqa: E402
+from translators.model.embeddings import load_embedder  # noqa: E402
+from translators.model.retrieval import Retriever  # noqa: E402
+from translators.rules.compositional_fill import COMPOSITION_VERSION  # noqa: E402
+from translators.rules.template_fill import FILL_RULES_VERSION, TemplateFiller  # noqa: E402
 from translators.translate import GROUNDING_VERSION, TranslationSettings, Translator  # noqa: E402
+from translators.wording.ontology import bundled_ontology  # noqa: E402
+from translators.wording.templating import Templater  # noqa: E402
 from trust.routing import RoutedTranslator  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
@@ -310,7 +310,7 @@ def render(table: dict[str, dict], llm: str, info: dict[str, Any]) -> str:
         f"{info['tuning']}, validation part {info['test']} ({info['test_convertible']} with a convertible GQA program), "
         f"{info['dropped_for_images']} dropped because their image is in the validation part. Every row is on the validation part.",
         "",
-        f"New forms: the {info.get('new_forms', 0)} validation questions whose form (translators.template_fill) the bank "
+        f"New forms: the {info.get('new_forms', 0)} validation questions whose form (translators.rules.template_fill) the bank "
         "the service uses has no example of: the questions a user meets. Bank examples whose question is a "
         "target's word for word are left out of its translation.",
         "",

@@ -38,7 +38,7 @@ from scene.scene_graph import scene_graph_facts  # noqa: E402
 from scene.taxonomy import load_taxonomy  # noqa: E402
 from theory.scene_facts import asp_constant  # noqa: E402
 from theory.solver import solve  # noqa: E402
-from translators.gqa_program import gqa_to_program  # noqa: E402
+from translators.gqa.gqa_program import gqa_to_program  # noqa: E402
 from trust.claim_generation import generate_claims  # noqa: E402
 from trust.claims import claim_from_answer  # noqa: E402
 from trust.verify import ClaimVerifier, SceneIndex  # noqa: E402

@@ -22,7 +22,7 @@ from theory.flat import format_flat
 from theory.program import Program, ProgramError
 from theory.scene_facts import SceneFacts, asp_constant
 from theory.solver import SolveLimits, SolveStatus, solve
-from translators.gqa_program import gqa_to_program
+from translators.gqa.gqa_program import gqa_to_program
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
 # How many prepared scenes and per-question results a process keeps: a job streams through

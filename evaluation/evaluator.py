@@ -10,7 +10,7 @@ from evaluation.context import Case, Context, EvaluatorConfig
 from evaluation.records import RETRYABLE, Failure, ResultJson, ResultRecord, SettingOutcome
 from evaluation.runs import PartsFactory, Run, RunParts, Task, TranslationLike, no_parts
 from evaluation.settings import NEEDS_IMAGE, SETTINGS, TRANSLATED, no_program, record_run
-from translators.backends.base import RetryableBackendError
+from translators.model.backends.base import RetryableBackendError
 from trust.calibration import Calibration
 from trust.confidence import confidence_parts, program_confidence
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from evaluation.gqa_json import SceneGraph
 from evaluation.questions import JobError
 from theory.cache import cache_dir
-from translators.gqa_files import RecordsError, iter_json_records
+from translators.gqa.gqa_files import RecordsError, iter_json_records
 
 INDEX_VERSION = 1
 

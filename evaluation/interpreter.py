@@ -16,7 +16,7 @@ of these typed failures (all :class:`InterpreterFailure`):
   a curated taxonomy does not know a class word no object is named.
 
 Semantics follow the ASP theory (``theory/lp/operations.lp``) so that a GQA program converted by
-:func:`translators.gqa_program.gqa_to_program` gives the same answer on the perfect-information
+:func:`translators.gqa.gqa_program.gqa_to_program` gives the same answer on the perfect-information
 encoding of :func:`scene.scene_graph.scene_graph_facts`: class membership is "equal or hyponym"
 in the taxonomy, attribute categories come from the same mapping, positions from the same thirds.
 
@@ -51,7 +51,7 @@ from scene.scene_graph import GraphObject, default_attributes, graph_objects
 from scene.taxonomy import AttributeCategories, Taxonomy, WordNetTaxonomy, default_taxonomy
 from theory.operations import OTHER_CATEGORY, RELATION_ANSWER_WORDS, STRUCTURAL_CATEGORIES
 from theory.scene_facts import asp_constant
-from translators.gqa_program import (
+from translators.gqa.gqa_program import (
     GQA_CATEGORY_ALIASES,
     GQA_NEGATED,
     GQA_OBJECT_IDS,

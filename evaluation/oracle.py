@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from evaluation.gqa_json import SemanticStep
 from scene.concepts import Concepts, Taxonomy, concepts_from_program
-from translators.gqa_program import gqa_to_program
+from translators.gqa.gqa_program import gqa_to_program
 
 
 def concepts_from_gqa(

@@ -20,12 +20,12 @@ from pydantic import JsonValue
 from evaluation.manifest import FileDigest, JobProvenance, ModelIdentity, RunProvenance
 from evaluation.runs import Run
 from evaluation.workers import GIB, Footprint
-from translators.backends.registry import is_local_model
+from translators.model.backends.registry import is_local_model
 
 if TYPE_CHECKING:
-    from translators.bank import ExampleBank
-    from translators.ontology import Ontology
+    from translators.examples.bank import ExampleBank
     from translators.translate import TranslationSettings
+    from translators.wording.ontology import Ontology
 
 PACKAGES = (
     "aspvqa", "clingo", "pydantic", "ijson", "tenacity", "httpx", "nltk", "numpy", "torch", "transformers",
@@ -95,7 +95,7 @@ def package_versions() -> dict[str, str | None]:
 def model_identity(name: str) -> ModelIdentity:
     """The language model `name` as a rerun needs it: a local file's digest, an endpoint, a recording."""
     if is_local_model(name):
-        from translators.backends.models import model_path
+        from translators.model.backends.models import model_path
 
         try:
             return {"name": name, "file": file_digest(model_path(name.removeprefix("local:")))}
@@ -152,7 +152,7 @@ def job_footprint(components: JobParts, runs: Sequence[Run], translated: bool, i
     local = [n for n in names if is_local_model(n)]
     shared = 0
     for name in local:
-        from translators.backends.models import model_path
+        from translators.model.backends.models import model_path
 
         try:  # memory-mapped by llama.cpp: in memory once, whatever the number of workers
             shared += model_path(name.removeprefix("local:")).stat().st_size

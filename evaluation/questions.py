@@ -14,7 +14,7 @@ from typing import Any
 
 from evaluation.errors import EvaluationError
 from evaluation.gqa_json import SemanticStep
-from translators.gqa_files import RecordsError, count_json_records, iter_json_records
+from translators.gqa.gqa_files import RecordsError, count_json_records, iter_json_records
 
 
 class JobError(EvaluationError, ValueError):

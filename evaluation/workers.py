@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import NotRequired, TypedDict, cast
 
-from translators.threads import THREADS_VARIABLE
+from translators.model.threads import THREADS_VARIABLE
 
 # Threads per language-model worker on a large machine. llama.cpp's generation is bound by memory
 # bandwidth and its threads meet at a barrier per layer, so past a few threads a process gains

@@ -1,4 +1,4 @@
-"""Word meanings from WordNet for question coverage (`translators.meaning.WordKinship`).
+"""Word meanings from WordNet for question coverage (`translators.checks.meaning.WordKinship`).
 
 Two questions about a word of a question:
 
@@ -47,7 +47,7 @@ _SENSES = 3  # the first senses carry a word's usual meaning; later ones link un
 
 
 class WordNetKinship:
-    """`translators.meaning.WordKinship` by WordNet (loaded on first use)."""
+    """`translators.checks.meaning.WordKinship` by WordNet (loaded on first use)."""
 
     def __init__(self, wordnet: WordNetCorpusReader | None = None) -> None:
         self._wordnet = wordnet

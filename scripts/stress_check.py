@@ -32,10 +32,10 @@ SUMMARY = re.compile(r"^=* ?(\d+ passed.*) in [\d.]+s", re.MULTILINE)
 # program in each, then writes through every output path.
 LOADER = """
 import os, sys, threading
-from translators.backends.base import GenerationRequest
-from translators.backends.local import LlamaCppBackend
-from translators.grammar import program_grammar
-from translators.prompts import Prompt
+from translators.model.backends.base import GenerationRequest
+from translators.model.backends.local import LlamaCppBackend
+from translators.model.grammar import program_grammar
+from translators.model.prompts import Prompt
 grammar = program_grammar("nested")
 workers = int(sys.argv[2])
 backends = [LlamaCppBackend(sys.argv[1], n_ctx=512, n_threads=1) for _ in range(workers)]

@@ -16,7 +16,7 @@ import pytest
 
 from scene.wordnet import chosen_wordnet_dir, use_wordnet_dir
 from theory.cache import chosen_cache_dir, use_cache_dir
-from translators.threads import threads_setting, use_threads
+from translators.model.threads import threads_setting, use_threads
 
 # The stand-in vision-language model server (`vlm_server`), for the scene and the service tests.
 pytest_plugins = ["tests.scene.vlm_server"]

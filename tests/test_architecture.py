@@ -93,6 +93,44 @@ def test_dependencies_point_downwards():
     assert not wrong, wrong
 
 
+# The rooms of `translators/`, by stage, and the rooms each may import (docs/architecture.md). The
+# modules at the top (the Translator, its settings and result records) may import every room; a
+# room imports no top module except the package's root error.
+TRANSLATOR_ROOMS = {
+    "wording": set(),
+    "gqa": {"wording"},
+    "examples": {"wording", "gqa"},
+    "rules": {"wording", "examples"},
+    "checks": {"wording", "rules"},
+    "model": {"wording", "gqa", "examples"},
+}
+
+
+def _translators_room(module: str) -> str | None:
+    """The room of a translators module, "" for the package's top modules, None outside it."""
+    parts = module.split(".")
+    if parts[0] != "translators":
+        return None
+    return parts[1] if len(parts) > 1 and parts[1] in TRANSLATOR_ROOMS else ""
+
+
+def test_translator_rooms_point_one_way():
+    assert {p.name for p in (ROOT / "translators").iterdir() if (p / "__init__.py").exists()} == set(TRANSLATOR_ROOMS)
+    wrong = []
+    for source, targets in graph().items():
+        room = _translators_room(source)
+        if not room:
+            continue
+        for target in targets:
+            other = _translators_room(target)
+            allowed = {room, *TRANSLATOR_ROOMS[room]}
+            if other == "" and target not in {"translators", "translators.errors"}:
+                wrong.append(f"{source} imports the top module {target}")
+            elif other and other not in allowed:
+                wrong.append(f"{source} imports {target}")
+    assert not wrong, wrong
+
+
 def test_evaluation_modules_are_small():
     sizes = {p.name: len(p.read_text(encoding="utf-8").splitlines()) for p in (ROOT / "evaluation").glob("*.py")}
     assert max(sizes.values()) <= 500, sizes
@@ -111,7 +149,10 @@ def test_one_meaning_per_name():
 
 # Environment variables that are not the project's settings: the platform's cache convention and the
 # name of an API key variable that an OpenAI-compatible backend is given as a parameter.
-_ENVIRONMENT_READS_ALLOWED = {("theory/cache.py", "XDG_CACHE_HOME"), ("translators/backends/openai_compat.py", "")}
+_ENVIRONMENT_READS_ALLOWED = {
+    ("theory/cache.py", "XDG_CACHE_HOME"),
+    ("translators/model/backends/openai_compat.py", ""),
+}
 
 
 def _environment_read(node: ast.AST) -> ast.expr | None:

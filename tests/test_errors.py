@@ -7,7 +7,7 @@ import pytest
 from scene.models import load_detector
 from scene.wordnet import WordNetUnavailable
 from theory.errors import ModelNotAvailableError
-from translators.embeddings import SentenceEmbedder
+from translators.model.embeddings import SentenceEmbedder
 
 
 def test_every_loader_raises_the_one_model_missing_error(tmp_path):

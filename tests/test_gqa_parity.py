@@ -23,7 +23,7 @@ from scene.wordnet import wordnet_available
 from tests.support import GQA_DIR
 from theory import SolveStatus, format_flat, parse_flat, solve
 from theory.scene_facts import asp_constant
-from translators.gqa_program import gqa_to_program
+from translators.gqa.gqa_program import gqa_to_program
 
 GRAPHS = GQA_DIR / "scene_graphs" / "val_sceneGraphs_sample.json"
 QUESTIONS = json.loads((Path(__file__).parent / "data" / "gqa_questions.json").read_text())

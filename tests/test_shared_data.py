@@ -102,7 +102,7 @@ def _template_wordings() -> list[str]:
     """Every wording of the templates file, as the generator reads it: each phrasing and each
     category question with its choices expanded (a phrasing that names a category's questions
     stands for them)."""
-    from translators.synthetic import TEMPLATES_PATH, expand_alternatives
+    from translators.examples.synthetic import TEMPLATES_PATH, expand_alternatives
 
     data = tomllib.loads(TEMPLATES_PATH.read_text(encoding="utf-8"))
     written = [q for questions in data["category_questions"].values() for q in questions]
@@ -119,7 +119,7 @@ def _slot_pattern(wording: str) -> re.Pattern[str]:
 def _filled_by_family() -> dict[str, list[re.Pattern[str]]]:
     """Per template family, its phrasings that have slots (a family that asks a category's
     questions has theirs), as patterns."""
-    from translators.synthetic import TEMPLATES
+    from translators.examples.synthetic import TEMPLATES
 
     category = [w for w in _template_wordings() if "{a}" in w]
     patterns: dict[str, list[re.Pattern[str]]] = {}
@@ -145,9 +145,9 @@ def test_no_generated_question_spells_a_gqa_question_but_by_filling_a_slot() -> 
     the samples except where a slot's fill made it: a phrasing with slots filled from GQA's own
     words ("Who is {rv} ...?") writes some of GQA's template-made questions by chance, and those
     are counted and named here, not forbidden. One the generator writes out without a slot fails."""
-    from translators.bundled import PER_TEMPLATE
-    from translators.ontology import bundled_ontology
-    from translators.synthetic import generate_examples
+    from translators.examples.bundled import PER_TEMPLATE
+    from translators.examples.synthetic import generate_examples
+    from translators.wording.ontology import bundled_ontology
 
     questions = _sample_questions()
     examples = generate_examples(bundled_ontology(), PER_TEMPLATE)

@@ -189,7 +189,7 @@ OPPOSITE_RELATIONS: dict[str, str] = {
 
 # The textual syntaxes of a question program (theory.representations parses and prints them), and
 # every syntax a program may be written in: those and GQA's semantic program (JSON, or the compact
-# lines ``operation [inputs]: argument``), which `translators.gqa_program` reads.
+# lines ``operation [inputs]: argument``), which `translators.gqa.gqa_program` reads.
 TextRepresentation = Literal["flat", "nested", "code"]
 TEXT_REPRESENTATIONS: tuple[str, ...] = get_args(TextRepresentation)
 ProgramRepresentation = Literal[TextRepresentation, "gqa"]

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from translators.records import ExampleRecord, FillShown
 
 # A translation's `source` when its program was filled without the model: from examples of its
-# form, or composed from its references and a form (`translators.compositional_fill`).
+# form, or composed from its references and a form (`translators.rules.compositional_fill`).
 FILLED_SOURCES = frozenset({"template", "composed"})
 
 

@@ -8,14 +8,14 @@ from dataclasses import dataclass, replace
 from theory.canonical import canonical
 from theory.flat import format_flat
 from theory.program import Program
-from translators.backends.base import Backend, BackendError, Generation, GenerationRequest, RetryableBackendError
-from translators.backends.models import ModelFileError
-from translators.consistency import Vote
-from translators.meaning_checks import Judge, QuestionJudge
-from translators.prompts import Prompt
+from translators.checks.consistency import Vote
+from translators.checks.meaning_checks import Judge, QuestionJudge
+from translators.model.backends.base import Backend, BackendError, Generation, GenerationRequest, RetryableBackendError
+from translators.model.backends.models import ModelFileError
+from translators.model.prompts import Prompt
+from translators.model.repair import interpret_output
+from translators.model.retrieval import Retrieved
 from translators.records import ExampleRecord, FixShown
-from translators.repair import interpret_output
-from translators.retrieval import Retrieved
 from translators.settings import TranslationSettings
 from translators.translation import Attempt
 

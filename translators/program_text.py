@@ -20,7 +20,7 @@ from typing import Any
 from theory.operations import REPRESENTATIONS
 from theory.program import Program, ProgramError, ProgramSyntaxError
 from theory.representations import detect_representation, parse_program
-from translators.gqa_program import gqa_to_program, parse_gqa
+from translators.gqa.gqa_program import gqa_to_program, parse_gqa
 
 
 @dataclass(frozen=True)

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
-from translators.schema import SchemaFix
-from translators.vocabulary import TermMapping
+from translators.wording.schema import SchemaFix
+from translators.wording.vocabulary import TermMapping
 
 # Where a program came from: the model, the bank's examples of the question's form
-# (`translators.template_fill`) or its object references and a form (`translators.compositional_fill`).
+# (`translators.rules.template_fill`) or its object references and a form (`translators.rules.compositional_fill`).
 Source = Literal["model", "template", "composed"]
 
 # The costs a backend may report for one call (see `Generation`), then the least likely token.

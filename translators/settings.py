@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pydantic import ConfigDict, Field, field_validator
 
-from translators.backends.models import DEFAULT_LOCAL_MODEL
+from translators.model.backends.models import DEFAULT_LOCAL_MODEL
+from translators.model.prompts import DEFAULT_PROMPT, PROMPTS
+from translators.model.repair import MAX_REPAIRS
 from translators.options import TranslationOptions
-from translators.prompts import DEFAULT_PROMPT, PROMPTS
-from translators.repair import MAX_REPAIRS
 
 
 class TranslationSettings(TranslationOptions):
@@ -18,7 +18,9 @@ class TranslationSettings(TranslationOptions):
     llm: str = DEFAULT_LOCAL_MODEL
     prompt_version: str = DEFAULT_PROMPT
     constrained: bool = True
-    template_retrieval: bool = True  # rank examples by the similarity of question templates (translators.templating)
+    template_retrieval: bool = (
+        True  # rank examples by the similarity of question templates (translators.wording.templating)
+    )
     schema_decoding: bool = True  # constrain and repair categories, values and relations with the ontology
     # A question of a form the bank has examples of gets their program with its words, without the model.
     template_fill: bool = True
@@ -28,7 +30,7 @@ class TranslationSettings(TranslationOptions):
     samples: int = Field(1, ge=1, le=16)
     seed: int = 0
     # Every content word of a question must be accounted for by its program, which must read back
-    # as the question (translators.meaning, translators.read_back); else the next candidate, or a decline.
+    # as the question (translators.checks.meaning, translators.checks.read_back); else the next candidate, or a decline.
     meaning_check: bool = True
 
     @field_validator("prompt_version")

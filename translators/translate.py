@@ -9,8 +9,8 @@ program answers as the question asks (`question_frame`) -> on failure feed the e
 with a majority vote, vocabulary grounding, and a cache.
 
 Example (with recorded output):
-    >>> from translators.backends.replay import ReplayBackend
-    >>> from translators.bank import legacy_bank
+    >>> from translators.model.backends.replay import ReplayBackend
+    >>> from translators.examples.bank import legacy_bank
     >>> backend = ReplayBackend({("Is there a cat?", None): ["exist(select(scene(), cat))"]})
     >>> t = Translator(TranslationSettings(sampling="jaccard", llm="replay"), legacy_bank(), backend)
     >>> t.translate("Is there a cat?").flat
@@ -29,35 +29,35 @@ import numpy as np
 
 from theory.flat import format_flat
 from theory.program import Program
-from translators.asked_class import with_asked_class, with_asked_kind
-from translators.backends.base import Backend, BackendError, GenerationRequest, RetryableBackendError
-from translators.bank import Example, ExampleBank
 from translators.cache import TranslationCache, cache_key
-from translators.compositional_fill import COMPOSITION_VERSION, CompositionalFiller, compose
-from translators.consistency import majority_vote
-from translators.coordination import CoordinatedFiller
-from translators.declines import beyond_language, decline
-from translators.embeddings import Embedder
-from translators.grammar import program_grammar
-from translators.grounded_words import QuestionWords, question_words, stem, with_usual_names
-from translators.indirect_wording import direct_question
-from translators.meaning import WordKinship
-from translators.meaning_checks import QuestionJudge, WordStems, not_named
+from translators.checks.consistency import majority_vote
+from translators.checks.declines import beyond_language, decline
+from translators.checks.meaning import WordKinship
+from translators.checks.meaning_checks import QuestionJudge, WordStems, not_named
+from translators.examples.bank import Example, ExampleBank
+from translators.model.backends.base import Backend, BackendError, GenerationRequest, RetryableBackendError
+from translators.model.embeddings import Embedder
+from translators.model.grammar import program_grammar
+from translators.model.prompts import PROMPTS, build_prompt, covering_examples
+from translators.model.retrieval import Retriever, Sampling
 from translators.model_attempts import Candidates, Request, ask_model, retrieved_shown
-from translators.ontology import Ontology, bundled_ontology
-from translators.prompts import PROMPTS, build_prompt, covering_examples
-from translators.question_frame import Frame, frame_of
-from translators.question_text import read_as_scene
 from translators.records import FixShown, Source, fix_shown, mapping_shown
-from translators.relation_check import as_relation_check
-from translators.relation_direction import direct_relations
-from translators.retrieval import Retriever, Sampling
-from translators.schema import SchemaFix, repair_program
+from translators.rules.compositional_fill import COMPOSITION_VERSION, CompositionalFiller, compose
+from translators.rules.coordination import CoordinatedFiller
+from translators.rules.relation_check import as_relation_check
+from translators.rules.relation_direction import direct_relations
+from translators.rules.template_fill import FILL_RULES_VERSION, FilledProgram, TemplateFiller, filler_for
 from translators.settings import TranslationSettings
-from translators.template_fill import FILL_RULES_VERSION, FilledProgram, TemplateFiller, filler_for
-from translators.templating import Templater
 from translators.translation import Attempt, Translation
-from translators.vocabulary import Grounder
+from translators.wording.asked_class import with_asked_class, with_asked_kind
+from translators.wording.grounded_words import QuestionWords, question_words, stem, with_usual_names
+from translators.wording.indirect_wording import direct_question
+from translators.wording.ontology import Ontology, bundled_ontology
+from translators.wording.question_frame import Frame, frame_of
+from translators.wording.question_text import read_as_scene
+from translators.wording.schema import SchemaFix, repair_program
+from translators.wording.templating import Templater
+from translators.wording.vocabulary import Grounder
 
 # Where other packages have always found them.
 __all__ = ["GROUNDING_VERSION", "Attempt", "Translation", "TranslationSettings", "Translator"]
@@ -130,7 +130,7 @@ class Translator:
         if retriever is not None and retriever.bank is bank:
             return retriever
         if self.settings.sampling is Sampling.BERT and embedder is None:
-            from translators.embeddings import load_embedder
+            from translators.model.embeddings import load_embedder
 
             embedder = load_embedder()
         templater = Templater(vocabulary) if self.settings.template_retrieval else None
@@ -404,7 +404,7 @@ class Translator:
     ) -> tuple[Program | None, list[FixShown]]:
         """The program of the question asked with its relating references said as bare nouns, those
         references composed back in, when that names every object the question names and fits it
-        (see `translators.named_objects`); else None. The model's attempts are added to `attempts`."""
+        (see `translators.rules.named_objects`); else None. The model's attempts are added to `attempts`."""
         reduced = self.composer.reduced(judge.asked) if self.composer is not None else None
         if reduced is None:
             return None, []

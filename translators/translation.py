@@ -102,7 +102,7 @@ class Translation:
     # verdict on the question, to be asked again later.
     retryable: bool = False
     route: dict[str, str] | None = None  # the predicted question types, when the translator routes
-    # A question outside what the programs express (translators.question_scope): its kind, and no program.
+    # A question outside what the programs express (translators.checks.question_scope): its kind, and no program.
     unsupported: str | None = None
     # Where the program came from (see `Source`); a filled one's `fill` holds the form and its vote.
     source: Source = "model"

@@ -3,7 +3,7 @@
 A separate pool from the question bank, so that question translation (its bank, digest and
 accuracy) is untouched: a few hand-written claims (the prompt's fixed examples, covering every
 operation a claim uses) and claims generated from the project's own templates with the question
-generator's slots (`translators.synthetic`), filled with the bundled ontology's words. Built
+generator's slots (`translators.examples.synthetic`), filled with the bundled ontology's words. Built
 deterministically and kept in the cache folder, next to its embedding index.
 
 Example:
@@ -19,9 +19,9 @@ from functools import lru_cache
 
 from theory.cache import cache_dir
 from theory.nested import parse_nested
-from translators.bank import Example, ExampleBank, load_bank, save_bank
-from translators.ontology import Ontology, bundled_ontology
-from translators.synthetic import Template, generate_examples
+from translators.examples.bank import Example, ExampleBank, load_bank, save_bank
+from translators.examples.synthetic import Template, generate_examples
+from translators.wording.ontology import Ontology, bundled_ontology
 
 PER_TEMPLATE = 150
 _S, _SB = "select(scene(), {a})", "select(scene(), {b})"

@@ -26,7 +26,7 @@ from theory.operations import OPERATIONS, OTHER_CATEGORY, Kind
 from theory.program import Program, ProgramError, Step
 from theory.scene_facts import asp_constant
 from theory.validate import validate_program
-from translators.ontology import bundled_ontology
+from translators.wording.ontology import bundled_ontology
 from trust.errors import TrustError
 
 YES_WORDS = frozenset({"yes", "true", "y"})

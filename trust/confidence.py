@@ -4,20 +4,20 @@ The parts, each computed from what the pipeline already has:
 
 - ``agreement``: with n > 1 translations (the same model shown the examples in rotated order, or
   sampled), the share of the n that mean the chosen program (grouped on generated scenes by
-  translators.consistency, not by text); None for n = 1 and for a filled program;
+  translators.checks.consistency, not by text); None for n = 1 and for a filled program;
 - ``source``: ``template`` when the program was filled from the bank's examples of the question's
-  form (translators.template_fill), else ``model``; ``fill_agreement``: the share of those
+  form (translators.rules.template_fill), else ``model``; ``fill_agreement``: the share of those
   examples whose filled program is the chosen one;
 - ``min_token_probability``: the probability the model gave the least likely token of the program
   it wrote (its logits before the grammar masked anything; llama.cpp backends only), the step it
   was least sure of;
 - ``retrieval_similarity``: the retrieval score of the most similar example shown (question
-  templates and words, translators.retrieval);
+  templates and words, translators.model.retrieval);
 - ``skeleton_agreement``: the share of the examples shown whose program skeleton (operations and
   dependencies, arguments blanked) is the chosen program's;
 - ``retries``: failed attempts before a valid program (the model's output did not parse or
   validate and was fed back); ``schema_fixes``: deterministic fixes made to the program
-  (translators.schema). Both are reported; only ``retries`` is weighted, because the validation records
+  (translators.wording.schema). Both are reported; only ``retries`` is weighted, because the validation records
   of the translation benchmark that the weights were checked on did not keep schema fixes;
 - ``word_coverage``: the share of the question's content words that the program's classes,
   values and relations mention (a filter or an object the model dropped lowers it), and

@@ -24,14 +24,14 @@ from pathlib import Path
 import numpy as np
 
 from theory.cache import cache_dir
-from translators.backends.base import Backend
-from translators.bank import ExampleBank
-from translators.embeddings import Embedder
-from translators.meaning import WordKinship
-from translators.ontology import Ontology
-from translators.prompts import routed_prompt
-from translators.retrieval import Retriever
+from translators.checks.meaning import WordKinship
+from translators.examples.bank import ExampleBank
+from translators.model.backends.base import Backend
+from translators.model.embeddings import Embedder
+from translators.model.prompts import routed_prompt
+from translators.model.retrieval import Retriever
 from translators.translate import Translation, TranslationSettings, Translator
+from translators.wording.ontology import Ontology
 from trust.question_types import QuestionType, program_types
 
 # Training rows per class. A cap of 3,000 trained in half the time but read the semantic type of

@@ -12,9 +12,9 @@ from app.config import TopK
 from app.inputs import AnswerOptions, Query, query_of
 from app.scene_input import Perception, SceneInput, one_scene
 from theory.operations import ProgramRepresentation
+from translators.checks.question_scope import word_pattern
+from translators.model.retrieval import Sampling
 from translators.options import Examples, TranslationOptions
-from translators.question_scope import word_pattern
-from translators.retrieval import Sampling
 
 Schema = dict[str, Any]  # a JSON Schema object, as pydantic writes it
 

@@ -11,8 +11,8 @@ from tqdm import tqdm
 from app.commands.io import fail
 from app.config import ConfigError, load_settings
 from theory.program import ProgramError
-from translators.bank import DEFAULT_BANK_NAME, Example, ExampleBank, iter_question_records, save_bank
-from translators.gqa_program import gqa_to_program, load_attribute_categories
+from translators.examples.bank import DEFAULT_BANK_NAME, Example, ExampleBank, iter_question_records, save_bank
+from translators.gqa.gqa_program import gqa_to_program, load_attribute_categories
 
 bank_app = typer.Typer(help="Example banks for question translation.", no_args_is_help=True)
 
@@ -77,7 +77,7 @@ def build_command(
     path = save_bank(ExampleBank(examples), out / DEFAULT_BANK_NAME)
     typer.echo(f"wrote {len(examples)} examples to {path} ({skipped} skipped)")
     if index:
-        from translators.embeddings import load_embedder, save_index
+        from translators.model.embeddings import load_embedder, save_index
 
         embedder = load_embedder(runtime=load_settings().embedder)
         bank = ExampleBank(examples, path=path)
@@ -105,8 +105,8 @@ def generate_command(
     index: Annotated[bool, typer.Option("--index/--no-index", help="Compute the sentence-embedding index.")] = True,
 ) -> None:
     """Build the default bank (hand-written plus generated examples) and its index in the user cache."""
-    from translators.bundled import PER_TEMPLATE, build_default_bank
-    from translators.ontology import load_ontology
+    from translators.examples.bundled import PER_TEMPLATE, build_default_bank
+    from translators.wording.ontology import load_ontology
 
     try:
         chosen = load_ontology(ontology)
@@ -116,9 +116,9 @@ def generate_command(
         bank = build_default_bank(chosen, per_template or PER_TEMPLATE, progress=lambda n: bar.update(n - bar.n))
     typer.echo(f"{len(bank)} examples in {bank.path}")
     if index:
-        from translators.embeddings import load_embedder
-        from translators.retrieval import Retriever
-        from translators.templating import Templater
+        from translators.model.embeddings import load_embedder
+        from translators.model.retrieval import Retriever
+        from translators.wording.templating import Templater
 
         retriever = Retriever(bank, load_embedder(runtime=load_settings().embedder), templater=Templater(chosen))
         typer.echo(

@@ -25,7 +25,7 @@ from evaluation.questions import JobError, Question, load_questions
 from evaluation.splits import split_questions
 from theory import ProgramError, format_flat
 from theory.equivalence import equivalent
-from translators.gqa_program import GQAProgramError, gqa_to_program
+from translators.gqa.gqa_program import GQAProgramError, gqa_to_program
 from trust.calibration import Calibration, CalibrationError, data_digest
 from trust.confidence import confidence, confidence_parts, program_confidence
 from trust.conformal import METHODS

@@ -14,7 +14,7 @@ from theory.canonical import canonical
 from theory.operations import ProgramRepresentation, TextRepresentation
 from theory.program import ProgramError
 from theory.representations import format_program, parse_program
-from translators.gqa_program import gqa_to_program, load_attribute_categories
+from translators.gqa.gqa_program import gqa_to_program, load_attribute_categories
 
 
 def _gqa_items(text: str) -> Iterator[tuple[Any, Any]]:

@@ -49,8 +49,8 @@ from evaluation.submission import export_submission as export_submission_file
 from evaluation.workers import WorkerPlan, apply_threads, plan_workers, this_machine
 from scene.concepts import Concepts
 from theory.scene_facts import SceneFacts
+from translators.model.threads import threads_setting
 from translators.options import OPTION_NAMES
-from translators.threads import threads_setting
 from trust.calibration import Calibration, CalibrationError
 
 if TYPE_CHECKING:

@@ -14,14 +14,14 @@ from app.commands.io import fail
 from app.components import Components
 from app.config import ConfigError, first_error, load_settings
 from app.errors import PipelineError
-from translators.backends.base import BackendError
-from translators.bank import read_json_records
 from translators.cache import TranslationCache
-from translators.embeddings import Embedder
+from translators.checks.read_back import reading
+from translators.examples.bank import read_json_records
+from translators.model.backends.base import BackendError
+from translators.model.embeddings import Embedder
+from translators.model.prompts import DEFAULT_PROMPT
+from translators.model.retrieval import Sampling
 from translators.options import REPRESENTATIONS
-from translators.prompts import DEFAULT_PROMPT
-from translators.read_back import reading
-from translators.retrieval import Sampling
 from translators.translate import Translation, TranslationSettings, Translator
 from trust.abstention import program_decision
 
@@ -44,9 +44,9 @@ def wordnet_related_terms(word: str) -> list[str]:
     return found
 
 
-def _grounder(folder: Path, embedder: Embedder):  # noqa: ANN202 - translators.vocabulary.Grounder
+def _grounder(folder: Path, embedder: Embedder):  # noqa: ANN202 - translators.wording.vocabulary.Grounder
     from scene.wordnet import wordnet_available
-    from translators.vocabulary import Grounder, Vocabulary
+    from translators.wording.vocabulary import Grounder, Vocabulary
 
     try:
         vocabulary = Vocabulary.from_gqa_metadata(folder)

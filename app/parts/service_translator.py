@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Protocol
 from app.errors import PipelineError
 from app.outcomes import TranslationOutcome
 from app.parts.roles import QuestionTranslator
-from translators.backends.base import BackendError
-from translators.backends.models import ModelFileError
 from translators.details import TranslationDetails
+from translators.model.backends.base import BackendError
+from translators.model.backends.models import ModelFileError
 from translators.options import TranslationOptions
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from app.errors import PipelineError
 
 if TYPE_CHECKING:
     from scene.taxonomy import CuratedTaxonomy, WordNetTaxonomy
-    from translators.meaning import WordKinship
+    from translators.checks.meaning import WordKinship
 
 
 def bundled_calibration_path() -> Path:
@@ -23,7 +23,7 @@ def bundled_calibration_path() -> Path:
 
 @lru_cache(maxsize=1)
 def word_kinship() -> WordKinship | None:
-    """WordNet's synonyms and senses for question coverage (translators.meaning), loaded once per
+    """WordNet's synonyms and senses for question coverage (translators.checks.meaning), loaded once per
     process; None where WordNet is missing, and coverage then matches spellings and stems only."""
     from scene.word_kinship import WordNetKinship
 

@@ -21,7 +21,7 @@ from app.views.models import (
     VerifyResponse,
 )
 from theory import format_flat
-from translators.read_back import reading
+from translators.checks.read_back import reading
 from trust.calibration import Abstention
 from trust.verify import SubClaimVerdict
 

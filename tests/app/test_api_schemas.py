@@ -23,7 +23,7 @@ from app.api.schemas import text_pattern
 from app.config import Settings
 from app.demo_scenes import demo_scenes
 from app.pipeline import Pipeline
-from translators.question_scope import word_pattern
+from translators.checks.question_scope import word_pattern
 
 KITCHEN = demo_scenes()["kitchen"]
 MUG_COLOR = "scene(0). select(1, 0, mug). unique(2, 1). query(3, 2, color). end(3)."

@@ -7,7 +7,7 @@ import json
 from typer.testing import CliRunner
 
 from app.cli import cli
-from translators.bank import load_bank
+from translators.examples.bank import load_bank
 
 runner = CliRunner()
 

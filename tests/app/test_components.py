@@ -10,7 +10,7 @@ import pytest
 from app.components import Components
 from app.config import Settings
 from app.errors import PipelineError
-from translators.bank import default_bank_path
+from translators.examples.bank import default_bank_path
 from translators.options import TranslationOptions
 
 REPLAY = Path(__file__).parents[1] / "data" / "replay_demo.jsonl"
@@ -57,7 +57,7 @@ def test_a_missing_bank_names_its_setting(tmp_path):
 
 
 def test_a_calibration_holds_for_the_fill_rules_that_made_its_confidences(components):
-    from translators.template_fill import FILL_RULES_VERSION
+    from translators.rules.template_fill import FILL_RULES_VERSION
 
     filled = components.confidence_settings(components.translation_settings({"template_fill": True}))
     alone = components.confidence_settings(components.translation_settings({"template_fill": False}))

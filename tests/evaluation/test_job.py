@@ -33,9 +33,9 @@ from evaluation.submission import export_submission
 from scene.scene_graph import scene_graph_facts
 from scene.taxonomy import WordNetTaxonomy
 from scene.wordnet import wordnet_available
-from translators.backends.base import RetryableBackendError
-from translators.backends.replay import ReplayBackend
-from translators.bank import legacy_bank as default_bank
+from translators.examples.bank import legacy_bank as default_bank
+from translators.model.backends.base import RetryableBackendError
+from translators.model.backends.replay import ReplayBackend
 from translators.translate import TranslationSettings, Translator
 
 DATA = Path(__file__).parents[1] / "data"

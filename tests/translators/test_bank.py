@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from theory.flat import parse_flat
 from theory.operations import OPERATIONS
 from theory.representations import TEXT_REPRESENTATIONS, format_program, parse_program
-from translators.bank import (
+from translators.examples.bank import (
     ExampleBank,
     default_bank_path,
     load_bank,
@@ -52,7 +52,7 @@ def test_default_bank_does_not_copy_the_shared_gqa_questions(bank):
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.integers(min_value=0, max_value=250), min_size=1, max_size=20, unique=True))
 def test_save_and_load_round_trip(tmp_path_factory, rows):
-    from translators.bank import legacy_bank as default_bank
+    from translators.examples.bank import legacy_bank as default_bank
 
     source = default_bank()
     subset = ExampleBank([source[r % len(source)] for r in rows])
@@ -89,7 +89,7 @@ def test_without_and_merged(bank):
 
 
 def test_bundled_bank_adds_over_20000_generated_examples_to_the_hand_written_ones(bank):
-    from translators.bundled import default_bank
+    from translators.examples.bundled import default_bank
 
     bundled = default_bank()
     assert len(bundled) >= 20_000

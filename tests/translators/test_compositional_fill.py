@@ -3,10 +3,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from theory.nested import format_nested, parse_nested
-from translators.bank import Example, ExampleBank, legacy_bank
-from translators.compositional_fill import CompositionalFiller
-from translators.ontology import bundled_ontology
-from translators.template_fill import TemplateFiller
+from translators.examples.bank import Example, ExampleBank, legacy_bank
+from translators.rules.compositional_fill import CompositionalFiller
+from translators.rules.template_fill import TemplateFiller
+from translators.wording.ontology import bundled_ontology
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,5 @@
 from theory.flat import parse_flat
-from translators.consistency import majority_vote
+from translators.checks.consistency import majority_vote
 
 A = parse_flat("scene(0). select(1, 0, cup). exist(2, 1). end(2).")
 A_RENUMBERED = parse_flat("scene(4). select(7, 4, cup). exist(9, 7). end(9).")

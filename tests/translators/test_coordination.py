@@ -5,11 +5,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from theory.nested import format_nested
-from translators.bundled import default_bank
-from translators.compositional_fill import CompositionalFiller
-from translators.coordination import CoordinatedFiller, as_be, coordinated_parts
-from translators.ontology import bundled_ontology
-from translators.template_fill import filler_for
+from translators.examples.bundled import default_bank
+from translators.rules.compositional_fill import CompositionalFiller
+from translators.rules.coordination import CoordinatedFiller, as_be, coordinated_parts
+from translators.rules.template_fill import filler_for
+from translators.wording.ontology import bundled_ontology
 
 
 @pytest.fixture(scope="module")

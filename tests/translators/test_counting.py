@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from theory.nested import format_nested
-from translators.bank import ExampleBank, legacy_bank
-from translators.compositional_fill import CompositionalFiller
-from translators.ontology import bundled_ontology
-from translators.question_frame import frame_of, misfit
-from translators.synthetic import TEMPLATES, generate_examples
-from translators.template_fill import TemplateFiller
+from translators.examples.bank import ExampleBank, legacy_bank
+from translators.examples.synthetic import TEMPLATES, generate_examples
+from translators.rules.compositional_fill import CompositionalFiller
+from translators.rules.template_fill import TemplateFiller
+from translators.wording.ontology import bundled_ontology
+from translators.wording.question_frame import frame_of, misfit
 
 COUNTING = [t for t in TEMPLATES if t.family.startswith("count")]
 

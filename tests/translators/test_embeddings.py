@@ -1,6 +1,6 @@
 import numpy as np
 
-from translators.embeddings import index_paths, load_index, save_index
+from translators.model.embeddings import index_paths, load_index, save_index
 
 
 def test_embeddings_are_normalised_and_meaningful(embedder):

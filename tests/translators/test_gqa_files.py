@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from translators.bank import iter_question_records
-from translators.gqa_files import RecordsError, count_json_records, iter_json_records
+from translators.examples.bank import iter_question_records
+from translators.gqa.gqa_files import RecordsError, count_json_records, iter_json_records
 
 texts = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
 values = st.recursive(

@@ -14,7 +14,7 @@ from theory.nested import format_nested, parse_nested
 from theory.program import ProgramError
 from theory.scene_facts import SceneFacts
 from theory.solver import solve
-from translators.gqa_program import (
+from translators.gqa.gqa_program import (
     OTHER_CATEGORY,
     GQAProgramError,
     UnsupportedGQAOperation,

@@ -3,9 +3,9 @@ import importlib.util
 import pytest
 
 from theory.operations import OPERATIONS
-from translators.grammar import offered_either_side, program_grammar
-from translators.grounded_words import question_words
-from translators.vocabulary import Vocabulary
+from translators.model.grammar import program_grammar
+from translators.wording.grounded_words import offered_either_side, question_words
+from translators.wording.vocabulary import Vocabulary
 
 needs_llama = pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python not installed")
 
@@ -50,7 +50,7 @@ def accepts():
     import llama_cpp
     from llama_cpp import Llama
 
-    from translators.backends.models import model_path
+    from translators.model.backends.models import model_path
 
     llm = Llama(model_path=str(model_path("smollm2-135m")), vocab_only=True, verbose=False)
     vocab = llama_cpp.llama_model_get_vocab(llm._model.model)
@@ -78,7 +78,7 @@ def accepts():
 @needs_tokenizer
 @pytest.mark.parametrize("representation", ["flat", "nested", "code"])
 def test_grammar_admits_every_bank_program(bank, accepts, representation):
-    from translators.prompts import render
+    from translators.model.prompts import render
 
     grammar = program_grammar(representation)
     for example in bank:
@@ -117,10 +117,10 @@ def test_gqa_grammar_admits_gqa_text(accepts):
 
 @needs_tokenizer
 def test_a_question_grammar_admits_the_bank_programs_that_use_its_words_and_fit_its_frame(bank, accepts):
-    from translators.grounded_words import invented, question_words
-    from translators.prompts import render
-    from translators.question_frame import frame_of, misfit
-    from translators.question_text import read_as_scene
+    from translators.model.prompts import render
+    from translators.wording.grounded_words import invented, question_words
+    from translators.wording.question_frame import frame_of, misfit
+    from translators.wording.question_text import read_as_scene
 
     checked = 0
     for example in bank:
@@ -136,9 +136,9 @@ def test_a_question_grammar_admits_the_bank_programs_that_use_its_words_and_fit_
 
 @needs_tokenizer
 def test_a_question_grammar_refuses_invented_words_and_the_wrong_kind_of_answer(accepts):
-    from translators.grounded_words import question_words
-    from translators.ontology import bundled_ontology
-    from translators.question_frame import frame_of
+    from translators.wording.grounded_words import question_words
+    from translators.wording.ontology import bundled_ontology
+    from translators.wording.question_frame import frame_of
 
     question = "Is the horse near a building?"
     grammar = program_grammar("nested", None, bundled_ontology(), question_words(question), frame_of(question))
@@ -155,10 +155,10 @@ def test_a_question_grammar_refuses_invented_words_and_the_wrong_kind_of_answer(
 def test_a_question_grammar_with_the_ontology_admits_the_gqa_programs_in_the_question_words(accepts, tuning_programs):
     # The schema grammar only lets a word be a class where the ontology does not know it as a value or
     # relation alone: GQA's own programs for the tuning part's questions must still pass.
-    from translators.grounded_words import invented, question_words
-    from translators.ontology import bundled_ontology
-    from translators.prompts import render
-    from translators.question_frame import frame_of, misfit
+    from translators.model.prompts import render
+    from translators.wording.grounded_words import invented, question_words
+    from translators.wording.ontology import bundled_ontology
+    from translators.wording.question_frame import frame_of, misfit
 
     ontology = bundled_ontology()
     admitted, checked = 0, 0
@@ -173,9 +173,9 @@ def test_a_question_grammar_with_the_ontology_admits_the_gqa_programs_in_the_que
 
 @needs_tokenizer
 def test_a_class_is_no_word_known_only_as_a_value_or_relation(accepts):
-    from translators.grounded_words import question_words
-    from translators.ontology import bundled_ontology
-    from translators.question_frame import frame_of
+    from translators.wording.grounded_words import question_words
+    from translators.wording.ontology import bundled_ontology
+    from translators.wording.question_frame import frame_of
 
     def grammar(question: str) -> str:
         return program_grammar("nested", None, bundled_ontology(), question_words(question), frame_of(question))
@@ -198,9 +198,9 @@ def test_a_class_is_no_word_known_only_as_a_value_or_relation(accepts):
 
 @needs_tokenizer
 def test_relate_attr_only_where_the_question_says_same(accepts):
-    from translators.grounded_words import question_words
-    from translators.ontology import bundled_ontology
-    from translators.question_frame import frame_of
+    from translators.wording.grounded_words import question_words
+    from translators.wording.ontology import bundled_ontology
+    from translators.wording.question_frame import frame_of
 
     def grammar(question: str) -> str:
         return program_grammar("nested", None, bundled_ontology(), question_words(question), frame_of(question))
@@ -212,9 +212,9 @@ def test_relate_attr_only_where_the_question_says_same(accepts):
 
 def question_grammar(question: str) -> str:
     """The nested grammar of one question with the bundled ontology, its words and its frame."""
-    from translators.grounded_words import question_words
-    from translators.ontology import bundled_ontology
-    from translators.question_frame import frame_of
+    from translators.wording.grounded_words import question_words
+    from translators.wording.ontology import bundled_ontology
+    from translators.wording.question_frame import frame_of
 
     return program_grammar("nested", None, bundled_ontology(), question_words(question), frame_of(question))
 
@@ -245,9 +245,9 @@ def test_a_choice_chooses_between_the_words_around_its_or(accepts):
 
 @needs_tokenizer
 def test_a_choice_only_where_the_question_offers_one_with_or():
-    from translators.grounded_words import question_words
-    from translators.ontology import bundled_ontology
-    from translators.question_frame import frame_of
+    from translators.wording.grounded_words import question_words
+    from translators.wording.ontology import bundled_ontology
+    from translators.wording.question_frame import frame_of
 
     def grammar(question: str) -> str:
         return program_grammar("nested", None, bundled_ontology(), question_words(question), frame_of(question))

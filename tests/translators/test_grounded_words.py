@@ -6,9 +6,9 @@ from hypothesis import strategies as st
 
 from evaluation.splits import split_questions
 from theory.nested import format_nested, parse_nested
-from translators.gqa_program import GQAProgramError, gqa_to_program
-from translators.grounded_words import invented, question_words, singular
-from translators.question_text import read_as_scene
+from translators.gqa.gqa_program import GQAProgramError, gqa_to_program
+from translators.wording.grounded_words import invented, question_words, singular
+from translators.wording.question_text import read_as_scene
 
 from .conftest import gqa_dir
 
@@ -68,7 +68,7 @@ def test_gqa_programs_of_the_tuning_part_use_the_question_words():
 
 
 def test_things_are_named_as_gqa_names_them():
-    from translators.grounded_words import with_usual_names
+    from translators.wording.grounded_words import with_usual_names
 
     program = parse_nested("choose_attr(unique(select(scene(), trousers)), color, khaki, orange)")
     assert "select(scene(), pants)" in format_nested(with_usual_names(program))

@@ -10,11 +10,11 @@ from hypothesis import strategies as st
 
 from scene.word_kinship import WordNetKinship
 from tests.support import GQA_DIR
-from translators.grounded_words import stem
-from translators.indirect_wording import FRAMING_WORDS, INDIRECT_WORDS, direct_question
-from translators.meaning_checks import WordStems
-from translators.ontology import bundled_ontology
-from translators.question_frame import Frame, frame_of
+from translators.checks.meaning_checks import WordStems
+from translators.wording.grounded_words import stem
+from translators.wording.indirect_wording import FRAMING_WORDS, INDIRECT_WORDS, direct_question
+from translators.wording.ontology import bundled_ontology
+from translators.wording.question_frame import Frame, frame_of
 
 QUESTIONS = GQA_DIR / "questions"
 

@@ -22,7 +22,7 @@ needs_model = pytest.mark.skipif(
 @settings(deadline=None)  # the first example imports llama_cpp
 @given(st.lists(st.integers(0, 4), max_size=30), st.integers(1, 8))
 def test_drafts_continue_an_earlier_occurrence_of_the_text_s_last_tokens(history, count):
-    from translators.backends.llama_decoding import LONGEST_NGRAM, draft
+    from translators.model.backends.llama_decoding import LONGEST_NGRAM, draft
 
     drafted = draft(history, count, shortest=1)
     assert len(drafted) <= count
@@ -48,9 +48,9 @@ def test_the_sampler_chain_and_the_greedy_path_agree_on_grammar_constrained_text
     or go on."""
     from llama_cpp import Llama
 
-    from translators.backends.base import GenerationRequest
-    from translators.backends.local import LlamaCppBackend
-    from translators.prompts import Prompt
+    from translators.model.backends.base import GenerationRequest
+    from translators.model.backends.local import LlamaCppBackend
+    from translators.model.prompts import Prompt
 
     whole = 'root ::= "answer: " ("yes" | "no" | [a-z]+ ("_" [a-z]+)*) "."'
     open_ended = 'root ::= "answer: " [a-z]+ ("." [a-z]*)?'  # may end, or go on, after any letter

@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 from scene.word_kinship import WordNetKinship
 from tests.support import GQA_DIR
 from theory.flat import parse_flat
-from translators.grounded_words import stem
-from translators.meaning import NOT_CONTENT, content_words, inexpressible, uncovered
-from translators.ontology import bundled_ontology
-from translators.question_text import read_as_scene
+from translators.checks.meaning import NOT_CONTENT, content_words, inexpressible, uncovered
+from translators.wording.grounded_words import stem
+from translators.wording.ontology import bundled_ontology
+from translators.wording.question_text import read_as_scene
 
 QUESTIONS = GQA_DIR / "questions"
 

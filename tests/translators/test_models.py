@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from theory.cache import use_cache_dir
-from translators.backends.file_digest import sha256_of
-from translators.backends.models import (
+from translators.model.backends.file_digest import sha256_of
+from translators.model.backends.models import (
     LOCAL_MODELS,
     LocalModel,
     ModelFileError,

@@ -6,12 +6,12 @@ import pytest
 
 from tests.translators.test_translate import Capturing, _settings
 from theory.nested import format_nested, parse_nested
-from translators.bundled import default_bank
-from translators.compositional_fill import CompositionalFiller
-from translators.named_objects import named_objects, unnamed
-from translators.ontology import bundled_ontology
-from translators.template_fill import TemplateFiller
+from translators.examples.bundled import default_bank
+from translators.rules.compositional_fill import CompositionalFiller
+from translators.rules.named_objects import named_objects, unnamed
+from translators.rules.template_fill import TemplateFiller
 from translators.translate import Translator
+from translators.wording.ontology import bundled_ontology
 
 
 @pytest.mark.parametrize(
@@ -67,7 +67,7 @@ def test_a_model_program_that_leaves_out_an_object_is_asked_with_bare_nouns_and_
 
 
 def test_gqa_programs_of_the_tuning_part_name_the_values_their_questions_say(tuning_programs):
-    from translators.named_objects import said_values, unsaid
+    from translators.rules.named_objects import said_values, unsaid
 
     ontology = bundled_ontology()
     filler = TemplateFiller(default_bank(), ontology)

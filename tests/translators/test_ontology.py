@@ -3,7 +3,7 @@ import json
 import pytest
 
 from tests.support import GQA_DIR
-from translators.ontology import bundled_ontology, load_ontology, ontology_from_json
+from translators.wording.ontology import bundled_ontology, load_ontology, ontology_from_json
 
 METADATA = GQA_DIR / "metadata"
 

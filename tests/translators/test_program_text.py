@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from theory.canonical import canonical
 from theory.program import ProgramError
 from theory.representations import parse_program
-from translators.gqa_program import format_gqa
+from translators.gqa.gqa_program import format_gqa
 from translators.program_text import parse_gqa_text, read_program
 
 NESTED = "query(unique(relate_any(select(scene(), cat), on, object)), name)"

@@ -4,7 +4,7 @@ from hypothesis import strategies as st
 
 from theory.program import ProgramSyntaxError
 from theory.representations import parse_program
-from translators.prompts import (
+from translators.model.prompts import (
     PROMPTS,
     build_prompt,
     covering_examples,
@@ -82,7 +82,7 @@ def test_gqa_representation_skips_examples_without_a_gqa_program(bank):
 
 
 def test_routed_prompts_differ_only_after_the_question(bank):
-    from translators.prompts import routed_prompt
+    from translators.model.prompts import routed_prompt
 
     plain = build_prompt("Is the cup red or blue?", bank.examples[:2], "nested", "v3", covering_examples(bank.examples))
     routed = build_prompt(

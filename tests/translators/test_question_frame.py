@@ -4,9 +4,9 @@ import pytest
 
 from evaluation.splits import split_questions
 from theory.nested import parse_nested
-from translators.gqa_program import GQAProgramError, gqa_to_program
-from translators.question_frame import Frame, frame_of, misfit
-from translators.question_text import read_as_scene
+from translators.gqa.gqa_program import GQAProgramError, gqa_to_program
+from translators.wording.question_frame import Frame, frame_of, misfit
+from translators.wording.question_text import read_as_scene
 
 from .conftest import gqa_dir
 

@@ -7,11 +7,11 @@ import json
 import pytest
 
 from tests.support import GQA_DIR
-from translators.backends.replay import ReplayBackend
-from translators.bank import legacy_bank
-from translators.ontology import bundled_ontology
-from translators.question_scope import ANSWERABLE, beyond_the_scene, out_of_scope
+from translators.checks.question_scope import ANSWERABLE, beyond_the_scene, out_of_scope
+from translators.examples.bank import legacy_bank
+from translators.model.backends.replay import ReplayBackend
 from translators.translate import TranslationSettings, Translator
+from translators.wording.ontology import bundled_ontology
 
 QUESTIONS = GQA_DIR / "questions"
 

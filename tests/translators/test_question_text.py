@@ -1,7 +1,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from translators.question_text import read_as_scene
+from translators.wording.question_text import read_as_scene
 
 
 def test_a_photo_of_a_place_is_the_place_and_hedges_change_nothing():

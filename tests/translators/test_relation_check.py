@@ -1,5 +1,5 @@
 from theory.nested import format_nested, parse_nested
-from translators.relation_check import as_relation_check
+from translators.rules.relation_check import as_relation_check
 
 ANY_FLOOR = parse_nested("exist(relate(select(scene(), sofa), rug, behind, subject))")
 

@@ -4,7 +4,7 @@ from hypothesis import strategies as st
 
 from tests.theory.test_representations import programs
 from theory.nested import format_nested, parse_nested
-from translators.relation_direction import direct_relations, word_order_direction
+from translators.rules.relation_direction import direct_relations, word_order_direction
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 import pytest
 
 from theory.flat import format_flat
-from translators.repair import interpret_output
+from translators.model.repair import interpret_output
 
 
 @pytest.mark.parametrize(

@@ -11,14 +11,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from theory.retry_after import retry_after_seconds
-from translators.backends.base import BackendError, GenerationRequest, RetryableBackendError
-from translators.backends.openai_compat import (
+from translators.examples.bank import legacy_bank
+from translators.model.backends.base import BackendError, GenerationRequest, RetryableBackendError
+from translators.model.backends.openai_compat import (
     OpenAICompatBackend,
     RetryPolicy,
     is_retryable_status,
 )
-from translators.bank import legacy_bank
-from translators.prompts import build_prompt
+from translators.model.prompts import build_prompt
 from translators.translate import TranslationSettings, Translator
 
 FAST = RetryPolicy(attempts=5, initial_s=0.01, max_wait_s=0.05, budget_s=10)

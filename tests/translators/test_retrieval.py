@@ -1,8 +1,8 @@
 import pytest
 
 from theory.operations import OPERATIONS
-from translators.bank import ExampleBank
-from translators.retrieval import Retriever, Sampling, words
+from translators.examples.bank import ExampleBank
+from translators.model.retrieval import Retriever, Sampling, words
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +120,7 @@ def test_the_trained_approximate_index_is_kept_beside_the_bank_and_read_back(ban
     pytest.importorskip("faiss")
     import faiss
 
-    from translators.bank import load_bank, save_bank
+    from translators.examples.bank import load_bank, save_bank
 
     save_bank(bank, tmp_path / "bank.jsonl")
     stored = load_bank(tmp_path / "bank.jsonl")

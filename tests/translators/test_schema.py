@@ -5,8 +5,8 @@ from theory.canonical import canonical
 from theory.equivalence import equivalent
 from theory.nested import parse_nested
 from theory.representations import format_program
-from translators.ontology import ontology_from_json
-from translators.schema import repair_program
+from translators.wording.ontology import ontology_from_json
+from translators.wording.schema import repair_program
 
 ONTOLOGY = ontology_from_json(
     {
@@ -99,7 +99,7 @@ def test_the_place_shown_is_the_scene_and_what_is_asked_of_it_its_place():
         "query(unique(select(scene(), scene)), place)",
         ["place", "place"],
     )
-    from translators.ontology import bundled_ontology
+    from translators.wording.ontology import bundled_ontology
 
     pictured = parse_nested("query(unique(relate(select(scene(), scene), place, of, subject)), place)")
     fixed, fixes = repair_program(pictured, bundled_ontology())
@@ -122,7 +122,7 @@ def test_a_filter_by_an_offered_value_is_dropped_before_the_choice():
 
 
 def test_gqa_programs_of_the_tuning_part_need_none_of_the_frame_repairs(tuning_programs):
-    from translators.ontology import bundled_ontology
+    from translators.wording.ontology import bundled_ontology
 
     ontology = bundled_ontology()
     rules = {f.rule for _, program in tuning_programs for f in repair_program(program, ontology)[1]}

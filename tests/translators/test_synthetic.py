@@ -6,10 +6,10 @@ from hypothesis import strategies as st
 
 from theory.operations import OPERATIONS
 from theory.representations import format_program
-from translators.bank import normalise_question
-from translators.grammar import program_grammar
-from translators.ontology import OTHER_CATEGORY, bundled_ontology
-from translators.synthetic import TEMPLATES, expand_alternatives, generate_examples
+from translators.examples.bank import normalise_question
+from translators.examples.synthetic import TEMPLATES, expand_alternatives, generate_examples
+from translators.model.grammar import program_grammar
+from translators.wording.ontology import OTHER_CATEGORY, bundled_ontology
 
 from .test_grammar import accepts, needs_tokenizer  # noqa: F401 - the fixture is used by name
 

@@ -3,11 +3,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from theory.flat import format_flat, parse_flat
-from translators.backends.base import Backend
-from translators.bank import Example, ExampleBank
-from translators.ontology import bundled_ontology
-from translators.template_fill import TemplateFiller
+from translators.examples.bank import Example, ExampleBank
+from translators.model.backends.base import Backend
+from translators.rules.template_fill import TemplateFiller
 from translators.translate import TranslationSettings, Translator
+from translators.wording.ontology import bundled_ontology
 
 ONTOLOGY = bundled_ontology()
 
@@ -188,8 +188,8 @@ def test_the_translator_fills_without_a_model_call_and_says_so():
 
 
 def test_the_index_is_kept_beside_a_bank_file_and_read_back(tmp_path, monkeypatch):
-    from translators import template_fill
-    from translators.bank import load_bank, save_bank
+    from translators.examples.bank import load_bank, save_bank
+    from translators.rules import template_fill
 
     save_bank(ExampleBank([RED_CUP, MUG_ON_TABLE]), tmp_path / "bank.jsonl")
     bank = load_bank(tmp_path / "bank.jsonl")
@@ -209,9 +209,9 @@ def test_the_index_is_kept_beside_a_bank_file_and_read_back(tmp_path, monkeypatc
 
 
 def test_a_value_that_starts_a_relation_is_a_value_where_the_relation_does_not_follow():
-    from translators.bank import legacy_bank
-    from translators.ontology import bundled_ontology
-    from translators.template_fill import TemplateFiller
+    from translators.examples.bank import legacy_bank
+    from translators.rules.template_fill import TemplateFiller
+    from translators.wording.ontology import bundled_ontology
 
     filler = TemplateFiller(legacy_bank(), bundled_ontology())
     assert filler.form("Who is standing?") == filler.form("Who is sitting?") == "who is pose"

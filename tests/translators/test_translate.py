@@ -1,10 +1,10 @@
 import pytest
 
-from translators.backends.base import Backend, BackendError, Generation
-from translators.backends.replay import ReplayBackend
 from translators.cache import TranslationCache
+from translators.model.backends.base import Backend, BackendError, Generation
+from translators.model.backends.replay import ReplayBackend
 from translators.translate import TranslationSettings, Translator
-from translators.vocabulary import Grounder, Vocabulary
+from translators.wording.vocabulary import Grounder, Vocabulary
 
 GOOD = "exist(filter(select(scene(), cup), color, red))"
 FLAT = "scene(0). select(1, 0, cup). filter(2, 1, color, red). exist(3, 2). end(3)."
@@ -101,8 +101,8 @@ def test_grounding_maps_unknown_words_and_reports_them(bank):
 
 
 def test_gqa_representation_uses_examples_with_gqa_programs(bank):
-    from translators.bank import Example, ExampleBank
-    from translators.gqa_program import gqa_to_program
+    from translators.examples.bank import Example, ExampleBank
+    from translators.gqa.gqa_program import gqa_to_program
 
     semantic = (
         {"operation": "select", "argument": "cat (1)", "dependencies": []},
@@ -127,7 +127,7 @@ def test_settings_reject_unknown_values():
 def test_fixed_examples_come_from_hand_written_examples_only(bank):
     from dataclasses import replace
 
-    from translators.bank import ExampleBank
+    from translators.examples.bank import ExampleBank
 
     dataset = [replace(e, id=f"gqa-{i}", source="gqa") for i, e in enumerate(bank.examples[:40])]
     translator = Translator(_settings(), ExampleBank([*dataset, *bank.examples]), Capturing([GOOD]))
@@ -244,10 +244,10 @@ def test_no_translation_of_the_gqa_test_part_names_a_word_its_question_lacks(ban
     import json
 
     from evaluation.splits import split_questions
-    from translators.bundled import default_bank
-    from translators.grounded_words import invented as invented_words
-    from translators.grounded_words import question_words
-    from translators.question_text import read_as_scene
+    from translators.examples.bundled import default_bank
+    from translators.wording.grounded_words import invented as invented_words
+    from translators.wording.grounded_words import question_words
+    from translators.wording.question_text import read_as_scene
 
     from .conftest import gqa_dir
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from scene.word_kinship import WordNetKinship
-from translators.backends.replay import ReplayBackend
-from translators.bank import legacy_bank
+from translators.examples.bank import legacy_bank
+from translators.model.backends.replay import ReplayBackend
 from translators.translate import TranslationSettings, Translator
 
 SETTINGS = TranslationSettings(sampling="jaccard", llm="replay", template_fill=False)

@@ -1,7 +1,7 @@
 import pytest
 
 from theory.flat import parse_flat
-from translators.vocabulary import Grounder, Vocabulary
+from translators.wording.vocabulary import Grounder, Vocabulary
 
 from .conftest import gqa_dir
 

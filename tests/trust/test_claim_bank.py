@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from theory.operations import OPERATIONS, Kind
-from translators.ontology import bundled_ontology
-from translators.prompts import covering_examples
-from translators.synthetic import generate_examples
+from translators.examples.synthetic import generate_examples
+from translators.model.prompts import covering_examples
+from translators.wording.ontology import bundled_ontology
 from trust.claim_bank import CLAIM_TEMPLATES, hand_written_claims
 
 

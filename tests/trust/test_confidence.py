@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 
 from theory.flat import parse_flat
 from theory.nested import parse_nested
-from translators.backends.replay import ReplayBackend
-from translators.bank import legacy_bank
 from translators.evidence import TranslationEvidence
+from translators.examples.bank import legacy_bank
+from translators.model.backends.replay import ReplayBackend
 from translators.translate import TranslationSettings, Translator
 from trust.confidence import (
     ConfidenceParts,

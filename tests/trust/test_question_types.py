@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from evaluation.splits import split_questions
 from tests.support import GQA_DIR
 from theory.nested import parse_nested
-from translators.gqa_program import gqa_to_program
+from translators.gqa.gqa_program import gqa_to_program
 from trust.question_types import STRUCTURAL_TYPES, QuestionType, program_types
 
 

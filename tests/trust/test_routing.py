@@ -9,9 +9,9 @@ import pytest
 
 from evaluation.splits import split_questions
 from tests.support import GQA_DIR
-from translators.backends.replay import ReplayBackend
-from translators.bank import legacy_bank
-from translators.retrieval import Retriever
+from translators.examples.bank import legacy_bank
+from translators.model.backends.replay import ReplayBackend
+from translators.model.retrieval import Retriever
 from translators.translate import TranslationSettings
 from trust.question_types import program_types
 from trust.routing import LinearHead, QuestionRouter, RoutedTranslator
@@ -73,10 +73,10 @@ def test_structural_type_of_unseen_questions(tmp_path, monkeypatch):
     if not path.exists():
         pytest.skip(f"no GQA questions at {path}")
     pytest.importorskip("sentence_transformers")
-    from translators.bundled import default_bank
-    from translators.embeddings import load_embedder
-    from translators.ontology import bundled_ontology
-    from translators.templating import Templater
+    from translators.examples.bundled import default_bank
+    from translators.model.embeddings import load_embedder
+    from translators.wording.ontology import bundled_ontology
+    from translators.wording.templating import Templater
     from trust.routing import router_for
 
     data = json.loads(path.read_text(encoding="utf-8"))

@@ -1,5 +1,0 @@
-"""Language-model backends behind one interface: local llama.cpp, OpenAI-compatible HTTP, replay."""
-
-from translators.backends.base import Backend, BackendError, Generation, GenerationRequest
-
-__all__ = ["Backend", "BackendError", "Generation", "GenerationRequest"]

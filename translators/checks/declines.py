@@ -1,0 +1,40 @@
+"""Why a question gets no program: found from its words before any is tried (`beyond_language`), or
+from the candidates that were tried and none of which meant it (`decline`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from translators.checks.meaning import WordKinship, inexpressible
+from translators.checks.meaning_checks import Unmeant, WordStems
+from translators.checks.question_scope import Unsupported, beyond_the_scene, out_of_scope
+from translators.wording.grounded_words import stem
+from translators.wording.ontology import Ontology
+
+
+def beyond_language(
+    direct: str, asked: str, checked: bool, vocabulary: Ontology, stems: WordStems, kinship: WordKinship | None
+) -> Unsupported | None:
+    """Why no program can mean the question, found from its words alone (None: try programs);
+    past the forms no program says, only when meaning is `checked`."""
+    scope = out_of_scope(direct)
+    if scope is not None or not checked:
+        return scope
+    scope = beyond_the_scene(direct, vocabulary.category_of)
+    if scope is not None:
+        return scope
+    cannot = inexpressible(asked, lambda w: stem(w) in stems.known, kinship)
+    return Unsupported("inexpressible", cannot) if cannot else None
+
+
+def decline(unmeant: Sequence[Unmeant]) -> Unsupported:
+    """The decline of a question none of whose candidate programs meant it: the words they left out
+    most often (or, when each said every word, the first wrong reading)."""
+    counts: dict[str, int] = {}
+    for candidate in unmeant:
+        for word in candidate.left_out:
+            counts[word] = counts.get(word, 0) + 1
+    if counts:
+        most = max(counts.values())
+        return Unsupported("inexpressible", tuple(w for w, n in counts.items() if n == most))
+    return Unsupported("inexpressible", (), unmeant[0].problem)
