@@ -5,9 +5,10 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 
-.PHONY: install wordnet llm bank browser demo check test docs bench reliability scale stress
+.PHONY: install wordnet llm bank browser demo check test docs bench reliability scale stress first-run
 
 $(STAMP): pyproject.toml
+	@echo "==> packages: the virtual environment and the pinned packages of pyproject.toml"
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --disable-pip-version-check -e ".[test,vision,llm,service,eval,docs]"
 	@rm -f $(VENV)/.installed-*
@@ -16,20 +17,24 @@ $(STAMP): pyproject.toml
 install: $(STAMP) wordnet llm bank
 
 llm: $(STAMP)
+	@echo "==> llm: llama-cpp-python (built once per kind of CPU) and the bundled models"
 	@VENV=$(VENV) sh scripts/install_llm.sh
 
 # The default example bank: hand-written plus generated examples and their embedding index, built
 # once into the user cache (deterministic; about a minute).
 bank: $(STAMP)
+	@echo "==> bank: the default example bank and its embedding index"
 	@$(BIN)/aspvqa bank generate
 
 wordnet:
+	@echo "==> wordnet: WordNet 3.0"
 	@sh scripts/install_wordnet.sh
 
 browser:
 	@sh scripts/install_chromium.sh
 
 demo: install
+	@echo "==> demo: the demo questions on the demo scenes"
 	$(BIN)/aspvqa demo
 
 # The line every change must hold: lint, formatting and types (tool versions pinned in pyproject's test extra).
@@ -55,9 +60,11 @@ RELIABILITY = bench/fuzz.py bench/soak.py bench/crash_restart.py bench/thread_cr
 SCALE = bench/full_size.py bench/worker_plan.py
 # Data jobs that feed benchmarks (they run the model over the split for an hour), not benchmarks.
 DATA = bench/confidence_data.py
+# A fresh clone's `make demo` with empty caches (minutes): `make first-run`.
+FIRST_RUN = bench/first_run.py
 
 bench: install
-	@for script in $(filter-out $(RELIABILITY) $(SCALE) $(DATA),$(wildcard bench/[!_]*.py)); do \
+	@for script in $(filter-out $(RELIABILITY) $(SCALE) $(DATA) $(FIRST_RUN),$(wildcard bench/[!_]*.py)); do \
 		echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 reliability: install
@@ -65,6 +72,9 @@ reliability: install
 
 scale: install
 	@for script in $(SCALE); do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+
+first-run: $(STAMP)
+	$(BIN)/python $(FIRST_RUN)
 
 # The app tests and concurrent first-time model loads, 20 rounds under CPU load.
 stress: install
