@@ -18,10 +18,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from scene.taxonomy import Taxonomy
-from theory.operations import OTHER_CATEGORY, STRUCTURAL_CATEGORIES
+from theory.operations import OPERATIONS, OTHER_CATEGORY, STRUCTURAL_CATEGORIES, Kind, operations_where
 from theory.program import Program, Step
 from theory.program_words import program_words
 from theory.scene_facts import asp_constant
+
+# The steps whose objects are of the class they name, and those whose objects are some of their
+# input's (so of its class).
+_NAMING_A_CLASS = operations_where(lambda spec: spec.output is Kind.STATE and "class" in spec.arguments)
+_KEEPING_THE_CLASS = operations_where(lambda spec: spec.output is Kind.STATE and spec.family in ("attribute", "one"))
 
 
 @dataclass(frozen=True)
@@ -136,11 +141,9 @@ class _Extractor:
         if step_id in seen or step_id not in self.program:
             return None
         step = self.program.step(step_id)
-        if step.operation == "select":
-            return asp_constant(step.arguments[0])
-        if step.operation in ("relate", "relate_attr"):
-            return asp_constant(step.arguments[0])
-        if step.operation in ("filter", "filter_any", "unique"):
+        if step.operation in _NAMING_A_CLASS:
+            return asp_constant(step.arguments[OPERATIONS[step.operation].arguments.index("class")])
+        if step.operation in _KEEPING_THE_CLASS:
             return self.class_of(step.dependencies[0], seen | {step_id})
         if step.operation == "negate":
             return self.class_of(step.dependencies[1], seen | {step_id})

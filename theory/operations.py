@@ -11,9 +11,28 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from typing import Literal, get_args
+
+# What an operation does, in a word. Sets of operations that share a property (the steps that reach
+# other objects, the counts, the comparisons by sameness) are derived from it and from the
+# signature, here or where a layer uses them, so a new operation joins them by its entry alone.
+Family = Literal[
+    "objects",  # all objects of the scene
+    "class",  # the objects of a class
+    "attribute",  # reads an attribute value of its objects
+    "relation",  # reads a relation between its objects and others
+    "sameness",  # whether objects share a value of a category
+    "one",  # exactly one of its objects
+    "difference",  # the objects of one set that are not in another
+    "comparison",  # which of two objects has more of a value
+    "existence",  # whether there is an object
+    "count",  # how many objects, and comparisons of counts
+    "logic",  # yes/no answers joined
+]
+FAMILIES: tuple[str, ...] = get_args(Family)
 
 
 class Kind(str, Enum):
@@ -34,6 +53,7 @@ class OperationSpec:
     arguments: tuple[str, ...]
     output: Kind
     meaning: str
+    family: Family
 
     @property
     def flat_arity(self) -> int:
@@ -53,10 +73,14 @@ ARGUMENT_CHOICES: dict[str, tuple[str, ...]] = {
 _S, _V, _B, _N = Kind.STATE, Kind.VALUE, Kind.BOOL, Kind.NUMBER
 
 _SPECS = [
-    OperationSpec("scene", (), (), _S, "all objects of the scene"),
-    OperationSpec("select", (_S,), ("class",), _S, "the input objects whose class (or category) is CLASS"),
-    OperationSpec("filter", (_S,), ("category", "value"), _S, "the input objects whose CATEGORY attribute is VALUE"),
-    OperationSpec("filter_any", (_S,), ("value",), _S, "the input objects that have VALUE in any category"),
+    OperationSpec("scene", (), (), _S, "all objects of the scene", "objects"),
+    OperationSpec("select", (_S,), ("class",), _S, "the input objects whose class (or category) is CLASS", "class"),
+    OperationSpec(
+        "filter", (_S,), ("category", "value"), _S, "the input objects whose CATEGORY attribute is VALUE", "attribute"
+    ),
+    OperationSpec(
+        "filter_any", (_S,), ("value",), _S, "the input objects that have VALUE in any category", "attribute"
+    ),
     OperationSpec(
         "relate",
         (_S,),
@@ -64,17 +88,26 @@ _SPECS = [
         _S,
         "objects of CLASS related by RELATION to an input object; position=subject: the new object is the "
         "subject (new RELATION input), position=object: the new object is the object (input RELATION new)",
+        "relation",
     ),
-    OperationSpec("relate_any", (_S,), ("relation", "position"), _S, "as relate, for objects of any class"),
+    OperationSpec("relate_any", (_S,), ("relation", "position"), _S, "as relate, for objects of any class", "relation"),
     OperationSpec(
         "relate_attr",
         (_S,),
         ("class", "category"),
         _S,
         "other objects of CLASS that share a CATEGORY value with an input object (e.g. the same color)",
+        "sameness",
     ),
-    OperationSpec("unique", (_S,), (), _S, "exactly one of the input objects (no answer when there is none)"),
-    OperationSpec("negate", (_S, _S), (), _S, "negate(ID, REMOVED, BASE): the objects of BASE that are not in REMOVED"),
+    OperationSpec("unique", (_S,), (), _S, "exactly one of the input objects (no answer when there is none)", "one"),
+    OperationSpec(
+        "negate",
+        (_S, _S),
+        (),
+        _S,
+        "negate(ID, REMOVED, BASE): the objects of BASE that are not in REMOVED",
+        "difference",
+    ),
     OperationSpec(
         "compare",
         (_S, _S),
@@ -82,6 +115,7 @@ _SPECS = [
         _S,
         "of two objects, the one that has VALUE while the other has not (polarity=true), or the one that "
         "lacks it while the other has it (polarity=false)",
+        "comparison",
     ),
     OperationSpec(
         "query",
@@ -89,9 +123,15 @@ _SPECS = [
         ("category",),
         _V,
         "the CATEGORY values of the input objects (name, class, color, hposition ...)",
+        "attribute",
     ),
     OperationSpec(
-        "verify_attr", (_S,), ("category", "value"), _B, "yes if an input object's CATEGORY is VALUE, else no"
+        "verify_attr",
+        (_S,),
+        ("category", "value"),
+        _B,
+        "yes if an input object's CATEGORY is VALUE, else no",
+        "attribute",
     ),
     OperationSpec(
         "verify_rel",
@@ -99,6 +139,7 @@ _SPECS = [
         ("class", "relation", "position"),
         _B,
         "yes if an input object is related by RELATION to an object of CLASS (position as in relate), else no",
+        "relation",
     ),
     OperationSpec(
         "choose_attr",
@@ -106,6 +147,7 @@ _SPECS = [
         ("category", "value", "value"),
         _V,
         "whichever of the two VALUEs the input object has in CATEGORY",
+        "attribute",
     ),
     OperationSpec(
         "choose_rel",
@@ -113,10 +155,16 @@ _SPECS = [
         ("class", "relation", "relation", "position"),
         _V,
         "whichever of the two RELATIONs links the input object with an object of CLASS (position as in relate)",
+        "relation",
     ),
-    OperationSpec("exist", (_S,), (), _B, "yes if the input is not empty, else no"),
+    OperationSpec("exist", (_S,), (), _B, "yes if the input is not empty, else no", "existence"),
     OperationSpec(
-        "all_same", (_S,), ("category",), _B, "yes if one CATEGORY value is shared by all input objects, else no"
+        "all_same",
+        (_S,),
+        ("category",),
+        _B,
+        "yes if one CATEGORY value is shared by all input objects, else no",
+        "sameness",
     ),
     OperationSpec(
         "all_different",
@@ -124,10 +172,18 @@ _SPECS = [
         ("category",),
         _B,
         "yes if no two distinct input objects share a CATEGORY value, else no",
+        "sameness",
     ),
-    OperationSpec("two_same", (_S, _S), ("category",), _B, "yes if the two objects share a CATEGORY value, else no"),
     OperationSpec(
-        "two_different", (_S, _S), ("category",), _B, "yes if the two objects share no CATEGORY value, else no"
+        "two_same", (_S, _S), ("category",), _B, "yes if the two objects share a CATEGORY value, else no", "sameness"
+    ),
+    OperationSpec(
+        "two_different",
+        (_S, _S),
+        ("category",),
+        _B,
+        "yes if the two objects share no CATEGORY value, else no",
+        "sameness",
     ),
     OperationSpec(
         "common",
@@ -135,20 +191,42 @@ _SPECS = [
         (),
         _V,
         "the attribute categories (not class, name or position) in which the two objects share a value",
+        "sameness",
     ),
-    OperationSpec("count", (_S,), (), _N, "the number of input objects (0 when there are none)"),
+    OperationSpec("count", (_S,), (), _N, "the number of input objects (0 when there are none)", "count"),
     OperationSpec(
         "compare_count",
         (_N, _N),
         ("comparison",),
         _B,
         "yes if the first count is more than (more), fewer than (fewer) or the same as (same) the second, else no",
+        "count",
     ),
-    OperationSpec("and", (_B, _B), (), _B, "yes if both inputs are yes, else no"),
-    OperationSpec("or", (_B, _B), (), _B, "yes if either input is yes, else no"),
+    OperationSpec("and", (_B, _B), (), _B, "yes if both inputs are yes, else no", "logic"),
+    OperationSpec("or", (_B, _B), (), _B, "yes if either input is yes, else no", "logic"),
 ]
 
 OPERATIONS: dict[str, OperationSpec] = {spec.name: spec for spec in _SPECS}
+
+
+def operations_where(holds: Callable[[OperationSpec], bool]) -> frozenset[str]:
+    """The names of the operations whose entry `holds` for."""
+    return frozenset(spec.name for spec in _SPECS if holds(spec))
+
+
+# Sets more than one layer reads, derived from the table (the layers derive their own beside them).
+# Counting: a number in or out ("how many", "more ... than"); GQA's programs have none.
+COUNTING_OPERATIONS = operations_where(lambda spec: Kind.NUMBER in (spec.output, *spec.inputs))
+# Whether objects share a value: "same", "different", "in common".
+SAMENESS_OPERATIONS = operations_where(lambda spec: spec.family == "sameness")
+# The steps whose objects are found through another object: by a relation or a shared value.
+RELATING_OPERATIONS = operations_where(
+    lambda spec: spec.output is Kind.STATE and spec.family in ("relation", "sameness")
+)
+# The steps that describe no objects of their own: all of the scene, or one of the input.
+DESCRIBING_NOTHING = operations_where(lambda spec: spec.family in ("objects", "one"))
+# The steps that read the scene's relations (``has_rel``): each names a relation and its direction.
+RELATION_OPERATIONS = operations_where(lambda spec: "relation" in spec.arguments)
 
 # Categories that describe identity or position rather than appearance; `common` ignores them.
 STRUCTURAL_CATEGORIES = ("class", "name", "hposition", "vposition")

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from theory.operations import OPERATIONS, OTHER_CATEGORY, Kind
+from theory.operations import OPERATIONS, OTHER_CATEGORY, Kind, operations_where
 from theory.program import Program, ProgramError, Step
 from theory.scene_facts import asp_constant
 from theory.validate import validate_program
@@ -32,6 +32,9 @@ from trust.errors import TrustError
 YES_WORDS = frozenset({"yes", "true", "y"})
 NO_WORDS = frozenset({"no", "false", "n"})
 IDENTITY_CATEGORIES = frozenset({"name", "class"})
+# The answer steps that give an attribute's value (a query, a choice of two values): the claim is
+# that the object has the answer as that attribute.
+_ASKING_A_VALUE = operations_where(lambda spec: spec.family == "attribute" and spec.output is Kind.VALUE)
 
 
 class ClaimError(TrustError, ValueError):
@@ -89,7 +92,7 @@ def claim_from_answer(program: Program, answer: str) -> Claim:
         if word not in YES_WORDS | NO_WORDS:
             raise ClaimError(f"the question is answered yes or no, not {answer!r}")
         return Claim(program, word in YES_WORDS)
-    if op in ("query", "choose_attr"):
+    if op in _ASKING_A_VALUE:
         category = "class" if args[0] in IDENTITY_CATEGORIES else args[0]
         if category == OTHER_CATEGORY:
             # GQA's bare "red or green?": the ontology's category of the answer, where it has one.

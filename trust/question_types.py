@@ -17,6 +17,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from theory.operations import (
+    OPERATIONS,
+    RELATING_OPERATIONS,
+    RELATION_OPERATIONS,
+    SAMENESS_OPERATIONS,
+    Kind,
+    operations_where,
+)
 from theory.program import Program, Step
 
 Structural = Literal["verify", "query", "choose", "logical", "compare"]
@@ -24,8 +32,9 @@ Semantic = Literal["obj", "attr", "cat", "rel", "global"]
 STRUCTURAL_TYPES: tuple[str, ...] = get_args(Structural)
 SEMANTIC_TYPES: tuple[str, ...] = get_args(Semantic)
 
-# The answer step's operation -> structural type.
-_STRUCTURE: dict[str, Structural] = {
+# The answer step's operation -> structural type, for every operation that answers (not a set of
+# objects); GQA's labels, so a list rather than a rule (tests/theory/test_operation_sets.py).
+ANSWER_STRUCTURE: dict[str, Structural] = {
     "exist": "verify",
     "verify_attr": "verify",
     "verify_rel": "verify",
@@ -47,7 +56,13 @@ _STRUCTURE: dict[str, Structural] = {
 # Categories that describe the whole picture (GQA's "global" questions: place, room, weather ...).
 GLOBAL_CATEGORIES = frozenset({"place", "room", "weather", "location", "scene"})
 _IDENTITY = frozenset({"name", "class"})
-_RELATING = frozenset({"relate", "relate_any", "relate_attr"})
+# Answer steps by what they ask about (no step that reads another answers: only sets of objects,
+# counts and yes/no answers are read, so `_ATTRIBUTE_ANSWERS` among the inputs of an and/or is a
+# verify_attr).
+_ATTRIBUTE_ANSWERS = operations_where(lambda spec: spec.family == "attribute" and spec.output is not Kind.STATE)
+_RELATION_ANSWERS = frozenset(name for name in RELATION_OPERATIONS if OPERATIONS[name].output is not Kind.STATE)
+_JOINING = operations_where(lambda spec: spec.family == "logic")
+_SAMENESS_ANSWERS = frozenset(name for name in SAMENESS_OPERATIONS if OPERATIONS[name].output is not Kind.STATE)
 
 
 @dataclass(frozen=True)
@@ -73,14 +88,14 @@ def _ancestors(program: Program, step: Step) -> list[Step]:
 
 def _semantic(program: Program, answer: Step) -> Semantic:
     inputs = _ancestors(program, answer)
-    related = any(s.operation in _RELATING for s in inputs)
+    related = any(s.operation in RELATING_OPERATIONS for s in inputs)
     selects_scene = any(s.operation == "select" and s.arguments[0] == "scene" for s in inputs)
     op, args = answer.operation, answer.arguments
-    if op in ("and", "or"):
-        return "attr" if any(s.operation in ("verify_attr", "choose_attr") for s in inputs) else "obj"
+    if op in _JOINING:
+        return "attr" if any(s.operation in _ATTRIBUTE_ANSWERS for s in inputs) else "obj"
     if op == "exist":
         return "rel" if related else "obj"
-    if op in ("verify_rel", "choose_rel"):
+    if op in _RELATION_ANSWERS:
         return "rel"
     if op == "verify_attr":
         return "attr"
@@ -97,10 +112,10 @@ def _semantic(program: Program, answer: Step) -> Semantic:
         if category in _IDENTITY:
             return "rel" if related else "cat"
         return "attr"
-    return "attr" if op in ("two_same", "two_different", "all_same", "all_different", "common") else "obj"
+    return "attr" if op in _SAMENESS_ANSWERS else "obj"
 
 
 def program_types(program: Program) -> QuestionType:
     """The structural and semantic type of the question `program` answers."""
     answer = program.step(program.answer)
-    return QuestionType(_STRUCTURE.get(answer.operation, "query"), _semantic(program, answer))
+    return QuestionType(ANSWER_STRUCTURE.get(answer.operation, "query"), _semantic(program, answer))

@@ -23,16 +23,28 @@ from typing import Literal
 
 from theory.canonical import canonical
 from theory.flat import format_flat
-from theory.operations import OPERATIONS, POSITION_VALUES, Kind
+from theory.operations import DESCRIBING_NOTHING, OPERATIONS, POSITION_VALUES, RELATING_OPERATIONS, Kind
 from theory.program import Program, Step
 from theory.validate import ancestors
 from trust.claims import Claim, at_least, count_level
 
 SubClaimKind = Literal["object", "attribute", "relation", "count", "comparison"]
 
-_ATTRIBUTE_STEPS = frozenset({"filter", "filter_any", "negate"})
-_RELATION_STEPS = frozenset({"relate", "relate_any", "relate_attr"})
-_COMPARISONS = frozenset({"two_same", "two_different", "all_same", "all_different", "compare", "common"})
+# What the objects of a step are described by, by the family of the step's operation (a step of
+# one of the input's objects is described by what describes the input).
+_DESCRIBED_BY: dict[str, SubClaimKind] = {
+    "objects": "object",
+    "class": "object",
+    "attribute": "attribute",
+    "difference": "attribute",
+    "relation": "relation",
+    "sameness": "relation",
+    "comparison": "comparison",
+}
+# What a yes/no step checks, by its family (any other: a comparison, of values or of counts).
+_CHECKED_BY: dict[str, SubClaimKind] = {"attribute": "attribute", "relation": "relation"}
+# The steps whose class must be there for the step to hold ("the cup on the table": a table).
+_NAMING_OTHERS = frozenset(name for name in RELATING_OPERATIONS if "class" in OPERATIONS[name].arguments)
 _NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 
@@ -179,13 +191,7 @@ def _kind(program: Program, step_id: int) -> SubClaimKind:
         return _kind(program, step.dependencies[0])
     if step.operation == "negate" and count_level(program, step_id) is not None:
         return "count"
-    if step.operation in _RELATION_STEPS:
-        return "relation"
-    if step.operation in _ATTRIBUTE_STEPS:
-        return "attribute"
-    if step.operation == "compare":
-        return "comparison"
-    return "object"
+    return _DESCRIBED_BY.get(OPERATIONS[step.operation].family, "object")
 
 
 class _Splitter:
@@ -231,9 +237,9 @@ class _Splitter:
         readable = step.dependencies[1:] if step.operation == "negate" else step.dependencies
         for dep in readable:  # what negate removes need not exist
             found += self.presuppositions(dep, seen)
-        if step.operation in ("relate", "relate_attr"):
+        if step.operation in _NAMING_OTHERS:
             found.append(self.named_object(step.arguments[0]))
-        if step.operation not in ("scene", "unique"):
+        if step.operation not in DESCRIBING_NOTHING:
             found.append(self.exists(step_id))
         return found
 
@@ -259,8 +265,7 @@ class _Splitter:
             parts += self.presuppositions(dep, seen)
         if step.operation == "verify_rel" and holds:
             parts.append(self.named_object(step.arguments[0]))
-        kinds: dict[str, SubClaimKind] = {"verify_attr": "attribute", "verify_rel": "relation"}
-        kind = kinds.get(step.operation, "comparison")
+        kind = _CHECKED_BY.get(OPERATIONS[step.operation].family, "comparison")
         text = _statement(self.program, step_id)
         parts.append(
             self.add(kind, text if holds else f"not: {text}", (Check(_check_program(self.program, step_id), holds),))

@@ -33,7 +33,15 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Literal
 
-from theory.operations import OTHER_CATEGORY
+from theory.operations import (
+    DESCRIBING_NOTHING,
+    OPERATIONS,
+    OTHER_CATEGORY,
+    RELATION_OPERATIONS,
+    SAMENESS_OPERATIONS,
+    Kind,
+    operations_where,
+)
 from theory.program import Program, Step
 from theory.scene_facts import SceneFacts
 from theory.solver import Answer, SolveLimits, SolveStatus, solve
@@ -46,6 +54,12 @@ VERDICTS: tuple[Verdict, ...] = ("supported", "refuted", "unverifiable")
 MIN_CONFIDENCE = 0.8  # likelihood a verdict needs; below it the sub-claim is unverifiable
 MAX_LISTED_FACTS = 60  # facts listed for an absence (the objects the scene does have)
 _CLOSED_CATEGORIES = frozenset({"class", "name", "hposition", "vposition"})
+# The steps of a check that read one named category of their objects (a check answers yes or no, so
+# no step of it gives a value), and those that compare the values of several objects in one.
+_ONE_CATEGORY = operations_where(
+    lambda spec: spec.family == "attribute" and "category" in spec.arguments and spec.output is not Kind.VALUE
+)
+_SAMENESS_CHECKS = frozenset(name for name in SAMENESS_OPERATIONS if OPERATIONS[name].output is Kind.BOOL)
 
 
 class VerificationError(TrustError, ValueError):
@@ -230,9 +244,9 @@ class ClaimVerifier:
         objects = [str(o) for o in states.get(inputs[0], [])] if inputs else []
         op, args = step.operation, step.arguments
         category = None
-        if op in ("filter", "verify_attr"):
+        if op in _ONE_CATEGORY:
             category = args[0]
-        elif op in ("two_same", "two_different", "all_same", "all_different"):
+        elif op in _SAMENESS_CHECKS:
             category = args[0]
             objects += [str(o) for d in inputs[1:] for o in states.get(d, [])]
         if category is not None:
@@ -244,8 +258,8 @@ class ClaimVerifier:
             return None, described
         if op == "filter_any":
             return f"the scene does not list every property of {_objects(objects)}", []
-        if op in ("relate", "relate_any", "verify_rel"):
-            cls = None if op == "relate_any" else args[0]
+        if op in RELATION_OPERATIONS:
+            cls = args[0] if "class" in OPERATIONS[op].arguments else None
             if cls is not None and not any(cls in c for c in self.index.classes.values()):
                 return None, self.index.inventory()
             linking = self.index.linking(objects, cls)
@@ -274,7 +288,7 @@ def _failing_step(program: Program, states: dict[int, list[str]]) -> tuple[Step,
     have some, else the answer step itself."""
     answer = program.step(program.answer)
     for step in program.steps:
-        if step.operation in ("scene", "unique") or step.id == answer.id or not step.dependencies:
+        if step.operation in DESCRIBING_NOTHING or step.id == answer.id or not step.dependencies:
             continue
         if step.id in _reads(program, answer.id) and not states.get(step.id):
             if all(states.get(d) for d in step.dependencies[-1:]):

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol, TypeVar
 
-from theory.operations import SCENE_PREDICATES, STRUCTURAL_CATEGORIES
+from theory.operations import SCENE_PREDICATES, STRUCTURAL_CATEGORIES, operations_where
 from theory.solver.scene_readings import KEPT_SCENE_CHARS, KEPT_SCENE_TEXTS, kept_per_text
 
 
@@ -29,8 +29,9 @@ def _compact(text: str) -> str:
 
 
 _ATTRIBUTE_FACT = re.compile(r"\.(has_attr\([^,()]*,([^,()]*),[^()]*\))")
-# Operations that read has_attr(O,A,V) for any A their step does not name (and any V).
-EVERY_CATEGORY = frozenset({"common"})
+# Operations that read has_attr(O,A,V) for any A their step does not name (and any V): a comparison
+# by sameness that names no category (what two objects have in common).
+EVERY_CATEGORY = operations_where(lambda spec: spec.family == "sameness" and "category" not in spec.arguments)
 
 
 _Place = TypeVar("_Place")

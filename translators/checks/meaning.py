@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from theory.operations import OPERATIONS
+from theory.operations import COUNTING_OPERATIONS, OPERATIONS, SAMENESS_OPERATIONS
 from theory.program import Program
 from translators.wording.grounded_words import IRREGULAR_PLURALS, SPELLINGS, comparative_base, stem
 
@@ -87,23 +87,34 @@ class _Named:
         )
 
 
-def _has(*operations: str) -> Callable[[_Named], bool]:
-    return lambda named: bool(named.operations & set(operations))
+@dataclass(frozen=True)
+class OperationCue:
+    """A frame word accounted for by any of these operations (named, so a test holds them to the table)."""
+
+    operations: frozenset[str]
+
+    def __call__(self, named: _Named) -> bool:
+        return bool(named.operations & self.operations)
+
+
+def _has(*operations: str) -> OperationCue:
+    return OperationCue(frozenset(operations))
 
 
 def _says(*words: str) -> Callable[[_Named], bool]:
     return lambda named: bool(named.words & set(words))
 
 
-_COMPARISONS = ("all_same", "all_different", "two_same", "two_different", "relate_attr", "common")
+_COUNTS = tuple(sorted(COUNTING_OPERATIONS))
+_SAMENESS = tuple(sorted(SAMENESS_OPERATIONS))  # "the same color", "different", "in common"
 _LEFT_RIGHT = _says("left", "right", "hposition")
 _UP_DOWN = _says("top", "bottom", "middle", "vposition", "above", "below", "under", "hposition")
 # Frame words: accounted for by the form of the program rather than by an argument.
 FRAME_CUES: dict[str, Callable[[_Named], bool]] = {
-    "many": _has("count", "compare_count"),
-    "number": _has("count", "compare_count"),
-    "count": _has("count", "compare_count"),
-    "amount": _has("count", "compare_count"),
+    "many": _has(*_COUNTS),
+    "number": _has(*_COUNTS),
+    "count": _has(*_COUNTS),
+    "amount": _has(*_COUNTS),
     "shade": _says("color"),
     "hue": _says("color"),
     "species": _says("name", "class"),
@@ -112,11 +123,11 @@ FRAME_CUES: dict[str, Callable[[_Named], bool]] = {
     "make": _says("material"),
     "makes": _says("material"),
     "used": _says("material"),
-    "same": _has(*_COMPARISONS),
-    "different": _has(*_COMPARISONS),
-    "similar": _has(*_COMPARISONS),
-    "alike": _has(*_COMPARISONS),
-    "both": _has("and", *_COMPARISONS),
+    "same": _has(*_SAMENESS),
+    "different": _has(*_SAMENESS),
+    "similar": _has(*_SAMENESS),
+    "alike": _has(*_SAMENESS),
+    "both": _has("and", *_SAMENESS),
     "either": _has("or"),
     "neither": _has("or", "negate"),
     "more": _has("compare", "compare_count"),
@@ -180,7 +191,7 @@ def _accounted(word: str, named: _Named, kinship: WordKinship | None) -> bool:
     if cue is not None and cue(named):
         return True
     if word in _NUMBERS:
-        return bool(named.operations & {"count", "compare_count"})
+        return bool(named.operations & COUNTING_OPERATIONS)
     base = comparative_base(word) if word.endswith(("er", "ier")) else None
     if base is not None and base[0] in named.words:
         return True

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from theory.operations import OPERATIONS, STRUCTURAL_CATEGORIES
+from theory.operations import OPERATIONS, STRUCTURAL_CATEGORIES, Kind, operations_where
 from theory.program import Program, Step
 from translators.checks.meaning import WordKinship
 from translators.wording.ontology import OTHER_CATEGORY, Ontology
@@ -43,7 +43,10 @@ CATEGORY_CUES: dict[str, frozenset[str]] = {
     "room": frozenset({"where", "room", "place", "venue", "location"}),
     "size": frozenset({"big", "large", "small"}),
 }
-_PASS_THROUGH = ("unique", "filter", "filter_any", "negate", "compare")
+# Steps whose objects are some of their first input's, chosen without naming a class.
+_PASS_THROUGH = operations_where(
+    lambda spec: spec.output is Kind.STATE and spec.family in ("one", "attribute", "difference", "comparison")
+)
 _OPEN_CLASSES = frozenset({"_", "thing", "things", "object", "scene"})
 
 

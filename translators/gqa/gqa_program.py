@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TypedDict
 
 from theory.canonical import canonical
-from theory.operations import OPERATIONS, OTHER_CATEGORY, Kind
+from theory.operations import COUNTING_OPERATIONS, OPERATIONS, OTHER_CATEGORY, Kind
 from theory.program import Program, ProgramError, ProgramSyntaxError, ProgramValidationError, Step
 from theory.scene_facts import asp_constant
 from translators.errors import TranslatorError
@@ -49,7 +49,7 @@ GQA_NEGATED = re.compile(r"^\s*not\s*\((.*)\)\s*$")
 GQA_POSITIONS = {"s": "subject", "o": "object", "subject": "subject", "object": "object"}
 GQA_CATEGORY_ALIASES = {"type": "name"}
 # Operations of ours that GQA's programs never use: GQA asks no counting questions.
-NOT_IN_GQA = frozenset({"count", "compare_count"})
+NOT_IN_GQA = COUNTING_OPERATIONS
 
 
 def gqa_relation_parts(argument: str) -> tuple[str, str, str]:

@@ -23,12 +23,14 @@ from functools import lru_cache
 from typing import Protocol
 
 from theory.nested import format_nested, parse_nested
+from theory.operations import Kind, operations_where
 from theory.program import Program, ProgramError
 from translators.rules.template_fill import FilledProgram
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-'][A-Za-z0-9]+)*")
 _YES_NO = frozenset("is are was were does do did".split())
-_VERIFICATIONS = frozenset({"verify_attr", "verify_rel"})
+# The yes/no checks of one object's attribute or relation ("Is the cup red and small?").
+_VERIFICATIONS = operations_where(lambda spec: spec.output is Kind.BOOL and spec.family in ("attribute", "relation"))
 Tree = tuple[str, tuple[str, ...], tuple["Tree", ...]]
 _LOOKS = re.compile(
     r"^(?P<aux>does|do) (?P<object>.+?) (?:looks?|appears?(?: to be)?|seems?(?: to be)?) (?P<predicate>.+)$", re.I

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from theory.operations import OPERATIONS, RELATION_OPERATIONS
 from theory.program import Program, Step
 from translators.wording.grounded_words import RELATION_GLUE, stem
 from translators.wording.schema import SchemaFix
@@ -35,10 +36,12 @@ _WH = frozenset({"what", "which", "who", "whom"})
 # (position of the class, of the relation, of the direction) among each operation's arguments;
 # None: the operation names no class (its objects are asked by the wh-word).
 _ARGUMENTS: dict[str, tuple[int | None, int, int]] = {
-    "relate": (0, 1, 2),
-    "verify_rel": (0, 1, 2),
-    "choose_rel": (0, 1, 3),
-    "relate_any": (None, 0, 1),
+    name: (
+        OPERATIONS[name].arguments.index("class") if "class" in OPERATIONS[name].arguments else None,
+        OPERATIONS[name].arguments.index("relation"),
+        OPERATIONS[name].arguments.index("position"),
+    )
+    for name in RELATION_OPERATIONS
 }
 # Operations whose objects keep the class of their input (followed down to a class).
 _CLASS_OF = {"select": 0, "relate": 0}

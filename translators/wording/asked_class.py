@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 
 from theory.canonical import canonical
+from theory.operations import OPERATIONS, RELATION_OPERATIONS, Kind
 from theory.program import Program, Step
 from translators.wording.grounded_words import question_words, singular, stem
 from translators.wording.ontology import Ontology
@@ -42,7 +43,7 @@ _ASKED = re.compile(
     r"(?:(?:on|in|at|of|by|with|from|under|behind|inside|near)\s+)?(?:what|which)\s+"
     r"(?:(?:kind|type|item|piece|sort)\s+of\s+)?([a-z]+)(?:\s+([a-z]+))?"
 )
-_RELATIONS = ("relate", "relate_any")
+_RELATIONS = frozenset(name for name in RELATION_OPERATIONS if OPERATIONS[name].output is Kind.STATE)
 # Words after "what" that are no object's name.
 _NOT_NOUNS = VERBS | frozenset(
     "kind type sort piece item part side color colour shape size material one ones object objects thing things".split()
