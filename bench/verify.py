@@ -95,7 +95,7 @@ def translated_claims(items: list, limit: int, scenes: dict) -> dict:  # noqa: A
     from trust.claims import ClaimError, as_claim
 
     components = Components(Settings())
-    translator = components.claim_translator(components.translation_settings())
+    translator = components.translators.claim_translator(components.translation_settings())
     # Spread over kinds and perturbations: every k-th claim in a fixed order.
     ordered = sorted(items, key=lambda pair: (pair[1].kind, pair[1].perturbation, pair[1].text))
     step = max(1, len(ordered) // limit)

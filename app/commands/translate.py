@@ -234,7 +234,7 @@ def _translator(
         llm = given.get("llm")
         components = Components(load_settings(llm=llm if isinstance(llm, str) else None, **paths))
         settings = components.translation_settings({k: v for k, v in given.items() if v is not None})
-        grounder = _grounder(vocabulary, components.embedder()) if vocabulary is not None else None
+        grounder = _grounder(vocabulary, components.translators.embedder()) if vocabulary is not None else None
         translator = components.translator(
             settings, cache=TranslationCache(cache) if cache else None, grounder=grounder
         )

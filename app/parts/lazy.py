@@ -1,14 +1,16 @@
-"""A part built on first use, once, and the reason it could not be built."""
+"""Parts built on first use, once, and the reason one could not be built."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
+from functools import partial
 from typing import Generic, TypeVar
 
 from app.errors import PipelineError
 
 T = TypeVar("T")
+K = TypeVar("K", bound=Hashable)
 
 
 class Lazy(Generic[T]):
@@ -32,6 +34,28 @@ class Lazy(Generic[T]):
             return self._value
 
     @property
+    def built(self) -> T | None:
+        """The part when it is built already (None: not yet, or it could not be); builds nothing."""
+        return self._value
+
+    @property
     def status(self) -> str:
         """'ready', 'not loaded' or why it cannot load."""
         return "ready" if self._value is not None else self.error or "not loaded"
+
+
+class PerKey(Generic[K, T]):
+    """One part per key, each built on its key's first `get` and shared after (thread-safe: a second
+    caller of the same key waits for the first instead of building another; keys build side by side)."""
+
+    def __init__(self, build: Callable[[K], T]) -> None:
+        self._build = build
+        self._parts: dict[K, Lazy[T]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: K) -> T:
+        with self._lock:
+            part = self._parts.get(key)
+            if part is None:
+                part = self._parts[key] = Lazy(partial(self._build, key))
+        return part.get()

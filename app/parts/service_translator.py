@@ -1,20 +1,21 @@
-"""Questions into programs for the service: options and model per request, parts from `Components`."""
+"""Questions into programs for the service: options and model per request, translators from the
+`TranslatorBuilder`, their settings from the `TranslationSettingsSource`."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
+from app.config import Settings
 from app.errors import PipelineError
 from app.outcomes import TranslationOutcome
 from app.parts.roles import QuestionTranslator
+from app.parts.translation_settings import TranslationSettingsSource
+from app.parts.translator_builder import TranslatorBuilder
 from translators.details import TranslationDetails
 from translators.model.backends.base import BackendError
 from translators.model.backends.models import ModelFileError
 from translators.options import TranslationOptions
-
-if TYPE_CHECKING:
-    from app.components import Components
-    from translators.translate import Translation, TranslationSettings
+from translators.translate import Translation, TranslationSettings
 
 
 class TextTranslator(Protocol):
@@ -26,13 +27,16 @@ class TextTranslator(Protocol):
 class ServiceTranslator(QuestionTranslator):
     """The service's `QuestionTranslator`."""
 
-    def __init__(self, components: Components) -> None:
-        self.components = components
-        self.settings = components.settings
-        self.default_model = self.settings.default_llm
-        components.bank  # noqa: B018 - the bank, the ontology and the default model fail at start, not at the first question
-        components.ontology  # noqa: B018
-        components.backend(self.default_model)
+    def __init__(
+        self, settings: Settings, translators: TranslatorBuilder, translation: TranslationSettingsSource
+    ) -> None:
+        self.settings = settings
+        self.translators = translators
+        self.translation = translation
+        self.default_model = settings.default_llm
+        translators.bank  # noqa: B018 - the bank, the ontology and the default model fail at start, not at the first question
+        translators.ontology  # noqa: B018
+        translators.backend(self.default_model)
 
     def warm_up(self) -> None:
         """Load the default model and evaluate its prompt's fixed part (raises `PipelineError`)."""
@@ -40,7 +44,7 @@ class ServiceTranslator(QuestionTranslator):
         if self.settings.routing:
             return  # each routed prompt differs after the shared part; the first question of a type warms it
         try:
-            self.components.translator(settings).warm_up()
+            self.translators.translator(settings).warm_up()
         except BackendError as exc:
             raise PipelineError("model_unavailable", str(exc)) from exc
 
@@ -48,15 +52,15 @@ class ServiceTranslator(QuestionTranslator):
         settings = self._settings(options, llm)
         translator: TextTranslator
         if self.settings.routing and settings.representation != "gqa":
-            translator = self.components.routed_translator(settings)
+            translator = self.translators.routed_translator(settings)
         else:
-            translator = self.components.translator(settings)
+            translator = self.translators.translator(settings)
         return self._outcome(self._translated(translator, question, settings), settings, "question")
 
     def claim(self, claim: str, *, options: TranslationOptions, llm: str | None = None) -> TranslationOutcome:
         """A statement as a yes/no program, translated with the claim pool and prompt."""
         settings = self._settings(options, llm)
-        translator = self.components.claim_translator(settings)
+        translator = self.translators.claim_translator(settings)
         return self._outcome(self._translated(translator, claim, settings), settings, "claim")
 
     @staticmethod
@@ -71,7 +75,7 @@ class ServiceTranslator(QuestionTranslator):
         if llm not in self.settings.offered_llms:
             choices = ", ".join(self.settings.llm_choices) or "none"
             raise PipelineError("invalid_input", f"model {llm!r} is not offered here (ASPVQA_LLM_CHOICES: {choices})")
-        return self.components.request_settings(options, llm)
+        return self.translation.request_settings(options, llm)
 
     def _outcome(self, result: Translation, settings: TranslationSettings, what: str) -> TranslationOutcome:
         if result.retryable:  # the model's server is overloaded or unreachable: try again later
@@ -86,6 +90,6 @@ class ServiceTranslator(QuestionTranslator):
             examples=[{**e} for e in result.examples],
             seconds=result.seconds,
             details=TranslationDetails.of(result, model=settings.llm, samples=settings.samples),
-            calibration_settings=self.components.confidence_settings(settings),
+            calibration_settings=self.translation.confidence_settings(settings),
             evidence=result.evidence,
         )

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,7 @@ import pytest
 from app.components import Components
 from app.config import Settings
 from app.errors import PipelineError
+from app.parts.lazy import PerKey
 from translators.examples.bank import default_bank_path
 from translators.options import TranslationOptions
 
@@ -77,3 +80,44 @@ def test_warm_up_leaves_the_loaded_parts_out_of_full_collections(components):
         assert gc.get_freeze_count() > frozen * 0.99
     finally:
         gc.unfreeze()
+
+
+def test_concurrent_first_requests_share_one_translator(components):
+    # The service's first requests arrive together: each waits for the one translator being built.
+    options = components.translation_settings()
+    start = threading.Barrier(6)
+    found = []
+
+    def ask() -> None:
+        start.wait()
+        found.append(components.translator(options))
+
+    threads = [threading.Thread(target=ask) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(found) == 6 and len({id(t) for t in found}) == 1
+    assert found[0].retriever is components.translator(components.translation_settings({"examples": 1})).retriever
+
+
+def test_a_part_per_key_is_built_once_and_a_failed_build_is_tried_again():
+    builds: list[str] = []
+    release = threading.Event()
+
+    def build(key: str) -> str:
+        builds.append(key)
+        release.wait(5)
+        if key == "bad" and builds.count("bad") == 1:
+            raise PipelineError("model_unavailable", "not yet")
+        return key.upper()
+
+    parts: PerKey[str, str] = PerKey(build)
+    with ThreadPoolExecutor(4) as pool:
+        asked = [pool.submit(parts.get, "a") for _ in range(4)]
+        release.set()
+        assert [f.result() for f in asked] == ["A"] * 4
+    assert builds == ["a"]
+    with pytest.raises(PipelineError, match="not yet"):
+        parts.get("bad")
+    assert parts.get("bad") == "BAD" and builds.count("bad") == 2

@@ -201,7 +201,9 @@ def test_the_settings_hand_the_grammar_kind_to_the_backend(monkeypatch):
 
     monkeypatch.setenv("ASPVQA_LLM_GRAMMAR", "vllm")
     components = Components(load_settings())
-    assert components.backend("openai:env@http://llm.local/v1").grammar_field == "structured_outputs.grammar"
+    assert (
+        components.translators.backend("openai:env@http://llm.local/v1").grammar_field == "structured_outputs.grammar"
+    )
 
 
 def test_bad_grammar_kinds_and_options_are_one_line_errors(monkeypatch):
