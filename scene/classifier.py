@@ -19,8 +19,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from scene.boxes import Box
 from scene.concepts import RelationQuery
-from scene.detector import Box, Detection, pooled_output
+from scene.detector import Detection, pooled_output
 from scene.image_cache import ImageCache
 from scene.likelihoods import AttributeKey, AttributeLikelihood, RelationKey, RelationLikelihood
 from scene.models import LoadedModel

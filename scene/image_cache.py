@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from torch import Tensor
 
-    from scene.detector import Box
+    from scene.boxes import Box
 
 CropKey = tuple[int, int, int, int]  # a box's whole-pixel corners
 

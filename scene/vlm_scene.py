@@ -28,8 +28,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Literal
 
+from scene.boxes import Box
 from scene.concepts import Concepts
-from scene.detector import Box, Detection, make_detection
+from scene.detector import Detection, make_detection
 from scene.image_scene import ImageSceneResult
 from scene.likelihoods import AttributeLikelihood, RelationLikelihood
 from scene.taxonomy import AttributeCategories, Taxonomy

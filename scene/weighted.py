@@ -7,7 +7,8 @@ name as a choice weighted by its score, with ``name`` exclusive, so the likelier
 Likelihoods below `min_likelihood` are dropped (taken as false) so grounding stays small.
 
 Example:
-    >>> from scene.detector import Box, Detection
+    >>> from scene.boxes import Box
+    >>> from scene.detector import Detection
     >>> from scene.likelihoods import AttributeLikelihood
     >>> ball, red = Detection(1, Box(0, 0, 10, 10), "ball", 0.9), AttributeLikelihood(1, "color", "red", 0.8)
     >>> scene = weighted_scene([ball], [red])

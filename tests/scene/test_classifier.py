@@ -9,9 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from scene.boxes import Box
 from scene.classifier import ClassifierSettings, candidate_pairs, pair_likelihood
 from scene.concepts import RelationQuery
-from scene.detector import Box, Detection
+from scene.detector import Detection
 from scene.image_cache import ImageCache
 from scene.likelihoods import AttributeLikelihood, RelationLikelihood
 from tests.support import GQA_DIR

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from scene.detector import Box, DetectorSettings, make_detection, merge_queries, nms
+from scene.boxes import Box
+from scene.detector import DetectorSettings, make_detection, merge_queries, nms
 from scene.image_cache import ImageCache
 from scene.positions import third
 from tests.support import GQA_DIR, DictTaxonomy

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
+from scene.boxes import Box
 from scene.concepts import RelationQuery, concepts_from_program
-from scene.detector import Box, Detection
+from scene.detector import Detection
 from scene.image_cache import ImageCache
 from scene.image_scene import ImageSceneBuilder
 from scene.likelihoods import AttributeLikelihood, RelationLikelihood

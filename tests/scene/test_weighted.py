@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from scene.detector import Box, Detection
+from scene.boxes import Box
+from scene.detector import Detection
 from scene.likelihoods import AttributeLikelihood, RelationLikelihood
 from scene.weighted import WeightSettings, weighted_scene
 from theory import SceneFacts, SolveStatus, solve
