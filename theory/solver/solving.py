@@ -7,13 +7,13 @@ from dataclasses import dataclass
 
 import clingo
 
+import theory.solver.rules as rules  # the module itself, not the package that re-exports it
 from theory.data_text import SceneText
 from theory.entailment import Entailments
 from theory.flat import parse_flat
 from theory.operations import RELATION_ANSWER_WORDS
 from theory.program import Program, ProgramError
 from theory.scene_facts import SceneFacts
-from theory.solver import rules
 from theory.solver.grounding import ground_question
 from theory.solver.ranking import RankingLimits, rank_answers
 from theory.solver.results import SolveLimits, SolveResult, SolveStatus
