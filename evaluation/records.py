@@ -4,8 +4,8 @@ A record is one JSON line of ``results.jsonl``; `ResultRecord.to_json` and `from
 code that knows the field names on disk.
 
 Example:
-    >>> record = ResultRecord("default", "oracle", "q1", question="Is it red?", gold="yes", status="answered",
-    ...                       answers=["yes"], correct=True)
+    >>> record = ResultRecord("default", "oracle", "q1", question="Is it red?", gold="yes",
+    ...                       outcome=SettingOutcome("answered", ["yes"], correct=True))
     >>> ResultRecord.from_json(record.to_json()) == record
     True
 """
@@ -103,7 +103,7 @@ class SettingOutcome:
 
 @dataclass(frozen=True)
 class ResultRecord:
-    """One result: the question's fields, the setting's outcome and the time it took."""
+    """One result: the question's fields, the setting's outcome (as itself) and the time it took."""
 
     run: str
     setting: str
@@ -114,14 +114,7 @@ class ResultRecord:
     types: dict[str, str] = field(default_factory=dict)
     entailed: list[str] = field(default_factory=list)
     answerable: bool | None = None
-    status: Status = "answered"
-    answers: list[str] = field(default_factory=list)
-    scores: dict[str, bool] | None = None
-    correct: bool = False
-    failure: Failure | None = None
-    program: str | None = None
-    reference: str | None = None
-    solver: str | None = None
+    outcome: SettingOutcome = field(default_factory=lambda: SettingOutcome("answered"))
     seconds: float = 0.0
     # Translated settings: the program's confidence (trust.confidence), its parts, and with a
     # calibration whether the answer is held back.
@@ -135,7 +128,8 @@ class ResultRecord:
         return (self.run, self.setting, self.question_id)
 
     def to_json(self) -> ResultJson:
-        """The JSON line of this record."""
+        """The JSON line of this record (the outcome's fields among the question's, as files have them)."""
+        outcome = self.outcome
         return {
             "run": self.run,
             "setting": self.setting,
@@ -146,14 +140,14 @@ class ResultRecord:
             "types": self.types,
             "entailed": self.entailed,
             "answerable": self.answerable,
-            "status": self.status,
-            "answers": self.answers,
-            "program": self.program,
-            "reference": self.reference,
-            "solver": self.solver,
-            "scores": self.scores,
-            "correct": self.correct,
-            "failure": None if self.failure is None else self.failure.to_json(),
+            "status": outcome.status,
+            "answers": outcome.answers,
+            "program": outcome.program,
+            "reference": outcome.reference,
+            "solver": outcome.solver,
+            "scores": outcome.scores,
+            "correct": outcome.correct,
+            "failure": None if outcome.failure is None else outcome.failure.to_json(),
             "seconds": self.seconds,
             "confidence": self.confidence,
             "confidence_parts": self.confidence_parts,
@@ -173,14 +167,16 @@ class ResultRecord:
             types=dict(data.get("types") or {}),
             entailed=list(data.get("entailed") or ()),
             answerable=data.get("answerable"),
-            status=data.get("status", "answered"),
-            answers=list(data.get("answers") or ()),
-            scores=data.get("scores"),
-            correct=bool(data.get("correct")),
-            failure=Failure.from_json(data.get("failure")),
-            program=data.get("program"),
-            reference=data.get("reference"),
-            solver=data.get("solver"),
+            outcome=SettingOutcome(
+                status=data.get("status", "answered"),
+                answers=list(data.get("answers") or ()),
+                scores=data.get("scores"),
+                correct=bool(data.get("correct")),
+                failure=Failure.from_json(data.get("failure")),
+                program=data.get("program"),
+                reference=data.get("reference"),
+                solver=data.get("solver"),
+            ),
             seconds=float(data.get("seconds") or 0.0),
             confidence=data.get("confidence"),
             confidence_parts=data.get("confidence_parts"),

@@ -90,22 +90,26 @@ def records_of(rows: Iterable[ResultRecord | ResultJson]) -> list[ResultRecord]:
 def _evaluated(rows: Iterable[ResultRecord]) -> list[ResultRecord]:
     # Skipped rows (a missing scene graph, image or program) say nothing about the method, and
     # retryable ones (the model's server failed) are no result yet.
-    return [r for r in rows if r.status not in ("skipped", RETRYABLE)]
+    return [r for r in rows if r.outcome.status not in ("skipped", RETRYABLE)]
 
 
 def accuracy_table(rows: Sequence[ResultRecord]) -> Accuracy:
     """Fraction of rows right at each ``mode@k`` (rows without a gold answer left out)."""
-    scored = [r.scores for r in rows if r.scores]
+    scored = [r.outcome.scores for r in rows if r.outcome.scores]
     return {key: _ratio(sum(bool(s.get(key)) for s in scored), len(scored)) for key in SCORE_KEYS}
 
 
 def translation_table(rows: Sequence[ResultRecord]) -> TranslationTable:
     """Fractions of translations canonically equal to / equivalent with the GQA program, and valid."""
-    scored = [r for r in rows if r.scores]
+    scored = [r for r in rows if r.outcome.scores]
     return {
-        "valid": _ratio(sum(r.program is not None for r in scored), len(scored)),
-        "canonical": _ratio(sum(bool(r.scores and r.scores.get("canonical")) for r in scored), len(scored)),
-        "semantic": _ratio(sum(bool(r.scores and r.scores.get("semantic")) for r in scored), len(scored)),
+        "valid": _ratio(sum(r.outcome.program is not None for r in scored), len(scored)),
+        "canonical": _ratio(
+            sum(bool(r.outcome.scores and r.outcome.scores.get("canonical")) for r in scored), len(scored)
+        ),
+        "semantic": _ratio(
+            sum(bool(r.outcome.scores and r.outcome.scores.get("semantic")) for r in scored), len(scored)
+        ),
     }
 
 
@@ -114,8 +118,8 @@ def by_type(rows: Sequence[ResultRecord], field: str) -> dict[str, TypeAccuracy]
     groups: dict[str, list[bool]] = defaultdict(list)
     for row in rows:
         kind = row.types.get(field)
-        if kind and row.scores is not None:
-            groups[kind].append(row.correct)
+        if kind and row.outcome.scores is not None:
+            groups[kind].append(row.outcome.correct)
     return {k: {"n": len(v), "accuracy": _ratio(sum(v), len(v))} for k, v in sorted(groups.items())}
 
 
@@ -124,9 +128,9 @@ def failures(rows: Sequence[ResultRecord]) -> FailureCounts:
     categories: Counter[str] = Counter()
     kinds: Counter[str] = Counter()
     for row in rows:
-        if row.failure is not None:
-            categories[row.failure.category] += 1
-            kinds[f"{row.failure.category}:{row.failure.kind}"] += 1
+        if row.outcome.failure is not None:
+            categories[row.outcome.failure.category] += 1
+            kinds[f"{row.outcome.failure.category}:{row.outcome.failure.kind}"] += 1
     return {"categories": dict(categories.most_common()), "kinds": dict(kinds.most_common())}
 
 
@@ -138,7 +142,7 @@ def _validity(scored: Sequence[ResultRecord], choices: Mapping[str, Choices]) ->
         if not isinstance(options, Mapping):  # a choices file may lack a question or hold junk
             continue
         counted += 1
-        answer = sanitise_answer(row.answers[0]) if row.answers else None
+        answer = sanitise_answer(row.outcome.answers[0]) if row.outcome.answers else None
         valid += answer in {sanitise_answer(a) for a in options.get("valid", ())}
         plausible += answer in {sanitise_answer(a) for a in options.get("plausible", ())}
     return _ratio(valid, counted), _ratio(plausible, counted)
@@ -147,7 +151,7 @@ def _validity(scored: Sequence[ResultRecord], choices: Mapping[str, Choices]) ->
 def gqa_metrics(records: Sequence[ResultRecord | ResultJson], choices: Mapping[str, Choices] | None) -> GqaMetrics:
     """GQA's official accuracy, validity, plausibility (with `choices`) and consistency."""
     scored = [r for r in records_of(records) if r.gold is not None]
-    correct = {r.question_id: r.correct for r in scored}
+    correct = {r.question_id: r.outcome.correct for r in scored}
     # Consistency as GQA's eval.py: over questions answered correctly that have evaluated
     # entailed questions, the mean fraction of those answered correctly.
     per_question = []
@@ -176,16 +180,16 @@ def confidence_table(rows: Sequence[ResultRecord]) -> ConfidenceTable | None:
     scored = [r for r in rows if r.confidence is not None]
     if not scored:
         return None
-    scores, wrong = [r.confidence or 0.0 for r in scored], [not r.correct for r in scored]
+    scores, wrong = [r.confidence or 0.0 for r in scored], [not r.outcome.correct for r in scored]
     decided = [r for r in scored if r.abstained is not None]
     kept = [r for r in decided if not r.abstained]
-    held = [None if r.abstained else r.correct for r in decided]
+    held = [None if r.abstained else r.outcome.correct for r in decided]
     return {
         "n": len(scored),
         "auroc_wrong": auroc([-s for s in scores], wrong),
         "abstained": sum(bool(r.abstained) for r in decided) if decided else None,
         "coverage": _ratio(len(kept), len(decided)) if decided else None,
-        "wrong_among_kept": _ratio(sum(not r.correct for r in kept), len(kept)) if kept else None,
+        "wrong_among_kept": _ratio(sum(not r.outcome.correct for r in kept), len(kept)) if kept else None,
         # The most a threshold keeps at 1 % and 5 % wrong among the kept, on these questions (in sample).
         "coverage_at_1pct_risk": round(coverage_at_risk(scores, wrong, 0.01), 4),
         "coverage_at_5pct_risk": round(coverage_at_risk(scores, wrong, 0.05), 4),
@@ -225,8 +229,8 @@ def _table(
         "parameters": dict(runs.get(run, {})),
         "questions": len(rows),
         "evaluated": len(evaluated),
-        "skipped": sum(r.status == "skipped" for r in rows),
-        "retryable": sum(r.status == RETRYABLE for r in rows),
+        "skipped": sum(r.outcome.status == "skipped" for r in rows),
+        "retryable": sum(r.outcome.status == RETRYABLE for r in rows),
         "answerable": len(answerable),
         "seconds_per_question": _ratio(sum(r.seconds for r in evaluated), len(evaluated)),
         "failures": failures(evaluated),

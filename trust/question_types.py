@@ -26,6 +26,7 @@ from theory.operations import (
     operations_where,
 )
 from theory.program import Program, Step
+from theory.validate import ancestors
 
 Structural = Literal["verify", "query", "choose", "logical", "compare"]
 Semantic = Literal["obj", "attr", "cat", "rel", "global"]
@@ -73,21 +74,8 @@ class QuestionType:
     semantic: Semantic
 
 
-def _ancestors(program: Program, step: Step) -> list[Step]:
-    """The steps `step` reads, directly or not (each once)."""
-    seen: dict[int, Step] = {}
-    stack = list(step.dependencies)
-    while stack:
-        sid = stack.pop()
-        if sid in seen or sid not in program:
-            continue
-        seen[sid] = program.step(sid)
-        stack.extend(seen[sid].dependencies)
-    return list(seen.values())
-
-
 def _semantic(program: Program, answer: Step) -> Semantic:
-    inputs = _ancestors(program, answer)
+    inputs = [program.step(i) for i in ancestors(program, answer.id)]
     related = any(s.operation in RELATING_OPERATIONS for s in inputs)
     selects_scene = any(s.operation == "select" and s.arguments[0] == "scene" for s in inputs)
     op, args = answer.operation, answer.arguments

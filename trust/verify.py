@@ -45,6 +45,7 @@ from theory.operations import (
 from theory.program import Program, Step
 from theory.scene_facts import SceneFacts
 from theory.solver import Answer, SolveLimits, SolveStatus, solve
+from theory.validate import ancestors
 from trust.claims import Claim, as_claim
 from trust.errors import TrustError
 from trust.subclaims import Check, ClaimSplit, Formula, SubClaim, split_claim
@@ -223,7 +224,7 @@ class ClaimVerifier:
             if step.operation != "unique":
                 continue
             base = step.dependencies[0]
-            steps = [program.step(i) for i in sorted(_reads(program, base) | {base})]
+            steps = [program.step(i) for i in sorted(ancestors(program, base) | {base})]
             top = Step(max(s.id for s in program.steps) + 1, "exist", (base,))
             verdict, confidence, facts, reason = self._judge_check(Check(Program((*steps, top), answer=top.id), True))
             if verdict == "supported":
@@ -272,17 +273,6 @@ class ClaimVerifier:
         return None, []
 
 
-def _reads(program: Program, step_id: int) -> set[int]:
-    seen: set[int] = set()
-    stack = list(program.step(step_id).dependencies)
-    while stack:
-        sid = stack.pop()
-        if sid not in seen:
-            seen.add(sid)
-            stack.extend(program.step(sid).dependencies)
-    return seen
-
-
 def _failing_step(program: Program, states: dict[int, list[str]]) -> tuple[Step, tuple[int, ...]] | None:
     """The step where the answer turned to no: the first describing step with no objects whose inputs
     have some, else the answer step itself."""
@@ -290,7 +280,7 @@ def _failing_step(program: Program, states: dict[int, list[str]]) -> tuple[Step,
     for step in program.steps:
         if step.operation in DESCRIBING_NOTHING or step.id == answer.id or not step.dependencies:
             continue
-        if step.id in _reads(program, answer.id) and not states.get(step.id):
+        if step.id in ancestors(program, answer.id) and not states.get(step.id):
             if all(states.get(d) for d in step.dependencies[-1:]):
                 return step, step.dependencies if step.operation != "negate" else step.dependencies[1:]
     if answer.operation == "exist":

@@ -129,18 +129,8 @@ def _subclaim(judged: SubClaimVerdict) -> SubClaimShown:
 
 
 def _detections(found: tuple[Detected, ...]) -> list[DetectionShown]:
-    return [
-        DetectionShown(
-            id=d.id,
-            label=d.label,
-            score=d.score,
-            box=d.box,
-            categories=list(d.categories),
-            hposition=d.hposition,
-            vposition=d.vposition,
-        )
-        for d in found
-    ]
+    # The body's fields are the record's, read by name (tests/app/test_view_records.py holds them equal).
+    return [DetectionShown.model_validate(d, from_attributes=True) for d in found]
 
 
 def _support(outcome: AnswerOutcome) -> SupportShown | dict[str, list[str]]:
