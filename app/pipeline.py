@@ -17,7 +17,7 @@ from typing import Protocol, TypeVar
 from app.components import Components
 from app.config import Settings
 from app.errors import PipelineError
-from app.inputs import AnswerOptions, GivenProgram, Query
+from app.inputs import AnswerOptions, ClaimToVerify, GivenProgram, Query, ToVerify
 from app.outcomes import (
     AnswerOutcome,
     SceneAnswer,
@@ -327,27 +327,11 @@ class Pipeline:
                 "too_large", f"scene_facts has about {facts} facts, limit {self.settings.max_scene_facts}"
             )
 
-    def verify(
-        self,
-        scene: SceneInput,
-        *,
-        claim: str | None = None,
-        question: str | None = None,
-        answer: str | None = None,
-        program: str | None = None,
-        representation: str | None = None,
-        llm: str | None = None,
-    ) -> VerifyOutcome:
+    def verify(self, subject: ToVerify, scene: SceneInput, *, llm: str | None = None) -> VerifyOutcome:
         """Verify a claim, or an answer to a question (or to a given question program), on one scene."""
         timings: dict[str, float] = {}
-        if (claim is None) == (answer is None):
-            raise PipelineError("invalid_input", "give either a claim, or an answer with its question or program")
-        if answer is not None and question is None and program is None:
-            raise PipelineError("invalid_input", "an answer needs its question (or the question's program)")
-        if claim is not None and (question is not None or program is not None):
-            raise PipelineError("invalid_input", "a claim is verified on its own: leave out question and program")
         started = time.perf_counter()
-        translation, stated = self._stated_claim(claim, question, answer, program, representation, llm)
+        translation, stated = self._stated_claim(subject, llm)
         timings["translate"] = time.perf_counter() - started
         with CLINGO_LOCK:
             seen = self.scene(stated.program, scene, timings=timings, complete=True)
@@ -360,11 +344,14 @@ class Pipeline:
             except VerificationError as exc:
                 raise PipelineError("invalid_input", str(exc)) from None
             timings["verify"] = time.perf_counter() - started
-        # A given program in its own syntax, a claim in the nested one it is translated in, a
-        # question in the service's.
-        shown = (representation or "flat") if program is not None else self.settings.representation
-        if claim is not None:
+        # A claim in the nested syntax it is translated in, a given program in its own, a question in
+        # the service's.
+        if isinstance(subject, ClaimToVerify):
             shown = "nested"
+        elif isinstance(subject.query, GivenProgram):
+            shown = subject.query.representation or "flat"
+        else:
+            shown = self.settings.representation
         return VerifyOutcome(
             verdict=result.verdict,
             holds=stated.holds,
@@ -376,31 +363,23 @@ class Pipeline:
             representation=show_representation(shown),
         )
 
-    def _stated_claim(
-        self,
-        claim: str | None,
-        question: str | None,
-        answer: str | None,
-        program: str | None,
-        representation: str | None,
-        llm: str | None,
-    ) -> tuple[TranslationOutcome | None, Claim]:
+    def _stated_claim(self, subject: ToVerify, llm: str | None) -> tuple[TranslationOutcome | None, Claim]:
         """The claim to verify, and the translation it came from (None for a given program)."""
         translation = None
         try:
-            if claim is not None:
-                self._check_question(claim, "claim")
+            if isinstance(subject, ClaimToVerify):
+                self._check_question(subject.text, "claim")
                 options = self.settings.options().with_overrides(representation="nested")
-                translation = self.components.question_translator.claim(claim, options=options, llm=llm)
+                translation = self.components.question_translator.claim(subject.text, options=options, llm=llm)
                 return translation, as_claim(translation.program)
-            if program is not None:
-                parsed = self.parse_given_program(program, representation).program
+            if isinstance(subject.query, GivenProgram):
+                parsed = self.parse_given_program(subject.query.text, subject.query.representation).program
             else:
-                translation = self.translate(question or "", llm=llm)
+                translation = self.translate(subject.query.text, llm=llm)
                 parsed = translation.program
-            if not (answer or "").strip():
+            if not subject.answer.strip():
                 raise PipelineError("invalid_input", "answer is empty")
-            return translation, claim_from_answer(parsed, answer or "")
+            return translation, claim_from_answer(parsed, subject.answer)
         except ClaimError as exc:
             raise PipelineError("invalid_input", str(exc)) from None
 

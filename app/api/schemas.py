@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.config import TopK
-from app.inputs import AnswerOptions, Query, query_of
+from app.inputs import AnswerOptions, Query, ToVerify, query_of, what_to_verify
 from app.scene_input import Perception, SceneInput, one_scene
 from theory.operations import ProgramRepresentation
 from translators.checks.question_scope import word_pattern
@@ -215,6 +215,10 @@ class VerifyRequest(BaseModel):
     perception: PerceptionChoice = None
     llm: Llm = None
     model: OlderLlm = None
+
+    def to_verify(self) -> ToVerify:
+        """The claim, or the answer with its question or program; raises `PipelineError` for any other mix."""
+        return what_to_verify(self.claim, self.question, self.answer, self.program, self.representation)
 
     def scene(self, image: bytes | None, max_facts: int) -> SceneInput:
         """The one scene of the request (`image` from a form's file); raises `PipelineError` otherwise."""

@@ -10,6 +10,7 @@ import typer
 from app.commands.answer import load_scene_graph, read_image
 from app.commands.io import fail, read_input
 from app.config import ConfigError, load_settings
+from app.inputs import what_to_verify
 from app.pipeline import Pipeline, PipelineError
 from app.views.convert import verify_response
 from theory.flat import format_flat
@@ -46,14 +47,8 @@ def verify_command(
             scene_graph=load_scene_graph(scene_graph, image_id) if scene_graph else None,
             scene_facts=read_input(scene, "scene") if scene else None,
         )
-        outcome = pipeline.verify(
-            given,
-            claim=claim,
-            question=question,
-            answer=answer,
-            program=read_input(program, "program") if program else None,
-            representation=representation,
-        )
+        program_text = read_input(program, "program") if program else None
+        outcome = pipeline.verify(what_to_verify(claim, question, answer, program_text, representation), given)
     except (PipelineError, ConfigError) as exc:
         fail(str(exc))
     if as_json:

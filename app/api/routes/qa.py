@@ -172,15 +172,9 @@ async def verify(request: Request, pipeline: PipelineDep, queues: QueuesDep) -> 
     budget = 4 * settings.solve_timeout_s + (settings.translate_timeout_s if translated else 0) + 60
 
     def verified() -> VerifyOutcome:
-        return pipeline.verify(
-            body.scene(image, settings.max_scene_facts),
-            claim=body.claim,
-            question=body.question,
-            answer=body.answer,
-            program=body.program,
-            representation=body.representation,
-            llm=chosen_llm(body),
-        )
+        # The scene first: a request without one is refused for that whatever else it lacks.
+        scene = body.scene(image, settings.max_scene_facts)
+        return pipeline.verify(body.to_verify(), scene, llm=chosen_llm(body))
 
     with queues.for_request(translated).slot():
         outcome = await _within(budget, "verifying", verified)
