@@ -9,23 +9,22 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from app.errors import AppError
-from app.scene_input import Perception
-from scene.vlm_spec import parse_vlm_spec
 from scene.wordnet import use_wordnet_dir
 from theory.cache import use_cache_dir
-from translators.model.backends.models import DEFAULT_LOCAL_MODEL
 from translators.model.threads import use_threads
 from translators.options import TranslationOptions
+
+if TYPE_CHECKING:
+    from app.scene_input import Perception
 
 CONFIG_FILE_VARIABLE = "ASPVQA_CONFIG"
 DEPRECATED_CACHE_VARIABLE = "ASPVQA_CACHE"  # the older name of ASPVQA_CACHE_DIR, still read
@@ -235,12 +234,18 @@ class Settings(BaseSettings, TranslationOptions):
     @classmethod
     def _vlm_spec(cls, value: str | None) -> str | None:
         if value:
+            # Imported here, as the other parts the settings only name: reading the settings loads
+            # no scene reader, translator or model (`aspvqa solve` reads them too).
+            from scene.vlm_spec import parse_vlm_spec
+
             parse_vlm_spec(value)  # a badly written spec fails at start, naming what is wrong
         return value or None
 
     @property
     def default_llm(self) -> str:
         """The language model a request gets unless it names another: ASPVQA_LLM, else the bundled one."""
+        from translators.model.backends.models import DEFAULT_LOCAL_MODEL  # the backends load the prompts
+
         return self.llm or DEFAULT_LOCAL_MODEL
 
     @property
@@ -303,6 +308,8 @@ def read_config_file(path: Path) -> dict[str, Any]:
     """The settings in a TOML (``.toml``) or JSON file."""
     if not path.is_file():
         raise ConfigError(f"settings file {path} (from {CONFIG_FILE_VARIABLE}) does not exist")
+    import tomllib  # here: it compiles its patterns when imported, and most starts read no settings file
+
     try:
         text = path.read_text(encoding="utf-8")
         data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)

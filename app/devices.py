@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from translators.model.backends.local import gpu_offload_supported
-
 
 def _no_cuda_driver() -> bool:
     """True where no CUDA GPU can be visible: Linux without NVIDIA's device nodes or driver (WSL's /dev/dxg counts)."""
@@ -62,6 +60,10 @@ def choose_device(preference: str = "auto") -> DeviceChoice:
     """The devices for `preference` (``auto``, ``cpu``, ``cuda``, ``cuda:N``, ``mps``)."""
     if preference == "cpu":
         return DeviceChoice("cpu", 0)
+    # Imported here: the backends load the prompts and the ontology, which a command answering a
+    # given program never reads.
+    from translators.model.backends.local import gpu_offload_supported
+
     # llama.cpp offloads whenever its build has a GPU backend (CUDA, Metal, Vulkan), whatever torch sees.
     layers = -1 if gpu_offload_supported() else 0
     if preference == "auto":

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from theory.operations import REPRESENTATIONS as REPRESENTATIONS
 from theory.operations import ProgramRepresentation
-from translators.model.retrieval import Sampling
+from translators.model.sampling import Sampling
 
 SAMPLING_METHODS: tuple[str, ...] = tuple(s.value for s in Sampling)
 

@@ -20,7 +20,6 @@ from typing import Any
 from theory.operations import REPRESENTATIONS
 from theory.program import Program, ProgramError, ProgramSyntaxError
 from theory.representations import detect_representation, parse_program
-from translators.gqa.gqa_program import gqa_to_program, parse_gqa
 
 
 @dataclass(frozen=True)
@@ -33,6 +32,9 @@ class ReadProgram:
 
 def parse_gqa_text(text: str) -> Program:
     """A GQA semantic program given as JSON or as compact lines; raises a `ProgramError`."""
+    # Imported for GQA's syntax only: `aspvqa solve` on a program in the project's own starts sooner.
+    from translators.gqa.gqa_program import gqa_to_program, parse_gqa
+
     if text.lstrip()[:1] in ("[", "{"):
         try:
             data: Any = json.loads(text)

@@ -28,7 +28,6 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
 from typing import Protocol
 
@@ -38,18 +37,11 @@ from theory.cache import replaced_whole
 from theory.operations import OPERATIONS
 from translators.examples.bank import Example, ExampleBank, normalise_question
 from translators.model.embeddings import Embedder, index_paths, load_index, save_index
+from translators.model.sampling import Sampling
 
 _WORD = re.compile(r"[a-z0-9]+")
 EXACT_LIMIT = 20_000  # above this many examples, embedding retrieval goes through an ANN index
 RAW_WEIGHT = 0.25  # weight of plain question similarity beside template similarity (chosen on the tuning part)
-
-
-class Sampling(str, Enum):
-    """How examples are chosen."""
-
-    BERT = "bert"
-    JACCARD = "jaccard"
-    RANDOM = "random"
 
 
 @dataclass(frozen=True)

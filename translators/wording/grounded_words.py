@@ -25,13 +25,15 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-
-from nltk.stem import PorterStemmer
+from typing import TYPE_CHECKING
 
 from theory.entailment import MATERIAL_ADJECTIVES
 from theory.operations import OPERATIONS
 from theory.program import Program, Step
 from theory.scene_facts import asp_constant
+
+if TYPE_CHECKING:
+    from nltk.stem import PorterStemmer
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 _MAX_WORDS = 4
@@ -137,6 +139,10 @@ _ROLES = ("class", "value", "relation")
 
 @lru_cache(maxsize=1)
 def _stemmer() -> PorterStemmer:
+    # Imported on first use: importing NLTK loads SciPy and takes about 2 s, which a command that
+    # never reads a question (`aspvqa solve`, a given program) should not pay.
+    from nltk.stem import PorterStemmer
+
     return PorterStemmer()
 
 
