@@ -17,6 +17,7 @@ the program's steps (`theory.unfolding`) instead of as rules: `relevant` leaves 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
 
 from clingo import ast
 
@@ -86,17 +87,37 @@ _Selection = tuple[tuple[ast.AST, ...], frozenset[Signature], frozenset[int]]
 class Theory:
     """Parsed theory statements, and the subset each set of given predicates can use (cached)."""
 
+    # The statements are read when first needed, not when the theory is made: a process makes two
+    # theories (with and without the entailment rules) and often uses one, or none (a command that
+    # never solves), and a question needs the mentions and rule texts of a few statements only.
     def __init__(self, statements: Sequence[ast.AST], unfold: Mapping[str, int] | None = None) -> None:
         self.statements = tuple(s for s in statements if s.ast_type != _COMMENT)
-        self._rules = [_needs_and_gives(s) for s in self.statements]
-        self._mentions = [_mentions(s) for s in self.statements]
-        self._unfolding = Unfolding(self.statements, unfold or {})
-        operations = set((unfold or {}).items())
-        # Whether a statement left as written reads the program's facts (else they need not be given).
-        self.reads_program = not operations or any(
+        self._unfold = dict(unfold or {})
+        self._mentioned: dict[int, frozenset[Signature]] = {}
+        self._cache: dict[frozenset[Signature], _Selection] = {}
+
+    @cached_property
+    def _rules(self) -> list[tuple[frozenset[Signature], frozenset[Signature]]]:
+        return [_needs_and_gives(s) for s in self.statements]
+
+    def _mentions_of(self, index: int) -> frozenset[Signature]:
+        # Read for the statements a selection keeps, once each.
+        found = self._mentioned.get(index)
+        if found is None:
+            found = self._mentioned[index] = _mentions(self.statements[index])
+        return found
+
+    @cached_property
+    def _unfolding(self) -> Unfolding:
+        return Unfolding(self.statements, self._unfold)
+
+    @cached_property
+    def reads_program(self) -> bool:
+        """Whether a statement left as written reads the program's facts (else they need not be given)."""
+        operations = set(self._unfold.items())
+        return not operations or any(
             needs & operations for i, (needs, _) in enumerate(self._rules) if i not in self._unfolding.unfolded
         )
-        self._cache: dict[frozenset[Signature], _Selection] = {}
 
     def relevant(self, given: Iterable[Signature]) -> tuple[ast.AST, ...]:
         """The statements that can derive something when facts may exist for `given` predicates
@@ -131,9 +152,9 @@ class Theory:
                     keep[i] = changed = True
                     available |= gives
         mentioned: set[Signature] = set()
-        for statement, kept, mentions in zip(self.statements, keep, self._mentions):
+        for index, (statement, kept) in enumerate(zip(self.statements, keep)):
             if kept and statement.ast_type != ast.ASTType.Defined:
-                mentioned |= mentions
+                mentioned |= self._mentions_of(index)
         unfolded = self._unfolding.unfolded
         statements = tuple(
             s

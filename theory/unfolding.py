@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 
 import clingo
 from clingo import ast
@@ -58,9 +58,20 @@ class RuleTemplate:
 
     statement: int  # the rule's index among the theory's statements
     operation: str
-    text: str  # for str.format with the step's printed arguments
+    rule: ast.AST = field(repr=False, compare=False)  # the theory's statement, its text written on first use
+    literal: int  # the position of the operation atom in the rule's body
+    positions: Mapping[str, int] = field(repr=False, compare=False)  # the atom's variables by argument position
     constants: tuple[tuple[int, str], ...]  # (position, printed constant) the step must have
     same: tuple[tuple[int, int], ...]  # positions a repeated variable makes equal
+
+    @cached_property
+    def text(self) -> str:
+        """The rule for str.format with the step's printed arguments."""
+        # Written on first use: a question uses a few of the theory's rules, and writing all of
+        # them took most of the time a process's first solve spent reading the theory.
+        body = [literal for index, literal in enumerate(self.rule.body) if index != self.literal]
+        rest = _Substitute(self.positions)(self.rule.update(body=body))
+        return _MARKED.sub(r"{\1}", str(rest).replace("{", "{{").replace("}", "}}"))
 
     def instance(self, arguments: Sequence[str]) -> str | None:
         """The rule for a step with these printed arguments, or None when the step does not match."""
@@ -124,10 +135,7 @@ def _template(index: int, statement: ast.AST, operations: Mapping[str, int]) -> 
             constants.append((position, str(term.symbol)))
         else:
             return None  # an argument pattern such as f(X) or X+1: left to the grounder
-    body = [literal for index, literal in enumerate(statement.body) if index != literals[0]]
-    rest = _Substitute(positions)(statement.update(body=body))
-    text = _MARKED.sub(r"{\1}", str(rest).replace("{", "{{").replace("}", "}}"))
-    return RuleTemplate(index, atom.name, text, tuple(constants), tuple(same))
+    return RuleTemplate(index, atom.name, statement, literals[0], positions, tuple(constants), tuple(same))
 
 
 class Unfolding:
