@@ -1,4 +1,9 @@
-"""The `aspvqa` command line: one Typer app, one module per command under `app.commands`."""
+"""The `aspvqa` command line: one Typer app, one module per command under `app.commands`.
+
+The commands are listed below by name, module and summary, and a command's module is imported only
+when it runs (`app.commands.lazy`): `aspvqa --help` starts without loading the settings, the theory
+or any model, and `aspvqa solve` without the translators.
+"""
 
 from __future__ import annotations
 
@@ -7,19 +12,86 @@ import os
 
 import typer
 
-from app.commands.answer import answer_command
-from app.commands.bank import bank_app
-from app.commands.calibrate import calibrate_command
-from app.commands.convert import convert_command
-from app.commands.demo import demo_command
-from app.commands.evaluate import evaluate_command
-from app.commands.interpret import interpret_command
-from app.commands.models import models_app
-from app.commands.serve import serve_command
-from app.commands.solve import solve_command
-from app.commands.translate import translate_command
-from app.commands.verify import verify_command
-from app.config import ConfigError, load_settings
+from app.commands.lazy import LazyCommand, LazyGroup
+
+# In the order `aspvqa --help` lists them (commands, then groups of sub-commands). A summary is the
+# first paragraph of the command's own help; tests/app/test_cli_start.py holds the two equal.
+COMMANDS = (
+    LazyCommand(
+        "solve",
+        "app.commands.solve",
+        "solve_command",
+        "Answer a question program on a scene; answers ranked by cost, with supporting facts.",
+    ),
+    LazyCommand(
+        "translate",
+        "app.commands.translate",
+        "translate_command",
+        "Translate a question into a program, guided by the most similar worked examples.",
+    ),
+    LazyCommand(
+        "demo",
+        "app.commands.demo",
+        "demo_command",
+        "Translate the demo questions, answer them on the demo scenes, print answers and programs.",
+    ),
+    LazyCommand(
+        "answer",
+        "app.commands.answer",
+        "answer_command",
+        "Answer a question: ranked answers, the program and the facts behind the top answer.",
+    ),
+    LazyCommand(
+        "verify",
+        "app.commands.verify",
+        "verify_command",
+        "Verify a claim (or an answer): the verdict, each sub-claim's verdict and the facts behind it.",
+    ),
+    LazyCommand(
+        "serve",
+        "app.commands.serve",
+        "serve_command",
+        "Serve POST /answer, POST /translate, /health, /ready, the OpenAPI docs (/docs) and the web page (/).",
+    ),
+    LazyCommand(
+        "convert",
+        "app.commands.convert",
+        "convert_command",
+        "Convert programs; prints one JSON line per item with its id and `program` or `error`.",
+    ),
+    LazyCommand(
+        "interpret",
+        "app.commands.interpret",
+        "interpret_command",
+        "Run GQA semantic programs on scene graphs: answer or failure class, gold answer, match.",
+    ),
+    LazyCommand(
+        "evaluate",
+        "app.commands.evaluate",
+        "evaluate_command",
+        "Evaluate GQA questions under the chosen settings; rerun the same command to resume.",
+    ),
+    LazyCommand(
+        "calibrate",
+        "app.commands.calibrate",
+        "calibrate_command",
+        "Fit the abstention threshold on labelled questions and write it with its data digest and settings.",
+    ),
+    LazyCommand("bank", "app.commands.bank", "bank_app", "Example banks for question translation."),
+    LazyCommand(
+        "models",
+        "app.commands.models",
+        "models_app",
+        "The vision models of image questions (OWL-ViT detector, CLIP classifier).",
+    ),
+)
+
+
+class AspvqaCommands(LazyGroup):
+    """The `aspvqa` group: the commands of `COMMANDS`."""
+
+    table = COMMANDS
+
 
 cli = typer.Typer(
     name="aspvqa",
@@ -27,19 +99,18 @@ cli = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    cls=AspvqaCommands,
 )
-cli.command("solve")(solve_command)
-cli.command("translate")(translate_command)
-cli.add_typer(bank_app, name="bank")
-cli.command("demo")(demo_command)
-cli.command("answer")(answer_command)
-cli.command("verify")(verify_command)
-cli.command("serve")(serve_command)
-cli.command("convert")(convert_command)
-cli.command("interpret")(interpret_command)
-cli.command("evaluate")(evaluate_command)
-cli.command("calibrate")(calibrate_command)
-cli.add_typer(models_app, name="models")
+
+
+@cli.callback()
+def _settings_first() -> None:
+    # Runs before every command, not for `aspvqa --help`. The settings hand the cache folder to
+    # every layer, for commands that read no other setting too.
+    from app.config import ConfigError, load_settings
+
+    with contextlib.suppress(ConfigError):  # a command that reads the settings says what is wrong
+        load_settings()
 
 
 def main() -> None:
@@ -47,7 +118,4 @@ def main() -> None:
     # Model loaders draw progress bars and warnings meant for notebooks; a user's own setting wins.
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-    # The settings hand the cache folder to every layer, for commands that read no other setting too.
-    with contextlib.suppress(ConfigError):  # a command that reads the settings says what is wrong
-        load_settings()
     cli()

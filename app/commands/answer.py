@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, get_args
 
 import typer
 
 from app.commands.io import fail, read_input
+from app.commands.scene_options import scene_of_options
 from app.config import MAX_TOP_K, ConfigError, load_settings
 from app.inputs import AnswerOptions, query_of
 from app.pipeline import Pipeline, PipelineError
@@ -16,25 +16,6 @@ from app.views.convert import answer_response
 from theory.operations import ProgramRepresentation
 from theory.solver import Answer
 from trust.confidence import ConfidenceParts
-
-
-def load_scene_graph(path: str, image_id: str | None) -> dict:
-    """One image's scene graph from a GQA scene-graph file (all images, or just one)."""
-    try:
-        data = json.loads(read_input(path, "scene graph"))
-    except json.JSONDecodeError as exc:
-        fail(f"scene graph file {path} is not JSON: {exc}")
-    if isinstance(data, dict) and "objects" in data:
-        return data
-    if not isinstance(data, dict):
-        fail(f"scene graph file {path} must hold a JSON object")
-    if image_id is None:
-        if len(data) == 1:
-            return next(iter(data.values()))
-        fail(f"scene graph file {path} has {len(data)} images: choose one with --image-id")
-    if image_id not in data:
-        fail(f"image {image_id} is not in {path}")
-    return data[image_id]
 
 
 def program_syntax(name: str | None) -> ProgramRepresentation | None:
@@ -72,19 +53,15 @@ def answer_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Answer a question: ranked answers, the program and the facts behind the top answer."""
-    sources = [s for s in (image, scene_graph, scene) if s is not None]
-    if len(sources) != 1:
-        fail("give exactly one of --image, --scene-graph, --scene")
     if question is None and program is None:
         fail("give --question (or --program)")
     syntax = program_syntax(representation)
     try:
-        pipeline = Pipeline(load_settings())
-        given = pipeline.scene_input(
-            image=read_image(image) if image else None,
-            scene_graph=load_scene_graph(scene_graph, image_id) if scene_graph else None,
-            scene_facts=read_input(scene, "scene") if scene else None,
+        settings = load_settings()
+        given = scene_of_options(
+            image=image, scene_graph=scene_graph, image_id=image_id, scene=scene, max_facts=settings.max_scene_facts
         )
+        pipeline = Pipeline(settings)
         query = query_of(question, read_input(program, "program") if program else None, syntax)
         options = AnswerOptions(representation=syntax if program is None else None, top_k=top_k, exact=exact, risk=risk)
         outcome = pipeline.answer(query, given, options)
@@ -125,10 +102,3 @@ def approximate_note(answer: Answer) -> str:
     """`` (approximate: asked fact read as scene fact, ...)`` for an approximate answer, else ''."""
     readings = ", ".join(f"{a.asked} read as {a.scene}" for a in answer.approximations)
     return f"  (approximate: {readings})" if readings else ""
-
-
-def read_image(path: Path) -> bytes:
-    """The bytes of an image file (exit status 2 when it is missing)."""
-    if not path.is_file():
-        fail(f"image file not found: {path}")
-    return path.read_bytes()

@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from app.commands.answer import load_scene_graph, read_image
 from app.commands.io import fail, read_input
+from app.commands.scene_options import scene_of_options
 from app.config import ConfigError, load_settings
 from app.inputs import what_to_verify
 from app.pipeline import Pipeline, PipelineError
@@ -34,19 +34,16 @@ def verify_command(
 
     Exit status: 0 supported, 1 refuted or unverifiable, 2 bad input.
     """
-    if len([s for s in (image, scene_graph, scene) if s is not None]) != 1:
-        fail("give exactly one of --image, --scene-graph, --scene")
     if (claim is None) == (answer is None):
         fail("give either --claim, or --answer with --question or --program")
     if answer is not None and question is None and program is None:
         fail("--answer needs --question (or --program)")
     try:
-        pipeline = Pipeline(load_settings())
-        given = pipeline.scene_input(
-            image=read_image(image) if image else None,
-            scene_graph=load_scene_graph(scene_graph, image_id) if scene_graph else None,
-            scene_facts=read_input(scene, "scene") if scene else None,
+        settings = load_settings()
+        given = scene_of_options(
+            image=image, scene_graph=scene_graph, image_id=image_id, scene=scene, max_facts=settings.max_scene_facts
         )
+        pipeline = Pipeline(settings)
         program_text = read_input(program, "program") if program else None
         outcome = pipeline.verify(what_to_verify(claim, question, answer, program_text, representation), given)
     except (PipelineError, ConfigError) as exc:
