@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import clingo
 import re2
@@ -64,13 +64,23 @@ def _atom(allowed: Mapping[str, int], space: bytes, term: bytes = _TERM) -> byte
 
 @dataclass(frozen=True)
 class _Grammar:
-    """The compiled patterns for one set of predicates."""
+    """The patterns for one set of predicates, each compiled when first used (a reading of weighted
+    text uses neither, only `token_pattern`; compiling one takes milliseconds)."""
 
-    whole: re.Pattern[bytes]  # the text is nothing but admitted statements
-    # One statement or comment; groups: fact, choice, then atom and weight of `:~ a.` and
-    # `:~ not a.` as `to_asp` prints them, then the sign (``not`` or none), atom and weight of
-    # `:~ [not] a. [W, (TERMS)]` (the tuple form).
-    token: re.Pattern[bytes]
+    whole_pattern: bytes
+    token_pattern: bytes
+
+    @cached_property
+    def whole(self) -> re.Pattern[bytes]:
+        """The text is nothing but admitted statements."""
+        return re.compile(self.whole_pattern)
+
+    @cached_property
+    def token(self) -> re.Pattern[bytes]:
+        """One statement or comment; groups: fact, choice, then atom and weight of `:~ a.` and
+        `:~ not a.` as `to_asp` prints them, then the sign (``not`` or none), atom and weight of
+        `:~ [not] a. [W, (TERMS)]` (the tuple form)."""
+        return re.compile(self.token_pattern)
 
 
 @lru_cache(maxsize=8)
@@ -104,10 +114,7 @@ def _grammar(allowed: tuple[tuple[str, int], ...], choices: bool) -> _Grammar:
         # Never match; keep the group numbers.
         choice, true, false, tuple_weak = rb"()(?!)", rb"()()(?!)", rb"()()(?!)", rb"()()()(?!)"
     token = b"|".join(b"(?:" + a + b")" for a in (_COMMENT, fact, choice, true, false, tuple_weak))
-    return _Grammar(
-        re.compile(_SPACE + b"(?:(?:" + token + b")" + _SPACE + b")*"),
-        re.compile(token),
-    )
+    return _Grammar(_SPACE + b"(?:(?:" + token + b")" + _SPACE + b")*", token)
 
 
 # Byte by byte as `re` reads bytes; no groups are read.
@@ -269,7 +276,7 @@ def _statements(allowed: tuple[tuple[str, int], ...]) -> re.Pattern[bytes]:
     no statement starts with."""
     # One pass that both checks the text and reads it: a text with no stray character is a sequence
     # of statements and spacing, which is what `_Grammar.whole` admits.
-    return re.compile(_grammar(allowed, True).token.pattern + rb"|([^ \t\r\n])")
+    return re.compile(_grammar(allowed, True).token_pattern + rb"|([^ \t\r\n])")
 
 
 # The predicates of nearly every scene text: objects, their attributes and relations, and the
