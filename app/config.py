@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, field_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
 from app.errors import AppError
 from scene.wordnet import use_wordnet_dir
@@ -201,11 +201,35 @@ class Settings(BaseSettings, TranslationOptions):
         description="when set, requests need it (header X-API-Key or Authorization: Bearer); "
         "/health and /ready stay open",
     )
+    # Read as written (comma-separated), not as JSON.
+    api_keys: Annotated[tuple[str, ...], NoDecode] = Field(
+        (),
+        description="further API keys, each a client of its own (comma-separated); any of them, or api_key, "
+        "is let in, and each key's stored scenes are its own",
+    )
     rate_limit_per_minute: int = Field(
         0,
         ge=0,
         description="requests a client (by address) may make per minute, in bursts of up to ten seconds' worth; "
         "0: no limit",
+    )
+
+    # Scenes stored once and asked by id (POST /scenes), kept in the service process.
+    scene_store_max_bytes: int = Field(
+        256 * 1024 * 1024,
+        ge=1024,
+        description="memory the stored scenes may take, as the objects they are read into (a scene graph's "
+        "objects take several times its JSON); past it the least recently used scene is dropped, and a "
+        "scene larger than it is 413",
+    )
+    scene_store_max_scenes: int = Field(
+        10_000, ge=1, description="scenes stored at once; past it the least recently used one is dropped"
+    )
+    scene_store_ttl_s: float = Field(
+        3600.0,
+        gt=0,
+        description="a stored scene is forgotten this long after its last use (a question on it, storing it "
+        "again, reading its entry); asking by its id afterwards is 404",
     )
 
     cache_dir: str | None = Field(
@@ -275,7 +299,12 @@ class Settings(BaseSettings, TranslationOptions):
         use_threads(self.threads)
         use_wordnet_dir(self.wordnet_dir)
 
-    @field_validator("image_types", "llm_choices", mode="before")
+    @property
+    def all_api_keys(self) -> tuple[str, ...]:
+        """Every key a request may give: api_key, then api_keys (none: the service is open)."""
+        return tuple(dict.fromkeys(key for key in (self.api_key, *self.api_keys) if key))
+
+    @field_validator("image_types", "llm_choices", "api_keys", mode="before")
     @classmethod
     def _split_types(cls, value: Any) -> Any:
         return tuple(v.strip() for v in value.split(",")) if isinstance(value, str) else value

@@ -17,6 +17,7 @@ ErrorKind = Literal[
     "unauthorized",
     "rate_limited",
     "timeout",
+    "not_found",  # a stored scene's id that this client has no scene under (unknown, expired, evicted)
 ]
 
 ERROR_KINDS: Final[tuple[ErrorKind, ...]] = get_args(ErrorKind)
@@ -33,6 +34,7 @@ HTTP_STATUS: Final[dict[ErrorKind, int]] = {
     "unauthorized": 401,
     "rate_limited": 429,
     "timeout": 504,
+    "not_found": 404,
 }
 
 # Kinds answered with the service's Retry-After (a part that failed may give its own hint instead).

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.scene_input import Perception
+from app.perception import Perception
 from theory import Program, SceneFacts, SolveResult, SolveStatus
 from theory.explain import Explanation
 from theory.solver import Answer, Support

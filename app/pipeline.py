@@ -294,10 +294,20 @@ class Pipeline:
         elif isinstance(scene, GraphScene):
             read = SceneReading(self.components.scene_graph_encoder(scene, None if complete else program))
         else:
-            read = self.components.image_reader_for(scene.perception)(scene.data, program)
+            read = self._image_reading(scene, program)
             timings.update({f"scene.{k}": v for k, v in read.timings.items()})
         timings["scene"] = time.perf_counter() - started
         return read
+
+    def _image_reading(self, scene: ImageScene, program: Program) -> SceneReading:
+        """The image's scene for the program's concepts; a stored image is perceived once per concept set."""
+        reader = self.components.image_reader_for(scene.perception)
+        if scene.readings is None:
+            return reader(scene.data, program)
+        from app.perception_memo import reading_key  # images only: the concepts' module loads on first use
+
+        key = reading_key(scene.perception or self.settings.perception, program, self.components.taxonomy)
+        return scene.readings.read(key, lambda: reader(scene.data, program))
 
     def scene_text(self, scene_facts: str, timings: dict[str, float]) -> SceneFacts | SceneText:
         """Scene facts as `solve` reads them: text in the plain form reaches clingo as it is (a

@@ -1,9 +1,10 @@
 """The one scene a request is answered on, checked once at the edge and carried as itself.
 
-A request names its scene in one of three ways: an image, a GQA scene graph (a demo scene is one)
-or scene facts in ASP. The edge (the request models, the command line) turns
-whichever was given into one of the records below; the pipeline, the solver workers and the
-scene builders take that record and never look at the other fields again. A scene graph is read
+A request names its scene in one of four ways: an image, a GQA scene graph (a demo scene is one),
+scene facts in ASP, or the id of a scene stored before (`app.scene_store`, which holds these same
+records). The edge (the request models, the command line) turns whichever was given into one of
+the records below; the pipeline, the solver workers and the scene builders take that record and
+never look at the other fields again. A scene graph is read
 into `GraphObject`s here, once: the solver process receives those objects, keys its encodings by
 them and encodes them into facts (the graph's two changes of shape after the request: JSON
 object -> objects, objects -> facts).
@@ -11,26 +12,30 @@ object -> objects, objects -> facts).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from app.errors import PipelineError
+from app.perception import Perception
 from scene.scene_graph import GraphObject, SceneGraphError, graph_objects, scene_graph_size
 
-# How an image becomes a scene: OWL-ViT and CLIP, or a vision-language model (ASPVQA_SCENE_VLM).
-Perception = Literal["detector", "vlm"]
+if TYPE_CHECKING:
+    from app.perception_memo import ImageReadings
+
+__all__ = ["FactsScene", "GraphScene", "ImageScene", "Perception", "SceneInput", "StoredScenes", "one_scene"]
 
 
 @dataclass(frozen=True)
 class ImageScene:
     """Image bytes, already checked for size, type and pixels by the edge, and how to perceive
-    them (None: the service's setting)."""
+    them (None: the service's setting). A stored image keeps what perceiving it found in `readings`."""
 
     data: bytes = field(repr=False)
     perception: Perception | None = None
     kind: Literal["image"] = "image"
+    readings: ImageReadings | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -74,8 +79,22 @@ class FactsScene:
     text: str = field(repr=False)
     kind: Literal["scene_facts"] = "scene_facts"
 
+    @classmethod
+    def read(cls, text: str, max_facts: int) -> FactsScene:
+        """Scene facts held to the size limit before they are read (they are read where they are solved);
+        raises `PipelineError` (too_large)."""
+        # Without strings and comments each statement ends at its one period, and a weighted atom
+        # is one choice and its weak constraints: counted in C, as the pipeline counts them.
+        if '"' not in text and "%" not in text:
+            facts = text.count(".") - text.count(":~")
+            if facts > max_facts:
+                raise PipelineError("too_large", f"scene_facts has about {facts} facts, limit {max_facts}")
+        return cls(text)
+
 
 SceneInput = ImageScene | GraphScene | FactsScene
+# A stored scene by its id, for the one client asking (`app.scene_store`); raises `PipelineError`.
+StoredScenes = Callable[[str], SceneInput]
 
 
 def one_scene(
@@ -83,25 +102,48 @@ def one_scene(
     image: bytes | None = None,
     scene_graph: object | None = None,
     scene_facts: str | None = None,
+    scene_id: str | None = None,
     max_facts: int,
     perception: Perception | None = None,
+    stored: StoredScenes | None = None,
 ) -> SceneInput:
-    """The one scene given; raises `PipelineError` (invalid_input) for none or several, or for a
-    perception asked of a scene that is not an image."""
+    """The one scene given (`scene_id`: one of `stored`); raises `PipelineError`: invalid_input for
+    none or several, or for a perception asked of a scene that is not an image; not_found for an
+    id with no stored scene."""
     given = [
         name
-        for name, value in (("image", image), ("scene_graph", scene_graph), ("scene_facts", scene_facts))
+        for name, value in (
+            ("image", image),
+            ("scene_graph", scene_graph),
+            ("scene_facts", scene_facts),
+            ("scene_id", scene_id),
+        )
         if value is not None
     ]
     if len(given) != 1:
         raise PipelineError(
             "invalid_input",
-            "give exactly one of: image, scene_graph, scene_facts" + (f" (got {', '.join(given)})" if given else ""),
+            "give exactly one of: image, scene_graph, scene_facts, scene_id"
+            + (f" (got {', '.join(given)})" if given else ""),
         )
     if image is not None:
         return ImageScene(image, perception)
+    if scene_id is not None:
+        return _stored_scene(scene_id, stored, perception)
     if perception is not None:
         raise PipelineError("invalid_input", "perception applies to an image; this request gives no image")
     if scene_facts is not None:
         return FactsScene(scene_facts)
     return GraphScene.read(scene_graph, max_facts)
+
+
+def _stored_scene(scene_id: str, stored: StoredScenes | None, perception: Perception | None) -> SceneInput:
+    if stored is None:
+        raise PipelineError("invalid_input", "scene_id: scenes are stored by the service (POST /scenes) only")
+    scene = stored(scene_id)
+    if perception is None:
+        return scene
+    if not isinstance(scene, ImageScene):
+        what = "a scene graph" if isinstance(scene, GraphScene) else "scene facts"
+        raise PipelineError("invalid_input", f"perception applies to an image; scene {scene_id} is {what}")
+    return replace(scene, perception=perception)

@@ -1,5 +1,5 @@
-"""Who may come in and how many at once: bounded queues (503 with Retry-After), an optional API
-key (401) and a per-client rate limit (429).
+"""Who may come in and how many at once: bounded queues (503 with Retry-After), optional API
+keys (401; each key is a client with its own stored scenes) and a per-client rate limit (429).
 
 Written by hand: the queues are two counters on the event loop's thread, and the key and the
 token bucket are a few lines of ASGI middleware that must answer before a body is read; the rate
@@ -9,12 +9,13 @@ which buys nothing for one process.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
 import math
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -27,6 +28,9 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 OPEN_PATHS = frozenset({"/health", "/ready"})
+# Where the middleware leaves the scope of the client's stored scenes in the ASGI scope; absent
+# without API keys, when every client shares one.
+CLIENT_SCOPE = "aspvqa.client_scope"
 
 
 class Queue:
@@ -72,20 +76,25 @@ class TokenBuckets:
 
 
 class AccessControl:
-    """ASGI middleware: the API key (when set) and the rate limit (when set) before anything else."""
+    """ASGI middleware: the API keys (when set) and the rate limit (when set) before anything else."""
 
-    def __init__(self, app: ASGIApp, api_key: str | None, per_minute: int) -> None:
+    def __init__(self, app: ASGIApp, api_keys: Sequence[str], per_minute: int) -> None:
         self.app = app
-        self.api_key = api_key.encode() if api_key else None
+        self.api_keys = [key.encode() for key in api_keys if key]
         self.buckets = TokenBuckets(per_minute) if per_minute else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("path") in OPEN_PATHS:
             await self.app(scope, receive, send)
             return
-        if self.api_key is not None and not self._authorised(scope):
-            await _refuse(send, "unauthorized", "a valid API key is needed (header X-API-Key or Authorization: Bearer)")
-            return
+        if self.api_keys:
+            key = self._key_given(scope)
+            if key is None:
+                await _refuse(
+                    send, "unauthorized", "a valid API key is needed (header X-API-Key or Authorization: Bearer)"
+                )
+                return
+            scope[CLIENT_SCOPE] = scope_of_key(key)
         if self.buckets is not None:
             client = (scope.get("client") or ("unknown", 0))[0]
             wait = self.buckets.take(client)
@@ -94,14 +103,24 @@ class AccessControl:
                 return
         await self.app(scope, receive, send)
 
-    def _authorised(self, scope: Scope) -> bool:
+    def _key_given(self, scope: Scope) -> bytes | None:
+        """The configured key the request gives, or None."""
         headers = dict(scope.get("headers") or [])
         given = headers.get(b"x-api-key")
         if given is None:
             scheme, _, token = headers.get(b"authorization", b"").partition(b" ")
             given = token.strip() if scheme.lower() == b"bearer" else None
-        # Compared in constant time, so that the answer's timing does not tell how much matched.
-        return given is not None and self.api_key is not None and hmac.compare_digest(given, self.api_key)
+        if given is None:
+            return None
+        # Compared in constant time, and with every key, so that the answer's timing tells neither
+        # how much of a key matched nor which one.
+        matched = [key for key in self.api_keys if hmac.compare_digest(given, key)]
+        return matched[0] if matched else None
+
+
+def scope_of_key(key: bytes) -> str:
+    """The scope of a client's stored scenes: a digest of its API key (the key itself is kept nowhere else)."""
+    return hashlib.sha256(b"aspvqa client\0" + key).hexdigest()[:32]
 
 
 async def _refuse(send: Send, kind: ErrorKind, detail: str, retry_after: float | None = None) -> None:

@@ -7,8 +7,10 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from app.api.admission import Queue
+from app.api.admission import CLIENT_SCOPE, Queue
 from app.pipeline import Pipeline
+from app.scene_input import SceneInput, StoredScenes
+from app.scene_store import SceneStore
 
 
 @dataclass(frozen=True)
@@ -35,5 +37,30 @@ def service_queues(request: Request) -> Queues:
     return queues
 
 
+def scene_store(request: Request) -> SceneStore:
+    """The service's stored scenes (every client's)."""
+    store: SceneStore = request.app.state.scene_store
+    return store
+
+
+def client_scope(request: Request) -> str:
+    """The scope of this client's stored scenes: its API key's, or "" (one for all) without keys."""
+    scope: str = request.scope.get(CLIENT_SCOPE, "")
+    return scope
+
+
+def stored_scenes(request: Request) -> StoredScenes:
+    """This client's stored scenes by id, as a request's `scene_id` names them."""
+    store, scope = scene_store(request), client_scope(request)
+
+    def stored(scene_id: str) -> SceneInput:
+        return store.get(scope, scene_id).scene
+
+    return stored
+
+
 PipelineDep = Annotated[Pipeline, Depends(service_pipeline)]
 QueuesDep = Annotated[Queues, Depends(service_queues)]
+SceneStoreDep = Annotated[SceneStore, Depends(scene_store)]
+ClientScopeDep = Annotated[str, Depends(client_scope)]
+StoredScenesDep = Annotated[StoredScenes, Depends(stored_scenes)]

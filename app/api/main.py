@@ -1,4 +1,4 @@
-"""The FastAPI application: /answer, /translate, /health, /ready, the web page."""
+"""The FastAPI application: /answer, /verify, /translate, /scenes, /health, /ready, the web page."""
 
 from __future__ import annotations
 
@@ -18,10 +18,11 @@ from app.api.admission import AccessControl, Queue
 from app.api.deps import Queues
 from app.api.limits import BodySizeLimit
 from app.api.openapi import service_schema
-from app.api.routes import demo, health, qa
+from app.api.routes import demo, health, qa, scenes
 from app.config import Settings, first_error, load_settings
 from app.errors import RETRY_LATER, PipelineError
 from app.pipeline import Pipeline
+from app.scene_store import SceneStore
 
 log = logging.getLogger("aspvqa.api")
 
@@ -32,9 +33,11 @@ def create_app(
     *,
     warm_up: bool = False,
     solve_workers: int = 0,
+    scene_store: SceneStore | None = None,
 ) -> FastAPI:
     """Build the service; `warm_up` loads the models at start instead of on first use;
-    `solve_workers` > 0 solves scene graphs and scene facts in that many worker processes."""
+    `solve_workers` > 0 solves scene graphs and scene facts in that many worker processes;
+    `scene_store` (default: one bounded by the settings) holds the scenes of POST /scenes."""
     settings = settings or load_settings()
     pipeline = pipeline or Pipeline(settings)
     app = FastAPI(
@@ -49,11 +52,16 @@ def create_app(
         translations=Queue("translation", settings.max_queued_translations),
         solves=Queue("solving", settings.max_queued_solves),
     )
+    # In the service process, not in a solver process: a solver process restarted loses no scene.
+    app.state.scene_store = scene_store or SceneStore(
+        settings.scene_store_max_bytes, settings.scene_store_max_scenes, settings.scene_store_ttl_s
+    )
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_request_bytes)
     # Added last, so it runs first: a refused client costs no body read.
-    app.add_middleware(AccessControl, api_key=settings.api_key, per_minute=settings.rate_limit_per_minute)
+    app.add_middleware(AccessControl, api_keys=settings.all_api_keys, per_minute=settings.rate_limit_per_minute)
     app.include_router(health.router)
     app.include_router(qa.router)
+    app.include_router(scenes.router)
     app.include_router(demo.router)
     app.openapi = lambda: _published_schema(app, settings)  # type: ignore[method-assign]  # FastAPI's documented way
     _add_error_handlers(app, settings)
@@ -96,7 +104,7 @@ def _lifespan(
 
 def _published_schema(app: FastAPI, settings: Settings) -> dict[str, Any]:
     if app.openapi_schema is None:
-        app.openapi_schema = service_schema(app, settings, qa.FORM_MODELS)
+        app.openapi_schema = service_schema(app, settings, qa.FORM_MODELS + scenes.FORM_MODELS)
     return app.openapi_schema
 
 

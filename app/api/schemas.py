@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.config import TopK
 from app.inputs import AnswerOptions, Query, ToVerify, query_of, what_to_verify
-from app.scene_input import Perception, SceneInput, one_scene
+from app.scene_input import FactsScene, Perception, SceneInput, StoredScenes, one_scene
 from theory.operations import ProgramRepresentation
 from translators.checks.question_scope import word_pattern
 from translators.model.retrieval import Sampling
@@ -30,6 +30,17 @@ PerceptionChoice = Annotated[
     Field(
         description="how an image becomes the scene: detector (OWL-ViT and CLIP) or vlm (ASPVQA_SCENE_VLM's "
         "vision-language model); default vlm where one is configured, else detector. Only with an image",
+    ),
+]
+
+
+# A stored scene's id: the SHA-256 of its content in lower-case hex (app.scene_store.content_id).
+SCENE_ID_PATTERN = "^[0-9a-f]{64}$"
+SceneId = Annotated[
+    str | None,
+    Field(
+        pattern=SCENE_ID_PATTERN,
+        description="the id of a scene stored with POST /scenes (by this client, when API keys are on)",
     ),
 ]
 
@@ -67,13 +78,20 @@ class _Fields:
             return {"properties": {name: {"type": "null"}}}
         return {"properties": {name: {"maxLength": 0} if kind == "string" else False}}
 
-    def one_scene(self) -> list[Schema]:
-        """Exactly one scene (one_scene), and a perception only with an image (which JSON cannot send)."""
+    def one_scene(self, stored: bool = True) -> list[Schema]:
+        """Exactly one scene (one_scene; `stored`: a stored one's id is one), and a perception only with
+        an image (which JSON cannot send) or a stored scene's id."""
         scenes = [self.given("scene_graph", "object"), self.given("scene_facts")]
-        if not self.form:
-            return [{"oneOf": scenes}, self.absent("perception")]
-        image = self.given("image", "file")
-        return [{"oneOf": [image, *scenes]}, {"anyOf": [image, self.absent("perception")]}]
+        perceived: list[Schema] = []  # the scenes a perception may go with
+        if stored:
+            scene_id = self.given("scene_id", pattern=SCENE_ID_PATTERN)
+            scenes.append(scene_id)
+            perceived.append(scene_id)
+        if self.form:
+            image = self.given("image", "file")
+            scenes.insert(0, image)
+            perceived.insert(0, image)
+        return [{"oneOf": scenes}, {"anyOf": [*perceived, self.absent("perception")]}]
 
 
 def body_rules(model: type[BaseModel], *, form: bool = False) -> Schema:
@@ -99,6 +117,8 @@ def body_rules(model: type[BaseModel], *, form: bool = False) -> Schema:
             {"oneOf": [{"allOf": claim}, {"allOf": [*answer, {"anyOf": [question, fields.given("program")]}]}]},
             *fields.one_scene(),
         ]
+    elif model is SceneRequest:
+        rules = fields.one_scene(stored=False)[:1]  # a stored image is perceived as each request asks
     return {"allOf": rules} if rules else {}
 
 
@@ -157,6 +177,7 @@ class AnswerRequest(BaseModel):
     )
     scene_graph: dict[str, Any] | None = Field(None, description="one image's GQA scene graph object")
     scene_facts: str | None = Field(None, description="scene facts in ASP")
+    scene_id: SceneId = None
     perception: PerceptionChoice = None
     top_k: TopK | None = Field(None, description="ranked answers to return (default from settings)")
     llm: Llm = None
@@ -176,9 +197,10 @@ class AnswerRequest(BaseModel):
         """The question, or the given program in its syntax."""
         return query_of(self.question, self.program, self.representation)
 
-    def scene(self, image: bytes | None, max_facts: int) -> SceneInput:
-        """The one scene of the request (`image` from a form's file); raises `PipelineError` otherwise."""
-        return _scene_of(self, image, max_facts)
+    def scene(self, image: bytes | None, max_facts: int, stored: StoredScenes | None = None) -> SceneInput:
+        """The one scene of the request (`image` from a form's file, `stored` the client's stored
+        scenes); raises `PipelineError` otherwise."""
+        return _scene_of(self, image, max_facts, stored)
 
     def answer_options(self) -> AnswerOptions:
         """How to answer."""
@@ -212,6 +234,7 @@ class VerifyRequest(BaseModel):
     representation: ProgramRepresentation | None = Field(None, description="syntax of `program` (default flat)")
     scene_graph: dict[str, Any] | None = Field(None, description="one image's GQA scene graph object")
     scene_facts: str | None = Field(None, description="scene facts in ASP")
+    scene_id: SceneId = None
     perception: PerceptionChoice = None
     llm: Llm = None
     model: OlderLlm = None
@@ -220,9 +243,10 @@ class VerifyRequest(BaseModel):
         """The claim, or the answer with its question or program; raises `PipelineError` for any other mix."""
         return what_to_verify(self.claim, self.question, self.answer, self.program, self.representation)
 
-    def scene(self, image: bytes | None, max_facts: int) -> SceneInput:
-        """The one scene of the request (`image` from a form's file); raises `PipelineError` otherwise."""
-        return _scene_of(self, image, max_facts)
+    def scene(self, image: bytes | None, max_facts: int, stored: StoredScenes | None = None) -> SceneInput:
+        """The one scene of the request (`image` from a form's file, `stored` the client's stored
+        scenes); raises `PipelineError` otherwise."""
+        return _scene_of(self, image, max_facts, stored)
 
 
 def chosen_llm(request: TranslateRequest | AnswerRequest | VerifyRequest) -> str | None:
@@ -235,11 +259,65 @@ def named_llms(request: TranslateRequest | AnswerRequest | VerifyRequest) -> dic
     return {field: name for field, name in (("llm", request.llm), ("model", request.model)) if name is not None}
 
 
-def _scene_of(request: AnswerRequest | VerifyRequest, image: bytes | None, max_facts: int) -> SceneInput:
+def _scene_of(
+    request: AnswerRequest | VerifyRequest, image: bytes | None, max_facts: int, stored: StoredScenes | None
+) -> SceneInput:
     return one_scene(
         image=image,
         scene_graph=request.scene_graph,
         scene_facts=request.scene_facts,
+        scene_id=request.scene_id,
         max_facts=max_facts,
         perception=request.perception,
+        stored=stored,
     )
+
+
+class SceneRequest(BaseModel):
+    """JSON form of POST /scenes: one scene to store, a GQA scene graph or scene facts.
+
+    An image is sent as multipart/form-data with `image`; each question on it says how to perceive
+    it (`perception`), and each concept set is perceived once.
+    """
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_with_rules)
+
+    scene_graph: dict[str, Any] | None = Field(None, description="one image's GQA scene graph object")
+    scene_facts: str | None = Field(None, description="scene facts in ASP")
+
+    def scene(self, image: bytes | None, max_facts: int) -> SceneInput:
+        """The one scene to store (`image` from a form's file), read and held to the size limits;
+        raises `PipelineError` otherwise."""
+        scene = one_scene(image=image, scene_graph=self.scene_graph, scene_facts=self.scene_facts, max_facts=max_facts)
+        # Facts are read where they are solved; stored, they are held to the size limit now.
+        return FactsScene.read(scene.text, max_facts) if isinstance(scene, FactsScene) else scene
+
+
+class StoredSceneView(BaseModel):
+    """A stored scene: its id and what it takes in the store."""
+
+    id: str = Field(description="the scene's id: the SHA-256 of its content; name it as scene_id")
+    kind: Literal["image", "scene_graph", "scene_facts"]
+    bytes: int = Field(description="the memory it takes, as counted against ASPVQA_SCENE_STORE_MAX_BYTES")
+    objects: int | None = Field(None, description="a scene graph's objects")
+    readings: int | None = Field(
+        None, description="an image's readings kept so far: each concept set asked of it is perceived once"
+    )
+    expires_in_s: float = Field(description="seconds until it is forgotten unless it is used again")
+
+
+class StoreUsageView(BaseModel):
+    """How full the scene store is (every client's scenes)."""
+
+    scenes: int
+    bytes: int
+    max_scenes: int
+    max_bytes: int
+    ttl_s: float
+
+
+class StoredScenesView(BaseModel):
+    """This client's stored scenes, least recently used first, and the store's fill."""
+
+    ids: list[str]
+    store: StoreUsageView

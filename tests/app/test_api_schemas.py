@@ -23,6 +23,7 @@ from app.api.schemas import text_pattern
 from app.config import Settings
 from app.demo_scenes import demo_scenes
 from app.pipeline import Pipeline
+from app.scene_store import content_id
 from translators.checks.question_scope import word_pattern
 
 KITCHEN = demo_scenes()["kitchen"]
@@ -31,6 +32,7 @@ QUESTION = "What is the cat sitting on?"
 CLAIM = "The black cat is on the chair."
 FACTS = (Path(__file__).resolve().parents[2] / "app" / "data" / "demo" / "kitchen_uncertain.lp").read_text()
 ABSENT = object()  # a field left out of the body
+KITCHEN_ID = content_id("scene_graph", json.dumps(KITCHEN, sort_keys=True, separators=(",", ":")).encode())
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +44,11 @@ def service(tmp_path_factory):
     rows = [{"question": QUESTION, "outputs": [sitting] * 400}, {"question": CLAIM, "outputs": [claim] * 400}]
     recording.write_text("".join(json.dumps(row) + "\n" for row in rows))
     settings = Settings(llm=f"replay:{recording}", sampling="jaccard", template_fill=False, solve_timeout_s=5)
-    with TestClient(create_app(settings, Pipeline(settings))) as client:
+    pipeline = Pipeline(settings)
+    # Loaded before the first request, whose solve limit would otherwise count WordNet's loading.
+    assert pipeline.components.scene_graph_encoder is not None and pipeline.components.entailments is not None
+    with TestClient(create_app(settings, pipeline)) as client:
+        assert client.post("/scenes", json={"scene_graph": KITCHEN}).json()["id"] == KITCHEN_ID
         yield client, client.get("/openapi.json").json()
 
 
@@ -127,7 +133,12 @@ def test_the_published_schema_requires_a_word_in_a_question_to_translate(service
     assert {"anyOf": [given_question, given_program]} in answer
     scenes = {"oneOf": [{"required": ["scene_graph"], "properties": {"scene_graph": {"type": "object"}}}]}
     scenes["oneOf"].append({"required": ["scene_facts"], "properties": {"scene_facts": {"type": "string"}}})
+    stored = {"required": ["scene_id"], "properties": {"scene_id": {"type": "string", "pattern": "^[0-9a-f]{64}$"}}}
+    scenes["oneOf"].append(stored)
     assert scenes in schemas["AnswerRequest"]["allOf"] and scenes in schemas["VerifyRequest"]["allOf"]
+    # A perception goes with a stored scene (an image, or the service says it is not one) or nothing, in JSON.
+    perceived = {"anyOf": [stored, {"properties": {"perception": {"type": "null"}}}]}
+    assert perceived in schemas["AnswerRequest"]["allOf"] and perceived in schemas["VerifyRequest"]["allOf"]
     form = schema["paths"]["/answer"]["post"]["requestBody"]["content"]["multipart/form-data"]["schema"]
     assert {"required": ["image"]} in form["allOf"][2]["oneOf"] and form["additionalProperties"] is False
 
@@ -160,7 +171,14 @@ def _with_scenes(bodies: list[dict[str, Any]], scenes: list[dict[str, Any]], for
     return [body | scene for body in bodies for scene in shown]
 
 
-SCENES = [{"scene_graph": KITCHEN}, {"scene_facts": FACTS}, {}, {"scene_graph": KITCHEN, "scene_facts": FACTS}]
+SCENES = [
+    {"scene_graph": KITCHEN},
+    {"scene_facts": FACTS},
+    {},
+    {"scene_graph": KITCHEN, "scene_facts": FACTS},
+    {"scene_id": KITCHEN_ID},  # stored by the fixture
+    {"scene_id": KITCHEN_ID, "scene_graph": KITCHEN},
+]
 
 
 @pytest.mark.parametrize("form", [False, True], ids=["json", "form"])
@@ -184,7 +202,7 @@ def test_a_verify_body_is_answered_exactly_when_the_schema_allows_it(service, fo
         "question": [ABSENT, None, "?", QUESTION],
         "program": [ABSENT, None, MUG_COLOR],
     }
-    bodies = _with_scenes(_bodies(choices, form), [SCENES[0], SCENES[2]], form)
+    bodies = _with_scenes(_bodies(choices, form), [SCENES[0], SCENES[2], SCENES[4]], form)
     validator = _validator(schema, "/verify", "multipart/form-data" if form else "application/json")
     allowed = [validator.is_valid(body) for body in bodies]
     assert any(allowed) and not all(allowed)
@@ -200,6 +218,8 @@ def test_a_verify_body_is_answered_exactly_when_the_schema_allows_it(service, fo
         ("/answer", {"program": MUG_COLOR, "risk": 0.5, "scene_graph": KITCHEN}),
         ("/answer", {"program": MUG_COLOR, "perception": "detector", "scene_graph": KITCHEN}),
         ("/answer", {"question": QUESTION, "scene_graph": KITCHEN, "unknown": "x"}),
+        ("/answer", {"program": MUG_COLOR, "scene_id": "kitchen"}),  # not a stored scene's id
+        ("/verify", {"claim": CLAIM, "scene_id": KITCHEN_ID, "scene_facts": FACTS}),
     ],
 )
 def test_a_body_the_schema_forbids_is_refused_with_422(service, path, body):

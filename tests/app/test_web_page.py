@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -38,6 +39,8 @@ def test_page_answers_a_question_on_the_demo_scene(server):
         )
         try:
             page = browser.new_page()
+            posted: list[tuple[str, str]] = []
+            page.on("request", lambda r: posted.append((r.url, r.post_data or "")) if r.method == "POST" else None)
             page.goto(server + "/")
             page.wait_for_function("document.querySelectorAll('#scene option').length > 1")
             page.select_option("#scene", "kitchen")
@@ -50,6 +53,15 @@ def test_page_answers_a_question_on_the_demo_scene(server):
             assert page.inner_text("#status") == "ok"
             assert page.inner_text("#confidence").startswith("confidence 0.")
             assert "skeleton agreement" in page.inner_text("#parts")
+            # The scene was stored once; a second question on it names it by its id.
+            page.evaluate("document.getElementById('answers').innerHTML = ''")
+            page.click("#submit")
+            page.wait_for_selector("#answers li", timeout=60_000)
+            assert page.inner_text("#answers li").startswith("chair")
+            paths = [url.removeprefix(server) for url, _ in posted]
+            assert paths == ["/scenes", "/answer", "/answer"], paths
+            scene_id = page.get_attribute("#stored", "data-id")
+            assert all(json.loads(body)["scene_id"] == scene_id for url, body in posted if url.endswith("/answer"))
         finally:
             browser.close()
 
