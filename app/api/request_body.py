@@ -59,6 +59,8 @@ async def fields_and_image(request: Request, settings: Settings) -> tuple[Any, b
             raw = await request.json()
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise PipelineError("invalid_input", "body is not valid JSON") from None
+        except RecursionError:  # thousands of nested arrays: valid JSON that Python's reader refuses
+            raise PipelineError("invalid_input", "body: JSON nested too deeply") from None
         fields = raw
     elif content_type in ("multipart/form-data", "application/x-www-form-urlencoded"):
         form = await request.form(max_files=1, max_fields=16, max_part_size=settings.max_image_bytes + 1)
@@ -71,6 +73,8 @@ async def fields_and_image(request: Request, settings: Settings) -> tuple[Any, b
                 fields["scene_graph"] = json.loads(fields["scene_graph"])
             except json.JSONDecodeError:
                 raise PipelineError("invalid_input", "scene_graph: not valid JSON") from None
+            except RecursionError:
+                raise PipelineError("invalid_input", "scene_graph: JSON nested too deeply") from None
     else:
         raise PipelineError(
             "unsupported_media",

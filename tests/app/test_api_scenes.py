@@ -281,3 +281,13 @@ def test_a_stored_scene_outlives_its_solver_process(pipeline):
             statuses.append(again.status_code)
         assert statuses[-1] == 200 and set(statuses) <= {200, 503}, statuses
         assert again.json()["answers"] == first.json()["answers"] and not set(pids) & set(worker_pids())
+
+
+def test_json_nested_too_deeply_for_python_is_422_not_500(client):
+    nested = "[" * 5000 + "]" * 5000
+    for path in ("/scenes", "/answer"):
+        body = '{"scene_graph": ' + nested + "}"
+        response = client.post(path, content=body, headers={"content-type": "application/json"})
+        assert response.status_code == 422 and response.json()["detail"] == "body: JSON nested too deeply"
+    form = client.post("/scenes", data={"scene_graph": nested})
+    assert form.status_code == 422 and form.json()["detail"] == "scene_graph: JSON nested too deeply"
