@@ -4,12 +4,21 @@ PYTHON ?= python3.11
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
+# The packages the rules need (clingo, WordNet's reader, the service): the demo's first answers come
+# from them while the rest (torch, the language model's build) installs.
+CORE := $(VENV)/.core-$(shell sha1sum pyproject.toml | cut -c1-12)
 
-.PHONY: install wordnet llm bank browser demo check test docs bench reliability scale stress first-run
+.PHONY: install wordnet llm bank bank-forms browser demo check test docs bench reliability scale stress first-run
 
-$(STAMP): pyproject.toml
-	@echo "==> packages: the virtual environment and the pinned packages of pyproject.toml"
+$(CORE): pyproject.toml
+	@echo "==> core: the virtual environment, the core and service packages"
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --disable-pip-version-check -e ".[service]"
+	@rm -f $(VENV)/.core-*
+	@touch $@
+
+$(STAMP): $(CORE)
+	@echo "==> packages: the rest of pyproject.toml's pinned packages (models, vision, tests, docs)"
 	$(BIN)/pip install -q --disable-pip-version-check -e ".[test,vision,llm,service,eval,docs]"
 	@rm -f $(VENV)/.installed-*
 	@touch $@
@@ -26,6 +35,11 @@ bank: $(STAMP)
 	@echo "==> bank: the default example bank and its embedding index"
 	@$(BIN)/aspvqa bank generate
 
+# The default bank without its embedding index: all that template fill and composition read.
+bank-forms: $(CORE)
+	@echo "==> bank-forms: the default example bank (generated once, about a minute)"
+	@$(BIN)/aspvqa bank generate --no-index
+
 wordnet:
 	@echo "==> wordnet: WordNet 3.0"
 	@sh scripts/install_wordnet.sh
@@ -33,8 +47,13 @@ wordnet:
 browser:
 	@sh scripts/install_chromium.sh
 
-demo: install
-	@echo "==> demo: the demo questions on the demo scenes"
+# On a first install the rules answer the demo first (no language model: ASPVQA_LLM=none), then the
+# rest installs and the whole demo runs with the bundled model.
+demo: $(CORE) wordnet bank-forms
+	@test -f $(STAMP) || { echo "==> demo-rules: the demo questions by the rules alone, before the rest installs"; \
+		$(BIN)/aspvqa demo --llm none; }
+	@$(MAKE) --no-print-directory install
+	@echo "==> demo: the demo questions on the demo scenes, with the bundled language model"
 	$(BIN)/aspvqa demo
 
 # The line every change must hold: lint, formatting and types (tool versions pinned in pyproject's test extra).

@@ -53,7 +53,8 @@ class Settings(BaseSettings, TranslationOptions):
         None,
         description="language model: a bundled local model name (default qwen2.5-coder-1.5b), local:PATH.gguf, "
         "openai:MODEL@BASE_URL[#grammar=none|llama.cpp|vllm|vllm-guided] (key from OPENAI_API_KEY; grammar kind "
-        "else from ASPVQA_LLM_GRAMMAR) or replay:RECORDING.jsonl",
+        "else from ASPVQA_LLM_GRAMMAR), replay:RECORDING.jsonl, or none (template fill and composition alone: a "
+        "question they cannot write is declined)",
     )
     llm_choices: tuple[str, ...] = Field((), description="further models a /translate or /answer request may name")
     llm_grammar: str = Field(

@@ -36,6 +36,7 @@ from translators.checks.meaning import WordKinship
 from translators.checks.meaning_checks import QuestionJudge, WordStems, not_named
 from translators.examples.bank import Example, ExampleBank
 from translators.model.backends.base import Backend, BackendError, GenerationRequest, RetryableBackendError
+from translators.model.backends.no_model import NO_MODEL, NO_MODEL_MESSAGE
 from translators.model.embeddings import Embedder
 from translators.model.grammar import program_grammar
 from translators.model.prompts import PROMPTS, build_prompt, covering_examples
@@ -129,7 +130,8 @@ class Translator:
         """The given retriever when it retrieves from `bank`, else a new one."""
         if retriever is not None and retriever.bank is bank:
             return retriever
-        if self.settings.sampling is Sampling.BERT and embedder is None:
+        # Without a model (`none`) nothing is retrieved, so the sentence encoder is not loaded.
+        if self.settings.sampling is Sampling.BERT and embedder is None and self.backend.writes_programs:
             from translators.model.embeddings import load_embedder
 
             embedder = load_embedder()
@@ -169,6 +171,8 @@ class Translator:
             # Built now rather than on the first question (the looser indexes read the first).
             self.filler.by_any_category  # noqa: B018
             self.filler.by_any_relation  # noqa: B018
+        if not self.backend.writes_programs:
+            return
         # The sentence embedder and the bank's index load with the first retrieval.
         self.retriever.retrieve("?", s.examples, s.sampling, cover_operators=s.cover_operators, seed=s.seed)
         if self.backend.keeps_prefix:
@@ -210,9 +214,14 @@ class Translator:
         if refused is not None:
             return refused
         judge = self._judge(reading)
-        result = self._from_bank(question, question_id, judge, exclude, start) or self._from_model(
-            question, question_id, judge, exclude, vector, start
-        )
+        result = self._from_bank(question, question_id, judge, exclude, start)
+        if result is None and not self.backend.writes_programs:
+            result = Translation(
+                question, question_id, None, NO_MODEL_MESSAGE, [], [], {"total_s": time.perf_counter() - start},
+                unsupported=NO_MODEL,
+            )  # fmt: skip
+        elif result is None:
+            result = self._from_model(question, question_id, judge, exclude, vector, start)
         return self._finish(result, start, key)
 
     def _read(self, question: str) -> _Reading:

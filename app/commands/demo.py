@@ -15,11 +15,15 @@ from app.config import MAX_TOP_K, ConfigError, load_settings
 from app.demo_scenes import demo_scenes
 from app.inputs import AnswerOptions, AskedQuestion
 from app.pipeline import Pipeline, PipelineError
+from translators.model.backends.no_model import NO_MODEL
 
 
 def demo_command(
     top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=MAX_TOP_K, help="Answers per question.")] = 3,
-    llm: Annotated[str | None, typer.Option("--llm", help="Language model (default: the bundled local model).")] = None,
+    llm: Annotated[
+        str | None,
+        typer.Option("--llm", help="Language model (default: the bundled local model; none: the rules alone)."),
+    ] = None,
 ) -> None:
     """Translate the demo questions, answer them on the demo scenes, print answers and programs."""
     folder = resources.files("app") / "data" / "demo"
@@ -36,7 +40,12 @@ def demo_command(
     except PipelineError as exc:
         fail(exc.message)
     elapsed = time.perf_counter() - started
-    typer.echo(f"translator ready in {elapsed:.1f} s (model loaded, prompt prefix evaluated or read from the cache)")
+    ready = (
+        "no language model: template fill and composition alone"
+        if pipeline.settings.default_llm == NO_MODEL
+        else "model loaded, prompt prefix evaluated or read from the cache"
+    )
+    typer.echo(f"translator ready in {elapsed:.1f} s ({ready})")
     failures = right = total = 0
     for line in (folder / "questions.jsonl").read_text().splitlines():
         item = json.loads(line)

@@ -110,12 +110,23 @@ class TranslatorBuilder:
         cache: TranslationCache | None,
         grounder: Grounder | None,
     ) -> Translator:
+        backend = self.backend(options.llm, record)
+        if not backend.writes_programs:  # the rules alone: no examples retrieved, no encoder loaded
+            return Translator(
+                options,
+                self.bank,
+                backend,
+                cache=cache,
+                grounder=grounder,
+                ontology=self.ontology,
+                kinship=word_kinship(),
+            )
         if options.sampling is Sampling.BERT:
             self.embedder()  # fails now, with the loader's message, when the encoder is missing
         return Translator(
             options,
             self.bank,
-            self.backend(options.llm, record),
+            backend,
             embedder=self._optional_embedder(),
             retriever=self._retrievers.get((options.representation == "gqa", options.template_retrieval)),
             cache=cache,

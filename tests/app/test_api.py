@@ -671,3 +671,16 @@ def test_a_question_outside_the_language_is_an_unsupported_422(translating_clien
         assert "counts" in error["detail"]  # says what can be answered instead
     invalid = translating_client.post("/answer", json={"program": "not a program", "scene_graph": KITCHEN})
     assert invalid.status_code == 422 and invalid.json()["status"] == "invalid_input"
+
+
+def test_without_a_model_the_rules_answer_and_the_rest_is_declined():
+    settings = Settings(llm="none")
+    with TestClient(create_app(settings, Pipeline(settings))) as test_client:
+        answered = test_client.post("/answer", json={"question": "What color is the mug?", "scene_graph": KITCHEN})
+        assert answered.status_code == 200, answered.text
+        assert answered.json()["answers"][0]["answer"] == "white"
+        declined = test_client.post(
+            "/answer", json={"question": "Which animal is left of the small thing on the table?", "scene_graph": KITCHEN}
+        )
+        assert declined.status_code == 422, declined.text
+        assert "ASPVQA_LLM=none" in declined.text

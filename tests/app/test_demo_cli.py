@@ -26,3 +26,12 @@ def test_demo_without_the_model_says_what_is_missing():
     result = CliRunner().invoke(cli, ["demo", "--llm", "replay:/nonexistent.jsonl"])
     assert result.exit_code == 2
     assert "ASPVQA_LLM" in result.stderr
+
+
+def test_the_demo_by_the_rules_alone_loads_no_model():
+    # The first answers `make demo` shows on a first install, before the language model is built.
+    result = CliRunner().invoke(cli, ["demo", "--llm", "none"])
+    assert result.exit_code == 0, result.output
+    assert "no language model" in result.stdout
+    assert result.stdout.count("program:") == 7
+    assert "answers: chair" in result.stdout

@@ -91,6 +91,8 @@ class Backend(Protocol):
     # Whether `warm` also keeps that state on disk and reads it back on a later start, so that
     # warming at the first question costs a read, not a generation.
     saves_prefix: bool = False
+    # False only for ``none`` (`NoModel`): the translator then neither retrieves examples nor asks it.
+    writes_programs: bool = True
 
     def generate(self, request: GenerationRequest) -> Generation: ...
 

@@ -4,7 +4,7 @@
 ``openai:MODEL@BASE_URL[#grammar=KIND]``: an OpenAI-compatible endpoint (key from OPENAI_API_KEY),
 grammar-constrained when KIND (else the caller's default, the setting ASPVQA_LLM_GRAMMAR, else
 ``none``) names how its server takes a grammar: ``llama.cpp``, ``vllm``, ``vllm-guided`` or ``none``;
-``replay:/path/recording.jsonl``: recorded outputs.
+``replay:/path/recording.jsonl``: recorded outputs; ``none``: no model, the rules alone.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from functools import lru_cache
 
 from translators.model.backends.base import Backend, BackendError
 from translators.model.backends.models import DEFAULT_LOCAL_MODEL, LOCAL_MODELS
+from translators.model.backends.no_model import NO_MODEL, NoModel
 
 GRAMMAR_VARIABLE = "ASPVQA_LLM_GRAMMAR"
 OPENAI_SYNTAX = "openai:MODEL@BASE_URL or openai:MODEL@BASE_URL#grammar=KIND"
@@ -40,11 +41,13 @@ def _backend(name: str, default_grammar: str, gpu_layers: int = 0) -> Backend:
         return LlamaCppBackend(name.removeprefix("local:"), gpu_layers=gpu_layers)
     if name.startswith("openai:"):
         return _openai_backend(name.removeprefix("openai:"), default_grammar)
+    if name == NO_MODEL:
+        return NoModel()
     if name.startswith("replay:"):
         from translators.model.backends.replay import ReplayBackend
 
         return ReplayBackend.from_file(name.removeprefix("replay:"))
-    known = f"{', '.join(LOCAL_MODELS)}, local:PATH.gguf, openai:MODEL@URL or replay:FILE"
+    known = f"{', '.join(LOCAL_MODELS)}, local:PATH.gguf, openai:MODEL@URL, replay:FILE or {NO_MODEL}"
     raise BackendError(f"unknown language model {name!r}; use {known}")
 
 
