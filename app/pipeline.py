@@ -34,6 +34,7 @@ from theory.entailment import bundled_entailments
 from theory.explain import explain_no_answer
 from theory.program_words import program_words
 from theory.representations import TEXT_REPRESENTATIONS, format_program
+from theory.scene_facts import PlainFacts
 from theory.solver import read_scene
 from translators.checks.question_scope import Unsupported, word_pattern
 from translators.options import TranslationOptions
@@ -56,8 +57,13 @@ __all__ = [
 
 # What reading scene facts gives: objects (`SceneFacts.from_asp`) or, for `solve`, text (`read_scene`).
 SceneT = TypeVar("SceneT", bound="SceneFacts | SceneText")
-# The scenes a solver process takes: an image is read into facts where the vision models are.
-SolverScene = GraphScene | FactsScene
+# Facts read once, where the scene arrived (an image perceived, scene facts read): a solver process
+# solves them as they are, made into clingo symbols there from plain terms or taken as read text.
+ReadFacts = PlainFacts | SceneText
+# The scenes a solver process takes: a scene graph's objects (encoded there, once per process) or
+# facts read already; `Pipeline.solve_on_scene` sends nothing else (scene facts text given to the
+# pool directly is read in the worker).
+SolverScene = GraphScene | ReadFacts | FactsScene
 
 
 class SceneSolver(Protocol):
@@ -225,17 +231,24 @@ class Pipeline:
         self, program: Program, scene: SceneInput, *, top_k: int | None = None, exact: bool = False
     ) -> SceneAnswer:
         """The scene, the ranked answers and, without one, why: through `scene_solver` when one is
-        set (an image is read here, where the vision models are, and solved there as text), else
-        in this process."""
+        set, else in this process. An image is perceived here, where the vision models are, and
+        scene facts are read here: either crosses to the solver as the facts read, once (a scene
+        graph as its objects)."""
         if self.scene_solver is None:
             return self.solve_here(program, scene, top_k=top_k, exact=exact)
         timings: dict[str, float] = {}
         image: SceneReading | None = None
-        if isinstance(scene, ImageScene):
-            with CLINGO_LOCK:
+        sent: SolverScene
+        with CLINGO_LOCK:
+            if isinstance(scene, ImageScene):
                 image = self.scene(program, scene, timings=timings)
-                scene = FactsScene(image.facts.to_asp())
-        solved = self.scene_solver(program, scene, top_k=top_k or self.settings.top_k, exact=exact)
+                sent = PlainFacts.of(image.facts)
+            elif isinstance(scene, FactsScene):
+                read = self.scene_text(scene.text, timings)
+                sent = PlainFacts.of(read) if isinstance(read, SceneFacts) else read
+            else:
+                sent = scene
+        solved = self.scene_solver(program, sent, top_k=top_k or self.settings.top_k, exact=exact)
         if image is None:
             return replace(solved, timings=timings | solved.timings)
         return replace(
@@ -243,7 +256,7 @@ class Pipeline:
         )
 
     def solve_here(
-        self, program: Program, scene: SceneInput, *, top_k: int | None = None, exact: bool = False
+        self, program: Program, scene: SceneInput | ReadFacts, *, top_k: int | None = None, exact: bool = False
     ) -> SceneAnswer:
         """`solve_on_scene` in this process and thread; the scene's reading counts against the solve's time.
 
@@ -254,7 +267,11 @@ class Pipeline:
         with CLINGO_LOCK:
             read: SceneFacts | SceneText
             image = SceneReading(SceneFacts())
-            if isinstance(scene, FactsScene):
+            if isinstance(scene, PlainFacts):
+                read = scene.scene_facts()
+            elif isinstance(scene, SceneText):
+                read = scene
+            elif isinstance(scene, FactsScene):
                 read = self.scene_text(scene.text, timings)
             else:
                 image = self.scene(program, scene, timings=timings)

@@ -1,8 +1,10 @@
 """Solving in worker processes: one clingo thread per process, a deadline that ends the work, and
 a worker that dies costing one request, not the service.
 
-The service answers given programs and translated questions on scene graphs and scene facts here
-(images stay in the service process, which holds the vision models). Each worker is a process of
+The service answers given programs and translated questions here on a scene graph's objects (each
+graph encoded once per worker) or on facts read in the service process: an image perceived there,
+where the vision models are, or scene facts text read there, cross as the facts themselves (plain
+terms, or the text's reading), so no worker prints or reads them again. Each worker is a process of
 its own (spawned, so that none inherits the language model or the server's threads) with its own
 `Pipeline`; clingo is only ever called from that process's one thread. A job that outlives its
 deadline is stopped by ending its worker, so no work goes on after the request was answered 504;
@@ -58,7 +60,7 @@ _pipeline: Pipeline | None = None
 
 @dataclass(frozen=True)
 class SolveJob:
-    """One program to solve on one scene graph or text scene (plain data: it crosses processes)."""
+    """One program to solve on one scene graph or read facts (plain data: it crosses processes)."""
 
     program: Program
     scene: SolverScene

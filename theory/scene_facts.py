@@ -1,7 +1,9 @@
 """Scene encodings: certain facts plus weighted (uncertain) atoms, read from and written as ASP.
 
 An uncertain atom with likelihood p is a free choice with two weak constraints: it costs
-``weight(p)`` when chosen true and ``weight(1 - p)`` when chosen false.
+``weight(p)`` when chosen true and ``weight(1 - p)`` when chosen false. A scene crosses to another
+process as plain terms (`PlainFacts`, what pickling a `SceneFacts` gives), made into clingo
+symbols again there: no text is printed or read on the way.
 
 Example:
     >>> scene = SceneFacts()
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -70,6 +72,52 @@ def _number(value: int) -> clingo.Symbol:
     return clingo.Number(value)
 
 
+@lru_cache(maxsize=65536)
+def _named(name: str) -> clingo.Symbol:
+    return clingo.Function(name)
+
+
+# A clingo term as plain Python data: a number, a constant, a string as a 1-tuple, any other
+# function or tuple as (name, positive, arguments); #inf and #sup as functions of the names no
+# function has.
+PlainTerm = int | str | tuple[str] | tuple[str, bool, tuple["PlainTerm", ...]]
+_INFIMUM, _SUPREMUM = "#inf", "#sup"
+
+
+# Kept per symbol (clingo's symbols are interned, and reading one's parts is a foreign call each):
+# scenes repeat the same few words and ids thousands of times.
+@lru_cache(maxsize=65536)
+def plain_term(symbol: clingo.Symbol) -> PlainTerm:
+    """`symbol` as plain data (`term_symbol` makes it again)."""
+    kind = symbol.type
+    if kind is clingo.SymbolType.Number:
+        return symbol.number
+    if kind is clingo.SymbolType.Function:
+        arguments = symbol.arguments
+        if not arguments and symbol.positive and symbol.name:
+            return symbol.name
+        return (symbol.name, symbol.positive, tuple(plain_term(a) for a in arguments))
+    if kind is clingo.SymbolType.String:
+        return (symbol.string,)
+    return (_INFIMUM if kind is clingo.SymbolType.Infimum else _SUPREMUM, True, ())
+
+
+def term_symbol(term: PlainTerm) -> clingo.Symbol:
+    """The clingo symbol of a plain term (see `plain_term`)."""
+    if isinstance(term, int):
+        return _number(term)
+    if isinstance(term, str):
+        return _named(term)
+    if len(term) == 1:
+        return clingo.String(term[0])
+    name, positive, arguments = term
+    if name == _INFIMUM:
+        return clingo.Infimum
+    if name == _SUPREMUM:
+        return clingo.Supremum
+    return clingo.Function(name, [term_symbol(a) for a in arguments], positive)
+
+
 @dataclass
 class WeightedAtom:
     """An atom the solver may take true (paying `cost_true`) or false (paying `cost_false`)."""
@@ -111,6 +159,11 @@ class SceneFacts:
     def weak_constraint_count(self) -> int:
         return sum((w.cost_true > 0) + (w.cost_false > 0) for w in self.weighted.values())
 
+    def __reduce__(self) -> tuple[Callable[[PlainFacts], SceneFacts], tuple[PlainFacts]]:
+        # A clingo symbol pickles as a pointer into its own process's symbol table: a scene is
+        # pickled as its plain terms and made again from them.
+        return (_scene_of, (PlainFacts.of(self),))
+
     def to_asp(self) -> str:
         """The scene as ASP text (facts, choice rules, weak constraints)."""
         lines = [f"{f}." for f in self.facts]
@@ -144,3 +197,35 @@ class SceneFacts:
             else:
                 target.cost_true += wc.weight
         return scene
+
+
+@dataclass(frozen=True)
+class PlainFacts:
+    """A `SceneFacts` as plain terms, in its order: what crosses to another process (a solver
+    worker), where `scene_facts` makes the same scene from them, reading no text."""
+
+    facts: tuple[PlainTerm, ...]
+    weighted: tuple[tuple[PlainTerm, int, int], ...]  # (atom, cost when true, cost when false)
+
+    @classmethod
+    def of(cls, scene: SceneFacts) -> PlainFacts:
+        """The plain terms of `scene` (clingo is read: in a threaded process, hold `CLINGO_LOCK`)."""
+        return cls(
+            tuple(plain_term(f) for f in scene.facts),
+            tuple((plain_term(w.atom), w.cost_true, w.cost_false) for w in scene.weighted.values()),
+        )
+
+    def scene_facts(self) -> SceneFacts:
+        """The scene of these terms, its clingo symbols made in this process."""
+        scene = SceneFacts(facts=[term_symbol(f) for f in self.facts])
+        for term, cost_true, cost_false in self.weighted:
+            atom = term_symbol(term)
+            scene.weighted[atom] = WeightedAtom(atom, cost_true, cost_false)
+        return scene
+
+    def __len__(self) -> int:
+        return len(self.facts) + len(self.weighted)
+
+
+def _scene_of(plain: PlainFacts) -> SceneFacts:
+    return plain.scene_facts()
