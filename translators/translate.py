@@ -214,15 +214,16 @@ class Translator:
         if refused is not None:
             return refused
         judge = self._judge(reading)
-        result = self._from_bank(question, question_id, judge, exclude, start)
-        if result is None and not self.backend.writes_programs:
-            result = Translation(
+        filled = self._from_bank(question, question_id, judge, exclude, start)
+        if filled is not None:
+            return self._finish(filled, start, key)
+        if not self.backend.writes_programs:
+            declined = Translation(
                 question, question_id, None, NO_MODEL_MESSAGE, [], [], {"total_s": time.perf_counter() - start},
                 unsupported=NO_MODEL,
             )  # fmt: skip
-        elif result is None:
-            result = self._from_model(question, question_id, judge, exclude, vector, start)
-        return self._finish(result, start, key)
+            return self._finish(declined, start, key)
+        return self._finish(self._from_model(question, question_id, judge, exclude, vector, start), start, key)
 
     def _read(self, question: str) -> _Reading:
         """The question asked directly, with its image phrases read as the scene."""
