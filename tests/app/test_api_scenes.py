@@ -100,6 +100,9 @@ def test_stored_scene_facts_are_answered_and_held_to_the_size_limit(pipeline):
         assert stored.status_code == 201 and stored.json()["kind"] == "scene_facts"
         answer = client.post("/answer", json={"program": MUG_COLOR, "scene_id": stored.json()["id"]})
         assert answer.status_code == 200 and answer.json()["answers"]
+        # A body over 64 KiB is parsed off the event loop, to the same effect.
+        large = client.post("/scenes", json={"scene_facts": facts + "%" + "x" * 100_000})
+        assert large.status_code == 201 and large.json()["bytes"] > 100_000
 
 
 def test_get_and_delete_a_stored_scene(client):
