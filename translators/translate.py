@@ -43,8 +43,9 @@ from translators.model.prompts import PROMPTS, build_prompt, covering_examples
 from translators.model.retrieval import Retriever, Sampling
 from translators.model_attempts import Candidates, Request, ask_model, retrieved_shown
 from translators.records import FixShown, Source, fix_shown, mapping_shown
-from translators.rules.compositional_fill import COMPOSITION_VERSION, CompositionalFiller, compose
+from translators.rules.compositional_fill import COMPOSITION_VERSION, CompositionalFiller
 from translators.rules.coordination import CoordinatedFiller
+from translators.rules.reference_steps import compose
 from translators.rules.relation_check import as_relation_check
 from translators.rules.relation_direction import direct_relations
 from translators.rules.template_fill import FILL_RULES_VERSION, FilledProgram, TemplateFiller, filler_for
@@ -218,10 +219,8 @@ class Translator:
         if filled is not None:
             return self._finish(filled, start, key)
         if not self.backend.writes_programs:
-            declined = Translation(
-                question, question_id, None, NO_MODEL_MESSAGE, [], [], {"total_s": time.perf_counter() - start},
-                unsupported=NO_MODEL,
-            )  # fmt: skip
+            seconds = time.perf_counter() - start
+            declined = Translation.declined(question, question_id, NO_MODEL, NO_MODEL_MESSAGE, seconds)
             return self._finish(declined, start, key)
         return self._finish(self._from_model(question, question_id, judge, exclude, vector, start), start, key)
 
@@ -248,10 +247,7 @@ class Translator:
         if scope is None:
             return None
         # No program says why, what if or what brand: refused, rather than a program that answers something else.
-        return Translation(
-            question, question_id, None, scope.message, [], [], {"total_s": time.perf_counter() - start},
-            unsupported=scope.kind,
-        )  # fmt: skip
+        return Translation.declined(question, question_id, scope.kind, scope.message, time.perf_counter() - start)
 
     def _judge(self, reading: _Reading) -> QuestionJudge:
         """The judge of the question's candidate programs."""

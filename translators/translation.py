@@ -108,6 +108,11 @@ class Translation:
     source: Source = "model"
     fill: FillShown | None = None
 
+    @classmethod
+    def declined(cls, question: str, question_id: str | None, kind: str, message: str, seconds: float) -> Translation:
+        """No program, and why: a question no program can mean, or one left with no model to ask."""
+        return cls(question, question_id, None, message, [], [], {"total_s": seconds}, unsupported=kind)
+
     @property
     def flat(self) -> str | None:
         """The program in flat ASP (what clingo sees)."""

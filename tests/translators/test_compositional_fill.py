@@ -124,3 +124,31 @@ def test_a_category_after_its_article_is_what_is_asked_not_an_object():
     assert nested(materials, "What is the material of the bowl near the fruits?") == (
         "query(unique(relate(select(scene(), fruits), bowl, near, subject)), material)"
     )
+
+
+@pytest.fixture(scope="module")
+def bundled_composer():
+    from translators.examples.bundled import default_bank
+
+    return CompositionalFiller(TemplateFiller(default_bank(), bundled_ontology()))
+
+
+def test_a_relation_object_does_not_swallow_the_question_s_own_predicate(bundled_composer):
+    # Read greedily, "the bench holding an umbrella" would be one reference and "Is [it]?" no form.
+    program = nested(bundled_composer, "Is the woman next to the bench holding an umbrella?")
+    assert program == (
+        "verify_rel(unique(relate(select(scene(), bench), woman, next_to, subject)), umbrella, holding, object)"
+    )
+
+
+def test_a_described_noun_does_not_swallow_the_relation_the_question_asks(bundled_composer):
+    program = nested(bundled_composer, "Is the small dog in front of a car?")
+    assert program == "verify_rel(unique(filter(select(scene(), dog), size, small)), car, in_front_of, object)"
+
+
+def test_an_attribute_denied_in_a_relative_clause_is_a_negate(bundled_composer):
+    program = nested(bundled_composer, "What is behind the table that is not wooden?")
+    assert program == (
+        "query(unique(relate_any(negate(filter(select(scene(), table), material, wooden), select(scene(), table)), "
+        "behind, subject)), name)"
+    )

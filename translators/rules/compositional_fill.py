@@ -37,16 +37,17 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, field, replace
 from functools import cached_property
 
-from theory.canonical import canonical
 from theory.operations import POSITION_VALUES
-from theory.program import Program, ProgramError, Step
+from theory.program import Program
+from translators.rules.reference_steps import Reference, compose
 from translators.rules.template_fill import ARTICLES, GROUP_ROLE, FilledProgram, Slots, TemplateFiller
-from translators.wording.grounded_words import FUNCTION_WORDS, PRONOUNS, SPELLINGS, singular, stem
+from translators.wording.grounded_words import FUNCTION_WORDS, PRONOUNS, SPELLINGS, stem
 
 _RELATIVE = frozenset({"that", "which", "who"})
+# References nest at most four deep; `posts` at this depth reads every noun with what follows it.
+GREEDY = 4
 _BE = frozenset({"is", "are"})
 _LOOK = _BE | {"looks", "look"}
 _NOUN_ROLES = frozenset({"thing", GROUP_ROLE})
@@ -63,25 +64,10 @@ _NEVER_NOUNS = _NOT_NOUNS | FUNCTION_WORDS  # the relative pronouns are function
 _POSITIONS = {value: category for category, values in POSITION_VALUES.items() for value in values}
 _MAX_RELATION_WORDS = 5
 # Changes whenever what is composed changes (part of the translation cache key via the fill rules).
-COMPOSITION_VERSION = 12
+COMPOSITION_VERSION = 13
 
 Raw = list[tuple[str, str | None]]
 _Post = tuple[int, "tuple[str, str, Reference] | None", list[tuple[str, str]]]
-
-
-@dataclass
-class Reference:
-    """One object reference: its noun, attributes, and what follows the noun."""
-
-    noun: str
-    attributes: list[tuple[str, str]] = field(default_factory=list)  # (category or "", value)
-    relation: tuple[str, str, Reference] | None = None  # (relation, subject|object, the other object)
-    after: list[tuple[str, str]] = field(default_factory=list)  # attributes said after the noun
-    new_word: bool = False  # the noun is a word the ontology lacks (or a pronoun)
-
-    @property
-    def plain(self) -> bool:
-        return not self.attributes and self.relation is None and not self.after
 
 
 class CompositionalFiller:
@@ -107,16 +93,24 @@ class CompositionalFiller:
         """The question's program composed from its references and its frame, or None (with
         `accept`, only composed programs it accepts count)."""
         raw = self.filler.raw_slots(question)
-        references, reduced = self._read(raw)
-        variants = _variants(self.filler.plain(reduced))
-        if not references:
-            # The plain fill tried the question as it is ("trees" there is a group word, here a noun).
-            tried = self.filler.plain(raw)
-            variants = [v for v in variants if v != tried]
-        for variant in variants:
-            composed = self._fill_variant(variant, references, exclude_ids, accept)
-            if composed is not None:
-                return composed
+        read: list[Raw] = []
+        # The longest references first; when no form fits them, a relation's object and then every
+        # noun are read without what follows them ("the man beside the sign | wearing shorts", "the
+        # tall tree | in front of a fence"), so the rest is the question's own predicate.
+        for posts in (GREEDY, 1, 0):
+            references, reduced = self._read(raw, posts)
+            if reduced in read:
+                continue
+            read.append(reduced)
+            variants = _variants(self.filler.plain(reduced))
+            if not references:
+                # The plain fill tried the question as it is ("trees" there is a group word, here a noun).
+                tried = self.filler.plain(raw)
+                variants = [v for v in variants if v != tried]
+            for variant in variants:
+                composed = self._fill_variant(variant, references, exclude_ids, accept)
+                if composed is not None:
+                    return composed
         return None
 
     def _fill_variant(
@@ -166,14 +160,14 @@ class CompositionalFiller:
 
     # Reading references -------------------------------------------------------------------------
 
-    def _read(self, raw: Raw) -> tuple[list[Reference], Raw]:
+    def _read(self, raw: Raw, posts: int = GREEDY) -> tuple[list[Reference], Raw]:
         """The question's references that are more than a bare noun, and its slots with bare nouns instead."""
         references: list[Reference] = []
         reduced: Raw = []
         index = 0
         joined_by: list[str | None] = []  # "or"/"and" right before each reference, when that joins it to the one before
         while index < len(raw):
-            found = self._reference(raw, index)
+            found = self._reference(raw, index, posts=posts)
             if found is None:
                 reduced.append(raw[index])
                 index += 1
@@ -269,14 +263,17 @@ class CompositionalFiller:
                 best = (relation, position)
         return best
 
-    def _reference(self, raw: Raw, index: int, depth: int = 0, object_of: bool = False) -> tuple[Reference, int] | None:
+    def _reference(
+        self, raw: Raw, index: int, depth: int = 0, object_of: bool = False, posts: int = GREEDY
+    ) -> tuple[Reference, int] | None:
         """The reference that starts at `index`, and where it ends (`object_of`: it follows a
-        relation, which always has an object: "wearing trousers" names trousers without an article)."""
+        relation, which always has an object: "wearing trousers" names trousers without an article;
+        `posts`: the depth from which a noun is read without what follows it)."""
         if depth > 3:
             return None
         owner = _POSSESSIVES.get(str(_word(raw, index)))
         if owner is not None:
-            owned = self._reference(raw, index + 1, depth + 1, object_of=True)
+            owned = self._reference(raw, index + 1, depth + 1, object_of=True, posts=posts)
             if owned is not None and owned[0].relation is None:
                 owned[0].relation = ("of", "subject", Reference(owner, new_word=True))
                 return owned
@@ -295,18 +292,22 @@ class CompositionalFiller:
         name = SPELLINGS.get(noun[0], noun[0])  # the name GQA's programs write ("trousers" -> pants)
         reference = Reference(name, attributes + [("", word) for word in noun[2]], new_word=noun[3] or name != noun[0])
         if _word(raw, noun[1]) == "s":  # "the girl's hair": the hair of the girl, as "her hair" is
-            owned = self._reference(raw, noun[1] + 1, depth + 1, object_of=True)
+            owned = self._reference(raw, noun[1] + 1, depth + 1, object_of=True, posts=posts)
             if owned is not None and owned[0].relation is None:
                 owned[0].relation = ("of", "subject", reference)
                 return owned
             return None
-        post = self._post(raw, noun[1], depth)
+        negated = self._negated(raw, noun[1]) if depth < posts else None
+        if negated is not None:
+            end, reference.negated = negated
+            return reference, end
+        post = self._post(raw, noun[1], depth, posts) if depth < posts else None
         if post is None:
             return reference, noun[1]
         end, reference.relation, reference.after = post
         return reference, end
 
-    def _post(self, raw: Raw, index: int, depth: int) -> _Post | None:
+    def _post(self, raw: Raw, index: int, depth: int, posts: int = GREEDY) -> _Post | None:
         """What follows a noun as part of its reference: (where it ends, relation, attributes), or None."""
         at = index
         relative = _word(raw, at) in _RELATIVE
@@ -320,7 +321,7 @@ class CompositionalFiller:
         if made is not None:
             return made
         if (relation := self._relation_at(raw, start)) is not None:  # "(that is) on the bed"
-            other = self._reference(raw, relation[1], depth + 1, object_of=True)
+            other = self._reference(raw, relation[1], depth + 1, object_of=True, posts=posts)
             if other is not None:
                 return other[1], (relation[0], "subject", other[0]), []
         if relative and start > at and self._doing(raw, start):  # "that is surfing": an activity, no object
@@ -328,7 +329,15 @@ class CompositionalFiller:
         placed = _placed(raw, start)
         if placed is not None or depth > 1:
             return placed
-        return self._object_clause(raw, at, depth)
+        return self._object_clause(raw, at, depth, posts)
+
+    def _negated(self, raw: Raw, index: int) -> tuple[int, list[tuple[str, str]]] | None:
+        """A relative clause that denies attributes ("that is not small"): where it ends and the
+        attributes, or None."""
+        if _word(raw, index) not in _RELATIVE or _word(raw, index + 1) not in _BE or _word(raw, index + 2) != "not":
+            return None
+        described = self._described(raw, index + 3)
+        return None if described is None else (described[0], described[2])
 
     def _described(self, raw: Raw, position: int) -> _Post | None:
         """The attributes a relative clause gives from `position` ("red", "pink and red"), or None."""
@@ -342,9 +351,9 @@ class CompositionalFiller:
                 position += 1
         return (position, None, after) if after else None
 
-    def _object_clause(self, raw: Raw, at: int, depth: int) -> _Post | None:
+    def _object_clause(self, raw: Raw, at: int, depth: int, posts: int) -> _Post | None:
         """A clause whose subject relates to the noun as its object ("(that) the man is wearing"), or None."""
-        other = self._reference(raw, at, depth + 1)
+        other = self._reference(raw, at, depth + 1, posts=posts)
         if other is not None and _word(raw, other[1]) in _BE:
             relation = self._relation_at(raw, other[1] + 1)
             if relation is not None:
@@ -406,80 +415,3 @@ def _word(raw: Raw, index: int) -> str | None:
     if index >= len(raw) or raw[index][1] is not None:
         return None
     return raw[index][0]
-
-
-def _chain(reference: Reference, steps: list[Step], next_id: list[int]) -> int:
-    """Append the steps that select `reference`'s objects; the id of the last one."""
-
-    def add(operation: str, dependency: int, *arguments: str) -> int:
-        step_id = next_id[0]
-        next_id[0] += 1
-        steps.append(Step(step_id, operation, (dependency,), arguments))
-        return step_id
-
-    if reference.relation is not None:
-        relation, position, other = reference.relation
-        last = add("relate", _chain(other, steps, next_id), reference.noun, relation, position)
-    else:
-        last = add("select", 0, reference.noun)
-    return _filters(reference, last, steps, next_id)
-
-
-def _filters(reference: Reference, last: int, steps: list[Step], next_id: list[int]) -> int:
-    """Append a `filter` (or `filter_any`) per attribute of `reference` after step `last`; the id of the last one."""
-    for category, value in [*reference.after, *reference.attributes]:
-        step_id = next_id[0]
-        next_id[0] += 1
-        operation, arguments = ("filter", (category, value)) if category else ("filter_any", (value,))
-        steps.append(Step(step_id, operation, (last,), arguments))
-        last = step_id
-    return last
-
-
-def compose(program: Program, references: list[Reference]) -> Program | None:
-    """`program` with each reference's chain in place of the `select` of its noun, or None where
-    a noun has no select of its own to replace."""
-    scene = next((s.id for s in program if s.operation == "scene"), None)
-    if scene != 0:
-        return None
-    steps = list(program)
-    first_new = max(s.id for s in steps) + 1
-    next_id = [first_new]
-    replaced: dict[int, int] = {}
-    extended: dict[int, int] = {}  # a relate naming a reference's noun -> the last filter after it
-    nouns = [r.noun for r in references]
-    if len(set(nouns)) != len(nouns):
-        return None  # two references with one noun: which select is which cannot be told
-    for reference in references:
-        selects = [
-            s
-            for s in program  # the filled program's own steps, not chains added for earlier references
-            if s.operation == "select"
-            and s.dependencies == (0,)
-            and singular(s.arguments[0]) == singular(reference.noun)  # a fill may name it in the singular
-        ]
-        if len(selects) > 1:
-            return None
-        if not selects:
-            relates = [
-                s for s in program if s.operation == "relate" and singular(s.arguments[0]) == singular(reference.noun)
-            ]
-            if len(relates) == 1 and reference.relation is None and not reference.plain:
-                extended[relates[0].id] = _filters(reference, relates[0].id, steps, next_id)
-            continue  # otherwise a plain argument (choose_rel's class): its word alone, as GQA writes it
-        # The noun as the fill names it ("tables" may be `table`, as the bank's examples write it).
-        replaced[selects[0].id] = _chain(replace(reference, noun=selects[0].arguments[0]), steps, next_id)
-    if not replaced and not extended:
-        return None
-    kept = [s for s in steps if s.id not in replaced]
-
-    def source(step: Step, dependency: int) -> int:
-        # The filters added after a relate read the relate itself; the program's own steps read the last filter.
-        dependency = replaced.get(dependency, dependency)
-        return extended.get(dependency, dependency) if step.id < first_new else dependency
-
-    rewired = [Step(s.id, s.operation, tuple(source(s, d) for d in s.dependencies), s.arguments) for s in kept]
-    try:
-        return canonical(Program(tuple(rewired), replaced.get(program.answer, program.answer)))
-    except ProgramError:
-        return None
