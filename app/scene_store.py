@@ -15,6 +15,7 @@ scenes are always at the front and are swept from there.
 from __future__ import annotations
 
 import hashlib
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -23,7 +24,8 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from app.errors import PipelineError
-from app.scene_input import SceneInput
+from app.memory_size import estimated_bytes
+from app.scene_input import GraphScene, SceneInput
 
 # Why an id is no longer here: said in the 404, remembered for this many ids.
 Gone = Literal["expired", "evicted", "deleted"]
@@ -54,6 +56,23 @@ class StoreUsage:
     max_scenes: int
     max_bytes: int
     ttl_s: float
+
+
+def scene_bytes(scene: SceneInput) -> int:
+    """`estimated_bytes` of a scene record; a scene graph's counted object by object, the same sum
+    but a few times faster (a stored graph may have 100,000 relations, and this runs as it is stored)."""
+    if not isinstance(scene, GraphScene):
+        return estimated_bytes(scene)
+    size = sys.getsizeof(scene) + sys.getsizeof(vars(scene)) + sys.getsizeof(scene.objects)
+    pair = sys.getsizeof((None, None))
+    words: set[str] = set()  # names are shared within a graph, as the walk counts them
+    for key, obj in scene.objects:
+        size += pair + sys.getsizeof(key) + sys.getsizeof(obj) + sys.getsizeof(vars(obj)) + sys.getsizeof(obj.id)
+        words.update((obj.name, obj.hposition, obj.vposition, *obj.attributes))
+        words.update(name for name, _ in obj.relations)
+        size += sys.getsizeof(obj.attributes) + sys.getsizeof(obj.relations) + len(obj.relations) * pair
+        size += sum(sys.getsizeof(target) for _, target in obj.relations)
+    return size + sum(map(sys.getsizeof, words))
 
 
 def content_id(kind: str, content: bytes) -> str:

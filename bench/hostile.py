@@ -1,12 +1,18 @@
 """Hostile but valid requests against the real service, with a well-behaved client beside them.
 
-Starts `aspvqa serve` (default settings: solver worker processes) on 127.0.0.1. One client keeps
-asking a given program on a real GQA scene graph the whole time; meanwhile pairs of hostile
-requests arrive at once: a scene graph of 300 objects each `near` every other with a relate over
-it, the same as 400 objects in scene facts text (160,800 facts, within the limit: the text is read
-and solved) and as 600 objects (8 MB, over it), and a chain of 150 relate steps over 200 related
-objects. Targets: each hostile request is answered (result, 413/422 or 504) within the
-solve limit plus 1 s; the well-behaved client gets only 200s with p99 <= 250 ms; the service's
+Starts `aspvqa serve` (default settings: solver worker processes; the scene store bounded at
+`STORE_MAX_BYTES`) on 127.0.0.1. One client keeps asking a given program on a real GQA scene
+graph the whole time, in turn sending the graph and naming it stored (`scene_id`). Meanwhile,
+first, pairs of hostile requests arrive at once: a scene graph of 300 objects each `near` every
+other with a relate over it, the same as 400 objects in scene facts text (160,800 facts, within
+the limit: the text is read and solved) and as 600 objects (8 MB, over it), and a chain of 150
+relate steps over 200 related objects. Then two clients fill the scene store: distinct scene
+graphs of 150 related objects and scene facts of 400, each several megabytes, far more than the
+store holds, while the store's fill (GET /scenes) and the service's memory are read every
+200 ms. Targets: each hostile request is answered (result, 413/422 or 504) within the solve limit
+plus 1 s; every store request is answered 201; the well-behaved client gets only 200s with
+p99 <= 250 ms in each phase; the store never counts more than its bound, and the service's
+resident memory grows by less than twice it while the store is filled; the service's
 processes are idle again within 2 s of the last answer.
 
 Usage: python bench/hostile.py   (prints a table, writes bench/results/hostile.json, exits 1 on a miss)
@@ -37,6 +43,11 @@ GOOD_PROGRAM = "query(unique(select(scene(), sky)), color)"
 GOOD_P99_S = 0.25
 IDLE_WITHIN_S = 2.0
 PAIRS = 2
+# The scene store's bound for this run, and what the filling clients post (several times more).
+STORE_MAX_BYTES = 48 * 2**20
+FILLER_SCENES = 60
+FILLER_GRAPH_OBJECTS = 150
+PHASES = ("hostile requests", "store filled")
 
 
 def process_cpu(pid: int) -> dict[int, float]:
@@ -52,17 +63,76 @@ def process_cpu(pid: int) -> dict[int, float]:
     return found
 
 
-def facts_text(objects: int) -> str:
-    """The related scene of `objects` objects as scene facts text (600: about 8 MB)."""
+def facts_text(objects: int, salt: str = "") -> str:
+    """The related scene of `objects` objects as scene facts text (600: about 8 MB); `salt` names the first
+    object otherwise, so that each salt is a scene of its own."""
     lines = [f"object({i}). has_attr({i},class,thing). has_attr({i},name,thing)." for i in range(objects)]
+    if salt:
+        lines[0] = f"object(0). has_attr(0,class,thing). has_attr(0,name,thing_{salt})."
     lines += [f"has_rel({i},near,{j})." for i in range(objects) for j in range(objects) if i != j]
     return "\n".join(lines)
 
 
-def main() -> int:
-    graph = scene_graphs()[0]
+def filler_scene(turn: int) -> dict[str, Any]:
+    """A large scene of its own for POST /scenes: 150 related objects as a graph, or 400 as facts."""
+    if turn % 2:
+        return {"scene_facts": facts_text(400, salt=str(turn))}
+    graph = related_scene(FILLER_GRAPH_OBJECTS)
+    graph["objects"]["0"]["name"] = f"thing_{turn}"
+    return {"scene_graph": graph}
+
+
+class WellBehaved:
+    """The well-behaved client: a given program on a GQA graph, sent and named stored in turn, timed by phase."""
+
+    def __init__(self, url: str, graph: dict[str, Any]) -> None:
+        self.url = url
+        self.graph = graph
+        self.phase = "hostile requests"
+        self.answers: dict[str, list[tuple[float, int, str, str]]] = {}  # seconds, status, detail, how sent
+        self.stop = threading.Event()
+        self.scene_id = httpx.post(url + "/scenes", json={"scene_graph": graph}, timeout=60).json()["id"]
+
+    def run(self) -> None:
+        turn = 0
+        with httpx.Client(base_url=self.url, timeout=60) as client:
+            while not self.stop.is_set():
+                turn += 1
+                sent = "reference" if turn % 2 else "value"
+                scene = {"scene_id": self.scene_id} if turn % 2 else {"scene_graph": self.graph}
+                started = time.perf_counter()
+                response = client.post("/answer", json={"program": GOOD_PROGRAM, **scene})
+                seconds = time.perf_counter() - started
+                detail = "" if response.status_code == 200 else str(response.json().get("detail"))[:80]
+                self.answers.setdefault(self.phase, []).append((seconds, response.status_code, detail, sent))
+
+    def summary(self, phase: str) -> dict[str, Any]:
+        """Answers, status codes, p50 and p99 of one phase."""
+        rows = self.answers.get(phase, [])
+        latencies = sorted(t for t, _, _, _ in rows)
+        codes: dict[str, int] = {}
+        for _, status, _, _ in rows:
+            codes[str(status)] = codes.get(str(status), 0) + 1
+        return {
+            "answers": len(rows),
+            "codes": codes,
+            "p50_s": statistics.median(latencies) if latencies else None,
+            "p99_s": _p99(latencies),
+            "p99_by_value_s": _p99(sorted(t for t, _, _, sent in rows if sent == "value")),
+            "p99_by_reference_s": _p99(sorted(t for t, _, _, sent in rows if sent == "reference")),
+            "refusals": sorted({d for _, s, d, _ in rows if s != 200}),
+        }
+
+
+def _p99(latencies: list[float]) -> float:
+    return latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))] if latencies else float("inf")
+
+
+def hostile_pairs(url: str) -> list[dict[str, Any]]:
+    """Each hostile request, twice at once, `PAIRS` times."""
+    graph_body = {"program": NEAR_PROGRAM, "scene_graph": related_scene(300)}
     hostile: list[tuple[str, dict[str, Any]]] = [
-        ("300 related objects (scene graph)", {"program": NEAR_PROGRAM, "scene_graph": related_scene(300)}),
+        ("300 related objects (scene graph)", graph_body),
         ("400 related objects (scene facts, 3.5 MB)", {"program": NEAR_PROGRAM, "scene_facts": facts_text(400)}),
         ("600 related objects (scene facts, 8 MB)", {"program": NEAR_PROGRAM, "scene_facts": facts_text(600)}),
         (
@@ -71,23 +141,10 @@ def main() -> int:
         ),
     ]
     bodies = [(name, json.dumps(body, separators=(",", ":")).encode()) for name, body in hostile]
-    env = {"ASPVQA_SOLVE_TIMEOUT_S": str(SOLVE_LIMIT_S)}
-    service = start_service(env, ROOT / "bench" / "results" / "hostile_service.log")
-    good: list[tuple[float, int]] = []
-    stop = threading.Event()
-
-    def well_behaved() -> None:
-        with httpx.Client(base_url=service.url, timeout=60) as client:
-            while not stop.is_set():
-                started = time.perf_counter()
-                status = client.post("/answer", json={"program": GOOD_PROGRAM, "scene_graph": graph}).status_code
-                good.append((time.perf_counter() - started, status))
 
     def send(name: str, body: bytes) -> dict[str, Any]:
         started = time.perf_counter()
-        response = httpx.post(
-            service.url + "/answer", content=body, headers={"content-type": "application/json"}, timeout=120
-        )
+        response = httpx.post(url + "/answer", content=body, headers={"content-type": "application/json"}, timeout=120)
         detail = response.json().get("detail") or response.json().get("status")
         return {
             "request": name,
@@ -97,59 +154,160 @@ def main() -> int:
         }
 
     rows: list[dict[str, Any]] = []
-    try:
-        client = threading.Thread(target=well_behaved, daemon=True)
-        client.start()
-        time.sleep(2.0)
-        first_pids = set(process_cpu(service.process.pid))
-        for _ in range(PAIRS):
-            for name, body in bodies:
-                with ThreadPoolExecutor(2) as pool:
-                    rows += list(pool.map(send, [name, name], [body, body]))
-        last_answer = time.monotonic()
-        # The service's CPU over the second after the idle deadline: the hostile work must be gone.
-        time.sleep(max(0.0, last_answer + IDLE_WITHIN_S - time.monotonic()))
-        stop.set()
-        client.join(timeout=30)
-        before = process_cpu(service.process.pid)
-        time.sleep(1.0)
-        after = process_cpu(service.process.pid)
-        # The processes that were there before the hostile requests (the service and its idle
-        # workers) must be idle; workers started in place of ended ones load WordNet (about 5 s of
-        # CPU each), which is reported apart.
-        busy_after = sum(after[p] - before.get(p, after[p]) for p in after if p in first_pids)
-        warming = sum(after[p] - before.get(p, 0.0) for p in after if p not in first_pids)
-        survived = service.process.poll() is None
-    finally:
-        stop.set()
-        service.stop()
+    for _ in range(PAIRS):
+        for name, body in bodies:
+            with ThreadPoolExecutor(2) as pool:
+                rows += list(pool.map(send, [name, name], [body, body]))
+    return rows
 
-    latencies = sorted(t for t, _ in good)
-    codes: dict[str, int] = {}
-    for _, status in good:
-        codes[str(status)] = codes.get(str(status), 0) + 1
-    p99 = latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))] if latencies else float("inf")
+
+def fill_store(url: str, pid: int) -> dict[str, Any]:
+    """Two clients store `FILLER_SCENES` large scenes between them; the store's fill and the
+    service's memory read every 200 ms meanwhile."""
+    bodies = [json.dumps(filler_scene(turn), separators=(",", ":")).encode() for turn in range(FILLER_SCENES)]
+    readings: list[tuple[int, int]] = []  # (store bytes, service RSS)
+    done = threading.Event()
+
+    def watch() -> None:
+        with httpx.Client(base_url=url, timeout=30) as client:
+            while not done.is_set():
+                readings.append((client.get("/scenes").json()["store"]["bytes"], rss_bytes(pid)))
+                time.sleep(0.2)
+
+    def store(body: bytes) -> tuple[int, float, int]:
+        started = time.perf_counter()
+        response = httpx.post(url + "/scenes", content=body, headers={"content-type": "application/json"}, timeout=120)
+        return response.status_code, time.perf_counter() - started, len(body)
+
+    rss_before = rss_bytes(pid)
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    with ThreadPoolExecutor(2) as pool:
+        stored = list(pool.map(store, bodies))
+    done.set()
+    watcher.join(timeout=30)
+    final = httpx.get(url + "/scenes", timeout=30).json()["store"]
+    return {
+        "scenes_posted": len(stored),
+        "megabytes_posted": round(sum(size for _, _, size in stored) / 2**20, 1),
+        "statuses": sorted({status for status, _, _ in stored}),
+        "post_p50_s": statistics.median(seconds for _, seconds, _ in stored),
+        "store_max_bytes": STORE_MAX_BYTES,
+        "store_bytes_max_seen": max(b for b, _ in readings),
+        "store_final": final,
+        "rss_before_mb": round(rss_before / 2**20),
+        "rss_growth_max_mb": round((max(r for _, r in readings) - rss_before) / 2**20),
+        "readings": len(readings),
+    }
+
+
+def settle(pid: int, first_pids: set[int], limit_s: float = 60.0) -> float:
+    """Seconds until the processes started after `first_pids` (replacement workers) have started: none
+    busy more than 40 % of half a second (one starting loads WordNet at a whole core; one serving
+    the well-behaved client uses a few per cent)."""
+    started = time.monotonic()
+    while time.monotonic() - started < limit_s:
+        before = process_cpu(pid)
+        time.sleep(0.5)
+        after = process_cpu(pid)
+        if all(after[p] - before.get(p, 0.0) < 0.2 for p in after if p not in first_pids):
+            break
+    return time.monotonic() - started
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident bytes of the service process alone (the store lives there, not in the workers)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def idle_cpu(pid: int, first_pids: set[int]) -> tuple[float, float]:
+    """CPU seconds over one second of the processes there from the start, and of replacement workers."""
+    before = process_cpu(pid)
+    time.sleep(1.0)
+    after = process_cpu(pid)
+    # The processes that were there before the hostile requests (the service and its idle
+    # workers) must be idle; workers started in place of ended ones load WordNet (about 5 s of
+    # CPU each), which is reported apart.
+    busy_after = sum(after[p] - before.get(p, after[p]) for p in after if p in first_pids)
+    warming = sum(after[p] - before.get(p, 0.0) for p in after if p not in first_pids)
+    return busy_after, warming
+
+
+def report(
+    rows: list[dict[str, Any]], client: WellBehaved, filled: dict[str, Any], busy: float, warming: float
+) -> None:
     print(f"{'hostile request':45} {'status':>6} {'seconds':>8}  detail")
     for row in rows:
         print(f"{row['request']:45} {row['status']:>6} {row['seconds']:8.2f}  {str(row['detail'])[:70]}")
     print(
-        f"\nwell-behaved client: {len(good)} answers, codes {codes}, "
-        f"p50 {statistics.median(latencies) * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms (target <= {GOOD_P99_S * 1000:.0f} ms)"
+        f"\nscene store filled: {filled['scenes_posted']} scenes, {filled['megabytes_posted']} MB posted "
+        f"(statuses {filled['statuses']}, p50 {filled['post_p50_s']:.2f} s each); the store counted at most "
+        f"{filled['store_bytes_max_seen'] / 2**20:.1f} MB of its {STORE_MAX_BYTES / 2**20:.0f} MB, ending with "
+        f"{filled['store_final']['scenes']} scenes; service RSS {filled['rss_before_mb']} MB before, grew by at most "
+        f"{filled['rss_growth_max_mb']} MB"
     )
+    for phase in PHASES:
+        good = client.summary(phase)
+        p50 = (good["p50_s"] or 0.0) * 1000
+        print(
+            f"well-behaved client, {phase}: {good['answers']} answers, codes {good['codes']}, "
+            f"p50 {p50:.0f} ms, p99 {good['p99_s'] * 1000:.0f} ms (target <= {GOOD_P99_S * 1000:.0f} ms; "
+            f"sent {good['p99_by_value_s'] * 1000:.0f} ms, stored {good['p99_by_reference_s'] * 1000:.0f} ms)"
+        )
     print(
         f"CPU in the second from {IDLE_WITHIN_S:g} s after the last answer: the service and its first workers "
-        f"{busy_after:.2f} s (target < 0.2); replacement workers starting up {warming:.2f} s"
+        f"{busy:.2f} s (target < 0.2); replacement workers starting up {warming:.2f} s"
     )
+
+
+def main() -> int:
+    env = {"ASPVQA_SOLVE_TIMEOUT_S": str(SOLVE_LIMIT_S), "ASPVQA_SCENE_STORE_MAX_BYTES": str(STORE_MAX_BYTES)}
+    service = start_service(env, ROOT / "bench" / "results" / "hostile_service.log")
+    try:
+        client = WellBehaved(service.url, scene_graphs()[0])
+        thread = threading.Thread(target=client.run, daemon=True)
+        thread.start()
+        time.sleep(2.0)
+        first_pids = set(process_cpu(service.process.pid))
+        rows = hostile_pairs(service.url)
+        # Solver processes ended at the deadline are replaced, each loading WordNet (seconds of CPU on
+        # two cores): the store is filled once they are up, so that its phase measures the store.
+        settled_s = settle(service.process.pid, first_pids)
+        client.phase = "store filled"
+        filled = fill_store(service.url, service.process.pid)
+        last_answer = time.monotonic()
+        # The service's CPU over the second after the idle deadline: the hostile work must be gone.
+        time.sleep(max(0.0, last_answer + IDLE_WITHIN_S - time.monotonic()))
+        client.stop.set()
+        thread.join(timeout=30)
+        busy_after, warming = idle_cpu(service.process.pid, first_pids)
+        survived = service.process.poll() is None
+    finally:
+        service.stop()
+
+    report(rows, client, filled, busy_after, warming)
     bound = SOLVE_LIMIT_S + 1.0
     checks = {
         f"every hostile request answered (2xx/413/422/504) within {bound:g} s": all(
             r["seconds"] <= bound and r["status"] in (200, 413, 422, 504) for r in rows
         ),
-        "well-behaved client: only 200s": set(codes) == {"200"},
-        f"well-behaved client p99 <= {GOOD_P99_S * 1000:.0f} ms": p99 <= GOOD_P99_S,
+        "every large scene stored (201)": filled["statuses"] == [201],
+        f"the store never counted more than its {STORE_MAX_BYTES / 2**20:.0f} MB": filled["store_bytes_max_seen"]
+        <= STORE_MAX_BYTES,
+        f"service RSS grew by less than twice the store's bound ({filled['rss_growth_max_mb']} MB)": filled[
+            "rss_growth_max_mb"
+        ]
+        < 2 * STORE_MAX_BYTES / 2**20,
         f"idle within {IDLE_WITHIN_S:g} s of the last answer": busy_after < 0.2,
         "service process survived": survived,
     }
+    for phase in PHASES:
+        good = client.summary(phase)
+        checks[f"well-behaved client, {phase}: only 200s"] = set(good["codes"]) == {"200"}
+        checks[f"well-behaved client, {phase}: p99 <= {GOOD_P99_S * 1000:.0f} ms"] = good["p99_s"] <= GOOD_P99_S
     for check, ok in checks.items():
         print(f"  {'ok  ' if ok else 'MISS'} {check}")
     out = ROOT / "bench" / "results" / "hostile.json"
@@ -157,13 +315,11 @@ def main() -> int:
         json.dumps(
             {
                 "solve_limit_s": SOLVE_LIMIT_S,
+                "load_average": os.getloadavg(),
                 "hostile": rows,
-                "well_behaved": {
-                    "answers": len(good),
-                    "codes": codes,
-                    "p50_s": statistics.median(latencies),
-                    "p99_s": p99,
-                },
+                "well_behaved": {phase: client.summary(phase) for phase in PHASES},
+                "store_filled": filled,
+                "seconds_until_replacement_workers_idle": settled_s,
                 "cpu_seconds_after_idle_deadline": busy_after,
                 "replacement_workers_startup_cpu_seconds": warming,
                 "checks": checks,

@@ -9,14 +9,15 @@ which buys nothing for one process.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
 import math
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 from app.errors import HTTP_STATUS, ErrorKind, PipelineError
@@ -52,6 +53,26 @@ class Queue:
             yield
         finally:
             self.in_use -= 1
+
+
+class OneAtATime:
+    """A `Queue` whose requests take turns at their work, one at a time (the others wait their turn)."""
+
+    def __init__(self, what: str, limit: int) -> None:
+        self.queue = Queue(what, limit)
+        self._turn = asyncio.Semaphore(1)
+
+    @contextmanager
+    def slot(self) -> Iterator[None]:
+        """A place in the queue, as `Queue.slot`; raises `PipelineError` ("busy") when all are taken."""
+        with self.queue.slot():
+            yield
+
+    @asynccontextmanager
+    async def turn(self) -> AsyncIterator[None]:
+        """This request's turn at the work (within its slot)."""
+        async with self._turn:
+            yield
 
 
 class TokenBuckets:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from app.api.admission import CLIENT_SCOPE, Queue
+from app.api.admission import CLIENT_SCOPE, OneAtATime, Queue
 from app.pipeline import Pipeline
 from app.scene_input import SceneInput, StoredScenes
 from app.scene_store import SceneStore
@@ -15,10 +15,12 @@ from app.scene_store import SceneStore
 
 @dataclass(frozen=True)
 class Queues:
-    """The bounded queues: translated requests, and those with a given program (solving only)."""
+    """The bounded queues: translated requests, those with a given program (solving only), and
+    scenes being stored (read one at a time: a large one holds the service process for a while)."""
 
     translations: Queue
     solves: Queue
+    scene_reads: OneAtATime
 
     def for_request(self, translated: bool) -> Queue:
         """The queue a request waits in."""

@@ -14,7 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.api.admission import AccessControl, Queue
+from app.api.admission import AccessControl, OneAtATime, Queue
 from app.api.deps import Queues
 from app.api.limits import BodySizeLimit
 from app.api.openapi import service_schema
@@ -51,6 +51,7 @@ def create_app(
     app.state.queues = Queues(
         translations=Queue("translation", settings.max_queued_translations),
         solves=Queue("solving", settings.max_queued_solves),
+        scene_reads=OneAtATime("scene store", settings.max_queued_solves),
     )
     # In the service process, not in a solver process: a solver process restarted loses no scene.
     app.state.scene_store = scene_store or SceneStore(

@@ -11,10 +11,11 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from app.api.admission import TokenBuckets
+from app.api.admission import OneAtATime, TokenBuckets
 from app.api.main import create_app
 from app.config import Settings
 from app.demo_scenes import demo_scenes
+from app.errors import PipelineError
 from app.pipeline import Pipeline
 from tests.support import related_graph
 
@@ -116,3 +117,27 @@ def test_scene_facts_over_the_limit_are_refused_before_reading(small_limits):
     response = small_limits.post("/answer", json={"program": MUG_COLOR, "scene_facts": text})
     assert response.status_code == 413
     assert "limit 1000" in response.json()["detail"]
+
+
+def test_one_at_a_time_takes_turns_within_its_bound():
+    """Scenes being stored wait their turn to be read, and past the bound are refused at once."""
+    reads = OneAtATime("scene store", limit=2)
+    working: list[int] = []
+    most = 0
+
+    async def store(seconds: float) -> None:
+        nonlocal most
+        with reads.slot():
+            async with reads.turn():
+                working.append(1)
+                most = max(most, len(working))
+                await asyncio.sleep(seconds)
+                working.pop()
+
+    async def three() -> list[BaseException | None]:
+        return await asyncio.gather(store(0.05), store(0.05), store(0.05), return_exceptions=True)
+
+    outcomes = asyncio.run(three())
+    assert outcomes[:2] == [None, None] and most == 1
+    assert isinstance(outcomes[2], PipelineError) and outcomes[2].kind == "busy"
+    assert "scene store queue is full (2 at once)" in outcomes[2].message

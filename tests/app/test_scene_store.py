@@ -3,14 +3,17 @@ live on an injected clock, scopes that do not see each other, and a 404 that say
 
 from __future__ import annotations
 
+import tracemalloc
+
 import pytest
 
+from app.demo_scenes import demo_scenes
 from app.errors import PipelineError
 from app.memory_size import estimated_bytes
 from app.outcomes import SceneReading
 from app.perception_memo import ImageReadings
 from app.scene_input import FactsScene, GraphScene
-from app.scene_store import SceneStore, content_id
+from app.scene_store import SceneStore, content_id, scene_bytes
 from tests.support import related_graph
 from theory import SceneFacts
 
@@ -169,8 +172,12 @@ def test_content_ids_are_sha256_of_kind_and_content():
 
 
 def test_a_scene_graphs_bytes_are_those_of_its_objects():
-    graph = GraphScene.read(related_graph(30), max_facts=10**6)
-    size = estimated_bytes(graph)
-    # 870 relations, each a tuple of a name and a number: tens of kilobytes, not its few objects.
-    assert 50_000 < size < 500_000
-    assert estimated_bytes(FactsScene("x" * 10_000)) > 10_000
+    for graph in (demo_scenes()["kitchen"], related_graph(30), related_graph(120)):
+        tracemalloc.start()
+        scene = GraphScene.read(graph, max_facts=10**6)
+        allocated, _ = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        # About what reading it allocated, or more (names and numbers shared with others count too).
+        for size in (estimated_bytes(scene), scene_bytes(scene)):
+            assert 0.95 * allocated <= size <= 2.5 * allocated, (len(scene.objects), allocated, size)
+    assert scene_bytes(FactsScene("x" * 10_000)) == estimated_bytes(FactsScene("x" * 10_000)) > 10_000

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Request, Response
 from starlette.concurrency import run_in_threadpool
 
-from app.api.deps import ClientScopeDep, PipelineDep, SceneStoreDep
+from app.api.deps import ClientScopeDep, PipelineDep, QueuesDep, SceneStoreDep
 from app.api.request_body import fields_and_image, form_body, validated
 from app.api.schemas import (
     SCENE_ID_PATTERN,
@@ -22,10 +22,10 @@ from app.api.schemas import (
     StoredSceneView,
     StoreUsageView,
 )
-from app.memory_size import estimated_bytes
+from app.config import Settings
 from app.perception_memo import ImageReadings
 from app.scene_input import GraphScene, ImageScene, SceneInput
-from app.scene_store import SceneStore, StoredScene, content_id
+from app.scene_store import SceneStore, StoredScene, content_id, scene_bytes
 from app.views.models import ErrorBody
 
 router = APIRouter(tags=["scenes"])
@@ -44,6 +44,11 @@ STORE_ERRORS: dict[int | str, dict[str, Any]] = _UNAUTHORIZED | {
     },
     415: {"model": ErrorBody, "description": "unsupported content or image type"},
     422: {"model": ErrorBody, "description": "not exactly one scene, or a scene graph that does not read"},
+    503: {
+        "model": ErrorBody,
+        "description": "as many scenes are being stored as requests may wait to solve (ASPVQA_MAX_QUEUED_SOLVES); "
+        "see Retry-After",
+    },
 }
 ENTRY_ERRORS: dict[int | str, dict[str, Any]] = _UNAUTHORIZED | {
     404: {
@@ -75,14 +80,31 @@ SceneIdPath = Annotated[str, Path(pattern=SCENE_ID_PATTERN, description="the id 
     openapi_extra=form_body(SceneRequest),
 )
 async def store_scene(
-    request: Request, response: Response, pipeline: PipelineDep, store: SceneStoreDep, scope: ClientScopeDep
+    request: Request,
+    response: Response,
+    pipeline: PipelineDep,
+    queues: QueuesDep,
+    store: SceneStoreDep,
+    scope: ClientScopeDep,
 ) -> StoredSceneView:
     """Store a scene (a GQA scene graph or scene facts as JSON, an image as a form) to ask about by its id.
 
     201 with `Location: /scenes/{id}` when it is new, 200 when this client has stored it already;
     either way its time to live starts again.
     """
-    settings = pipeline.settings
+    with queues.scene_reads.slot():
+        await request.body()  # received before its turn: a slow sender holds up no one
+        # Read one at a time: reading a scene of megabytes is Python work that holds the service
+        # process's interpreter, and two at once would leave other requests little of it.
+        async with queues.scene_reads.turn():
+            entry, new = await _stored(request, pipeline.settings, store, scope)
+    response.status_code = 201 if new else 200
+    response.headers["Location"] = f"/scenes/{entry.id}"
+    return _view(entry, store)
+
+
+async def _stored(request: Request, settings: Settings, store: SceneStore, scope: str) -> tuple[StoredScene, bool]:
+    """The request's scene, found stored already (by its content's id) or read and stored now."""
     fields, image = await fields_and_image(request, settings)
     body = validated(SceneRequest, fields)
 
@@ -97,10 +119,7 @@ async def store_scene(
             scene = ImageScene(scene.data, readings=ImageReadings())
         return _put(store, scope, content_id(kind, content or b""), scene)
 
-    entry, new = await run_in_threadpool(stored)
-    response.status_code = 201 if new else 200
-    response.headers["Location"] = f"/scenes/{entry.id}"
-    return _view(entry, store)
+    return await run_in_threadpool(stored)
 
 
 @router.get("/scenes", response_model=StoredScenesView, responses=_UNAUTHORIZED)
@@ -146,7 +165,7 @@ def _content(body: SceneRequest, image: bytes | None) -> tuple[str, bytes | None
 
 
 def _put(store: SceneStore, scope: str, scene_id: str, scene: SceneInput) -> tuple[StoredScene, bool]:
-    entry, new = store.put(scope, scene_id, scene, estimated_bytes(scene))
+    entry, new = store.put(scope, scene_id, scene, scene_bytes(scene))
     if new and isinstance(scene, ImageScene) and scene.readings is not None:
         # What perceiving it finds counts against the store's bound too.
         readings = scene.readings
