@@ -98,6 +98,16 @@ def test_answer_with_a_given_program_loads_no_language_vision_or_service_stack(t
     assert loaded(modules, *HEAVY, *TRANSLATION, "app.api") == []
 
 
+def test_settings_are_read_without_the_translators() -> None:
+    code = "import json, sys; import app.config; app.config.load_settings(); print(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    modules = set(json.loads(done.stdout))
+    # The option types the settings declare, and the module the thread count is handed to.
+    light = ["translators.model.sampling", "translators.model.threads", "translators.options"]
+    assert loaded(modules, "translators") == ["translators", "translators.model", *light]
+    assert loaded(modules, *HEAVY, "numpy") == []
+
+
 @pytest.mark.parametrize("entry", COMMANDS, ids=lambda entry: entry.name)
 def test_each_listed_summary_is_the_commands_own(entry) -> None:
     command = typer.main.get_command(cli).commands[entry.name]
