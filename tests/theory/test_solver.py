@@ -7,6 +7,7 @@ import pytest
 
 from tests.theory.conftest import STREET, build_scene
 from theory import SceneFacts, SolveLimits, SolveStatus, likelihood_weight, solve, solver
+from theory.solver import rules, scene_readings
 
 COLOR_OF_BALL = "scene(0). select(1, 0, ball). unique(2, 1). query(3, 2, color). end(3)."
 
@@ -160,3 +161,44 @@ def test_the_reading_of_a_scene_text_is_kept_for_the_next_question_about_it():
     hostile = text + "object(X) :- has_rel(X, on, Y)."
     for _ in range(2):
         assert solve(program, hostile).status is SolveStatus.INVALID_SCENE
+
+
+def test_a_scene_of_certain_facts_is_read_as_the_text_of_them():
+    reading = scene_readings.certain_text(STREET)
+    assert reading is not None and reading.text == "".join(f"{fact}.\n" for fact in STREET.facts)
+    assert len(reading) == len(STREET) and ("has_rel", 3) in reading.signatures
+    # Equal facts in another scene object are the same key: the reading is kept.
+    assert scene_readings.certain_text(SceneFacts(facts=list(STREET.facts))) is reading
+    # What the plain reading does not admit is left to the objects' own path.
+    for odd in ('has_attr(1,name,"a (b)")', "has_attr(1,size,f(2))", "flag", "has_attr(1,2)"):
+        other = SceneFacts(facts=[*STREET.facts, clingo.parse_term(odd)])
+        assert scene_readings.certain_text(other) is None
+    weighted = SceneFacts(facts=list(STREET.facts))
+    weighted.add_likely("has_attr", (1, "color", "red"), 0.5)
+    assert scene_readings.certain_text(weighted) is None
+
+
+def test_a_scene_given_as_objects_answers_as_its_text():
+    program = "scene(0). select(1, 0, man). relate(2, 1, clothing, wearing, object). unique(3, 2). "
+    program += "query(4, 3, color). end(4)."
+    by_objects, by_text = solve(program, STREET, top_k=5), solve(program, STREET.to_asp(), top_k=5)
+    assert by_objects.answers == by_text.answers and [a.answer for a in by_objects.answers] == ["red"]
+    # A fact the plain reading does not admit: the scene reaches clingo as objects, whole.
+    quoted = SceneFacts(facts=[*STREET.facts, clingo.parse_term('has_attr(2,brand,"a (b)")')])
+    assert solve(program, quoted, top_k=5).answers == by_objects.answers
+
+
+def test_rule_texts_are_parsed_once():
+    text = "p(1,X) :- q(X).\nr(X) :- p(1,X); not s(X)."
+    first = rules.parsed_rules(text)
+    assert [str(s) for s in first] == ["p(1,X) :- q(X).", "r(X) :- p(1,X); not s(X)."]
+    again = rules.parsed_rules("r(X) :- p(1,X); not s(X).\np(1,X) :- q(X).")
+    assert again[0] is first[1] and again[1] is first[0]
+    assert rules.parsed_rules("") == []
+
+
+def test_a_program_is_checked_once_and_a_wrong_one_every_time():
+    program = "scene(0). select(1, 0, car). unique(2, 1). query(3, 2, color). end(3)."
+    assert solve(program, STREET).answers == solve(program, STREET).answers
+    for _ in range(2):
+        assert solve("scene(0). select(1, 0, car). end(1).", STREET).status is SolveStatus.INVALID_PROGRAM

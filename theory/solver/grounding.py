@@ -18,10 +18,12 @@ from theory.solver.narrowing import narrowed
 from theory.solver.rules import (
     ENTAILMENT_SIGNATURES,
     SCENE_SIGNATURES,
+    parsed_rules,
     program_facts,
     scene_choice_rules,
     weighted_text,
 )
+from theory.solver.scene_readings import certain_text
 
 
 class FactFeed:
@@ -118,11 +120,15 @@ def ground_question(
     """Ground the part of `theory` the program can use, the scene, the program's facts and the
     entailment rows about its words; raises RuntimeError when clingo fails.
 
-    With `narrow`, facts of a text scene that the kept rules cannot read are left out (`narrowed`).
+    With `narrow`, facts of a certain scene that the kept rules cannot read are left out (`narrowed`).
     """
+    if narrow and isinstance(scene, SceneFacts):
+        # Certain facts are narrowed as their text is: most of a scene graph is about words a
+        # question does not name (a third of a whole scene graph's solve).
+        scene = certain_text(scene) or scene
     # Text names the predicates it uses: rules over absent ones (has_obj_weight, exclusive on a
     # certain scene) are left out too.
-    given = scene.signatures if isinstance(scene, SceneText) else SCENE_SIGNATURES
+    given = set(scene.signatures if isinstance(scene, SceneText) else SCENE_SIGNATURES)
     given |= {(step.operation, FLAT_PREDICATES[step.operation]) for step in program.steps} | {("end", 1)}
     rows: dict[str, list[clingo.Symbol]] = {}
     asked: set[str] = set()
@@ -132,35 +138,44 @@ def ground_question(
         # cost about 3 us a row (40-50 rows a question, twice for a why-not answer).
         rows = entailments.facts_by_predicate(asked)
         given |= ENTAILMENT_SIGNATURES
+    signatures = frozenset(given)
     feed = None
     if narrow and isinstance(scene, SceneText):
-        reads = theory.reads(given)
+        reads = theory.reads(signatures)
         entailed = entailments.words(asked) if entailments else (frozenset(), frozenset())
         scene = narrowed(scene, program, reads, words=True, entailed=entailed)
         feed = fed_scene(scene, reads)
     elif isinstance(scene, SceneFacts) and len(scene.facts) >= FED_FACTS_FROM:
         # Certain facts as symbols already: handed to each fed rule in one callback, where the
         # backend takes two foreign calls from Python per fact (0.3 ms of a GQA question's 100).
-        feed = FactFeed(scene.facts, SCENE_SIGNATURES & theory.reads(given))
+        feed = FactFeed(scene.facts, SCENE_SIGNATURES & theory.reads(signatures))
     scene_fed = feed is not None
     if rows:
         feed = (feed or FactFeed([], frozenset(), {})).with_rows(rows)
     with ast.ProgramBuilder(ctl) as builder:
         # Only the rules this program's operations can use: grounding the rest costs ~4 ms.
-        for statement in theory.relevant(given):
+        for statement in (
+            *theory.relevant(signatures),
+            *(fed_rules(feed.signatures) if feed else ()),
+            *instances(theory, signatures, program),
+        ):
             builder.add(statement)
-        if feed is not None:
-            for statement in fed_rules(feed.signatures):
-                builder.add(statement)
-    # The theory's rules that read one step each come as instances for this program's steps.
-    rules = theory.unfolded(given, program)
     facts_read = program if theory.reads_program else None
     if not scene_fed:
-        add_scene(ctl, scene, facts_read, rules)
+        add_scene(ctl, scene, facts_read)
     else:
+        rules = ""
         if isinstance(scene, SceneText) and scene.weighted_count:
-            rules += scene_choice_rules(scene.weighted_predicates)
+            rules = scene_choice_rules(scene.weighted_predicates)
         elif isinstance(scene, SceneFacts) and scene.weighted:
-            rules = f"{weighted_text(scene)}\n{rules}"  # as `add_scene` hands them over
-        ctl.add("base", [], f"{format_flat(facts_read) if facts_read else ''}\n{rules}")
+            rules = weighted_text(scene)  # as `add_scene` hands them over
+        if facts_read or rules:
+            ctl.add("base", [], f"{format_flat(facts_read) if facts_read else ''}\n{rules}")
     ctl.ground([("base", [])], context=feed)
+
+
+@lru_cache(maxsize=1024)
+def instances(theory: Theory, given: frozenset[tuple[str, int]], program: Program) -> tuple[ast.AST, ...]:
+    """The theory's rules that read one step each, as instances for the program's steps (kept for
+    the last programs asked: writing them is a few hundredths of a millisecond a question)."""
+    return tuple(parsed_rules(theory.unfolded(given, program)))

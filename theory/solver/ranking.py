@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import clingo
@@ -32,7 +32,7 @@ def _with_scene_facts(support: Support, approximations: tuple[Approximation, ...
     """The support with each approximately read fact replaced by the scene fact it was read from."""
     scene_fact = {a.asked: a.scene for a in approximations}
     facts = {scene_fact.get(f, f) for f in support.facts}
-    return Support(support.steps, sorted(facts, key=_natural))
+    return Support(support.steps, _natural_sorted(facts))
 
 
 # A shown atom as clingo prints it: a name and arguments, nested at most twice, strings whole.
@@ -59,18 +59,24 @@ def _support_of(texts: list[str]) -> Support:
     # foreign call, and a model shows hundreds of atoms. The theory shows state/2, value/2 and
     # support/2 with a step number first, so the first comma ends the first argument.
     for text in texts:
-        name, _, rest = text.partition("(")
-        if name in ("state", "value", "support"):
-            first, _, second = rest[:-1].partition(",")
-            if name == "support":
-                facts.add(second)
-            elif first.lstrip("-").isdigit():
+        if text.startswith("support("):
+            facts.add(text[text.index(",") + 1 : -1])
+        elif text.startswith(("state(", "value(")):
+            first, _, second = text[6:-1].partition(",")
+            if first.lstrip("-").isdigit():
                 steps.setdefault(int(first), []).append(second)
-    return Support({k: sorted(v, key=_natural) for k, v in sorted(steps.items())}, sorted(facts, key=_natural))
+    return Support({k: _natural_sorted(v) for k, v in sorted(steps.items())}, _natural_sorted(facts))
 
 
-def _natural(text: str) -> tuple[int, int | str]:
-    return (0, int(text)) if text.lstrip("-").isdigit() else (1, text)
+def _natural_sorted(texts: Iterable[str]) -> list[str]:
+    """Integers first, by value, then the rest by text (clingo prints each integer one way)."""
+    numbers: list[str] = []
+    words: list[str] = []
+    for text in texts:
+        (numbers if text.lstrip("-").isdigit() else words).append(text)
+    numbers.sort(key=int)
+    words.sort()
+    return numbers + words
 
 
 @dataclass(frozen=True)
@@ -120,9 +126,11 @@ def _solve_round(ctl: clingo.Control, deadline: float) -> _Round:
     models: list[_Model] = []
 
     def on_model(model: clingo.Model) -> None:
-        # Without weak constraints every model costs nothing and is optimal.
-        proven = model.optimality_proven or not model.cost
-        models.append(_Model(tuple(model.cost) or (0,), model.symbols(shown=True), proven, not model.cost))
+        # Without weak constraints every model costs nothing and is optimal. (Each property of a
+        # model is a foreign call: read once.)
+        cost = model.cost
+        proven = not cost or model.optimality_proven
+        models.append(_Model(tuple(cost) or (0,), model.symbols(shown=True), proven, not cost))
 
     # Solved in this thread: a thread per solve (async_=True) costs more than the solve itself.
     with WATCHDOG.watch(ctl, deadline):

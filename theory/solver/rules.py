@@ -36,6 +36,27 @@ SCENE_SIGNATURES = frozenset(SCENE_PREDICATES.items())
 ENTAILMENT_SIGNATURES = frozenset((name, 3) for name in ENTAILMENT_PREDICATES)
 
 
+# Parsed once per instance text: parsing a rule costs clingo about as much as grounding it, and
+# questions share most of their steps' instances (a select of one word, the answer's rule).
+_PARSED: dict[str, tuple[ast.AST, ...]] = {}
+_PARSED_KEPT = 8192
+
+
+def parsed_rules(text: str) -> list[ast.AST]:
+    """The statements of a text of rules one a line, each line parsed once per process."""
+    lines = text.split("\n") if text else []
+    missing = [line for line in dict.fromkeys(lines) if line not in _PARSED]
+    if missing:
+        by_line: dict[int, list[ast.AST]] = {}
+        # One call for all new lines; a statement says on which line it begins.
+        ast.parse_string("\n".join(missing), lambda s: by_line.setdefault(s.location.begin.line, []).append(s))
+        if len(_PARSED) + len(missing) > _PARSED_KEPT:
+            _PARSED.clear()
+        for number, line in enumerate(missing, start=1):
+            _PARSED[line] = tuple(s for s in by_line.get(number, ()) if s.ast_type != ast.ASTType.Program)
+    return [statement for line in lines for statement in _PARSED[line]]
+
+
 def program_facts(program: Program) -> list[clingo.Symbol]:
     """The flat facts of a validated program (the atoms `format_flat` prints)."""
     return [step_symbol(step) for step in program.steps] + [clingo.Function("end", [clingo.Number(program.answer)])]

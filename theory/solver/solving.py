@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 
 import clingo
 
@@ -29,12 +30,19 @@ class _Refusal:
     message: str
 
 
+@lru_cache(maxsize=1024)
+def _checked_program(program: Program | str) -> Program:
+    """The validated program with its negations normalised (raises `ProgramError`); kept for the
+    last programs asked, as a program is asked of several scenes and at several depths."""
+    return normalise_negate(parse_flat(program) if isinstance(program, str) else validate_program(program))
+
+
 def _checked(
     program: Program | str, scene: SceneFacts | SceneText | str, limits: SolveLimits
 ) -> tuple[Program, SceneFacts | SceneText] | _Refusal:
     """The validated program (negations normalised) and the scene's reading, or why not."""
     try:
-        program = parse_flat(program) if isinstance(program, str) else validate_program(program)
+        program = _checked_program(program)
     except ProgramError as exc:
         return _Refusal(SolveStatus.INVALID_PROGRAM, str(exc))
     try:
@@ -47,7 +55,7 @@ def _checked(
         return _Refusal(SolveStatus.TOO_LARGE, f"program has {len(program)} steps, limit {limits.max_program_steps}")
     if len(scene) > limits.max_scene_facts:
         return _Refusal(SolveStatus.TOO_LARGE, f"scene has {len(scene)} facts, limit {limits.max_scene_facts}")
-    return normalise_negate(program), scene
+    return program, scene
 
 
 def _control(scene: SceneFacts | SceneText, limits: SolveLimits, messages: list[str]) -> clingo.Control:
