@@ -64,6 +64,19 @@ def process_tree(pid: int) -> list[int]:
     return pids
 
 
+def process_cpu(pid: int) -> dict[int, float]:
+    """CPU seconds (user + system) of a process and of each of its living children, by pid."""
+    tick = os.sysconf("SC_CLK_TCK")
+    found = {}
+    for p in process_tree(pid):
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        found[p] = (int(fields[11]) + int(fields[12])) / tick
+    return found
+
+
 def start_service(
     env: dict[str, str], log: Path, *, port: int | None = None, warm_up: bool = True, ready_timeout_s: float = 600
 ) -> Service:

@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._hostile import NEAR_PROGRAM, relate_chain, related_scene  # noqa: E402
 from bench._questions import scene_graphs  # noqa: E402
-from bench._service import ROOT, process_tree, start_service  # noqa: E402
+from bench._service import ROOT, process_cpu, start_service  # noqa: E402
 
 SOLVE_LIMIT_S = 10.0
 GOOD_PROGRAM = "query(unique(select(scene(), sky)), color)"
@@ -48,19 +48,6 @@ STORE_MAX_BYTES = 48 * 2**20
 FILLER_SCENES = 60
 FILLER_GRAPH_OBJECTS = 150
 PHASES = ("hostile requests", "store filled")
-
-
-def process_cpu(pid: int) -> dict[int, float]:
-    """CPU seconds (user + system) of a process and of each of its living children, by pid."""
-    tick = os.sysconf("SC_CLK_TCK")
-    found = {}
-    for p in process_tree(pid):
-        try:
-            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        found[p] = (int(fields[11]) + int(fields[12])) / tick
-    return found
 
 
 def facts_text(objects: int, salt: str = "") -> str:

@@ -19,9 +19,11 @@ request may get 503); at 8 clients at least 1.5x the answers/s of one client and
 translation requests over the queue get 503 with Retry-After, not a long wait.
 
 Usage: python bench/service_load.py [--seconds 15] [--clients 1,2,4,8,16,32] [--reference-clients 1,8]
-                                    [--reference-kill-clients 8] [--mixed-clients 8,16] [--fresh] [--out NAME]
+                                    [--reference-kill-clients 8] [--mixed-clients 8,16] [--rounds 1]
+                                    [--fresh] [--warm-up-seconds 3] [--out NAME]
 (`--clients 16,1,2,4,8 --mixed-clients "" --fresh`: each step on a fresh server;
-`--clients 8 --reference-clients 8 --reference-kill-clients "" --mixed-clients ""`: by value against by reference alone;
+`--clients 8 --reference-clients 8 --reference-kill-clients "" --mixed-clients "" --rounds 5`: by value and
+by reference in turn, five times each, alone;
 `--clients "" --mixed-clients 8 --seconds 1800`: half an hour of mixed load.)
 Writes bench/results/service_load.json; exits 1 when a target is missed.
 """
@@ -35,7 +37,9 @@ from locust.env import Environment  # isort: skip
 import argparse
 import json
 import os
+import resource
 import signal
+import statistics
 import sys
 import time
 from collections import Counter
@@ -50,7 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._questions import LOAD_PROGRAMS as PROGRAMS  # noqa: E402
 from bench._questions import scene_graphs, val_questions
-from bench._service import ROOT, process_tree, start_service  # noqa: E402
+from bench._service import ROOT, process_cpu, process_tree, start_service  # noqa: E402
 
 GRAPHS = scene_graphs()
 QUESTIONS = val_questions(200, step=5)
@@ -222,10 +226,29 @@ def steps_of(args: argparse.Namespace) -> list[Step]:
     def counts(text: str) -> list[int]:
         return [int(c) for c in text.split(",") if c]
 
-    steps = [Step(c) for c in counts(args.clients)]
-    steps += [Step(c, by_reference=True) for c in counts(args.reference_clients)]
+    # By value and by reference in turn, `rounds` times: a machine whose other load comes and goes
+    # weighs on both alike.
+    steps = (
+        [Step(c) for c in counts(args.clients)] + [Step(c, by_reference=True) for c in counts(args.reference_clients)]
+    ) * args.rounds
     steps += [Step(c, by_reference=True, kill=True) for c in counts(args.reference_kill_clients)]
     return steps + [Step(c, mixed=True, kill=c == 8) for c in counts(args.mixed_clients)]
+
+
+def cpu_per_request(
+    row: dict[str, Any], pid: int, before: dict[int, float], own_before: resource.struct_rusage
+) -> dict[str, float]:
+    """CPU milliseconds per request of the step, in the service process, its solver processes and
+    this client (all on the same cores)."""
+    after, own = process_cpu(pid), resource.getrusage(resource.RUSAGE_SELF)
+    requests = max(1, sum(row["program_codes"].values()) + sum(row["question_codes"].values()))
+    workers = sum(after[p] - before.get(p, 0.0) for p in after if p != pid)
+    client = own.ru_utime + own.ru_stime - own_before.ru_utime - own_before.ru_stime
+    return {
+        "service_cpu_ms_per_request": round((after[pid] - before[pid]) / requests * 1000, 2),
+        "workers_cpu_ms_per_request": round(workers / requests * 1000, 2),
+        "client_cpu_ms_per_request": round(client / requests * 1000, 2),
+    }
 
 
 def run_steps(steps: list[Step], seconds: float, fresh: bool, log: Path, warm_up_s: float) -> list[dict[str, Any]]:
@@ -247,7 +270,9 @@ def run_steps(steps: list[Step], seconds: float, fresh: bool, log: Path, warm_up
             if step.by_reference and not scene_ids:
                 scene_ids = stored_scenes(service.url)
             kill = service.process.pid if step.kill else None
+            cpu_before, own_before = process_cpu(service.process.pid), resource.getrusage(resource.RUSAGE_SELF)
             row = run_step(service.url, step.clients, seconds, kill, step.mixed, scene_ids if step.by_reference else [])
+            row |= cpu_per_request(row, service.process.pid, cpu_before, own_before)
             row["rss_mb"] = round(service_rss(service.process.pid) / 2**20)
             row["survived"] = service.process.poll() is None
             rows.append(row)
@@ -256,7 +281,9 @@ def run_steps(steps: list[Step], seconds: float, fresh: bool, log: Path, warm_up
             print(
                 f"{step.label}  {row['program_answers_per_s']:6.1f} program answers/s  "
                 f"p50 {p50 * 1000:5.0f} ms  p99 {p99 * 1000:5.0f} ms  programs {row['program_codes']}  "
-                f"questions {row['question_codes']}  RSS {row['rss_mb']} MB  "
+                f"questions {row['question_codes']}  CPU ms/request: service {row['service_cpu_ms_per_request']}, "
+                f"solvers {row['workers_cpu_ms_per_request']}, clients {row['client_cpu_ms_per_request']}  "
+                f"RSS {row['rss_mb']} MB  "
                 f"{'alive' if row['survived'] else 'DEAD'}"
                 + (f"  (killed worker {row['killed_worker']})" if row["killed_worker"] else ""),
                 flush=True,
@@ -270,9 +297,10 @@ def run_steps(steps: list[Step], seconds: float, fresh: bool, log: Path, warm_up
 
 
 def checks_of(rows: list[dict[str, Any]], steps: list[Step]) -> dict[str, bool]:
-    """Each target, named with the figure it was judged on."""
-    by_value = {r["clients"]: r for r in rows if not r["mixed"] and r["scenes"] == "value"}
-    by_reference = {r["clients"]: r for r in rows if r["scenes"] == "reference" and not r["killed_worker"]}
+    """Each target, named with the figure it was judged on (a step run in several rounds: its rounds' mean
+    answers/s and their highest p99)."""
+    by_value = _rounds([r for r in rows if not r["mixed"] and r["scenes"] == "value"])
+    by_reference = _rounds([r for r in rows if r["scenes"] == "reference" and not r["killed_worker"]])
     one, eight = by_value.get(1), by_value.get(8)
     checks = {"the service survived every step": all(r["survived"] for r in rows) and len(rows) == len(steps)}
     # Alive is not enough: a service whose every request hangs is alive too.
@@ -301,6 +329,18 @@ def checks_of(rows: list[dict[str, Any]], steps: list[Step]) -> dict[str, bool]:
     return checks
 
 
+def _rounds(rows: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
+    """The rows by clients, the rounds of one step as one: mean answers/s, highest p99."""
+    merged: dict[int, dict[str, Any]] = {}
+    for clients in sorted({r["clients"] for r in rows}):
+        same = [r for r in rows if r["clients"] == clients]
+        merged[clients] = {
+            "program_answers_per_s": statistics.mean(r["program_answers_per_s"] for r in same),
+            "program_p99_s": max((r["program_p99_s"] or float("inf")) for r in same),
+        }
+    return merged
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=15.0)
@@ -308,6 +348,7 @@ def main() -> int:
     parser.add_argument("--reference-clients", default="1,8", help="steps with the scenes stored and named by id")
     parser.add_argument("--reference-kill-clients", default="8", help="by reference, a solver worker killed midway")
     parser.add_argument("--mixed-clients", default="8,16", help="steps with questions among the programs")
+    parser.add_argument("--rounds", type=int, default=1, help="the by-value and by-reference steps, in turn")
     parser.add_argument("--fresh", action="store_true", help="a fresh server for every step")
     parser.add_argument("--warm-up-seconds", type=float, default=3.0, help="load not counted on a fresh server")
     parser.add_argument("--out", default="service_load", help="name of the results file")
