@@ -21,6 +21,7 @@ from app.outcomes import Detected, SceneReading
 from app.pipeline import Pipeline
 from app.scene_store import SceneStore
 from tests.app.test_scene_store import Clock
+from tests.support import GQA_DIR
 from tests.theory.test_solver import weighted_ball
 from theory import Program
 
@@ -294,3 +295,24 @@ def test_json_nested_too_deeply_for_python_is_422_not_500(client):
         assert response.status_code == 422 and response.json()["detail"] == "body: JSON nested too deeply"
     form = client.post("/scenes", data={"scene_graph": nested})
     assert form.status_code == 422 and form.json()["detail"] == "scene_graph: JSON nested too deeply"
+
+
+@pytest.mark.skipif(not GQA_DIR.is_dir(), reason="real GQA images not found in ../shared/data/gqa")
+def test_a_stored_image_is_perceived_by_the_real_models_once_per_concept_set(tmp_path):
+    """Through the real OWL-ViT and CLIP loading code, with tiny random models."""
+    from scene.models import write_tiny_models
+
+    detector, classifier = write_tiny_models(tmp_path / "models")
+    settings = _settings(detector_model=str(detector), classifier_model=str(classifier), max_image_bytes=4 * 2**20)
+    image = (GQA_DIR / "images" / "2354786.jpg").read_bytes()
+    car_color = "scene(0). select(1, 0, car). unique(2, 1). query(3, 2, color). end(3)."
+    with TestClient(create_app(settings, Pipeline(settings))) as client:
+        scene_id = client.post("/scenes", files={"image": ("street.jpg", image, "image/jpeg")}).json()["id"]
+        first, again = (client.post("/answer", json={"program": car_color, "scene_id": scene_id}) for _ in range(2))
+        assert first.status_code == again.status_code == 200, first.text
+        assert "scene.detect" in first.json()["timings"] and "scene.detect" not in again.json()["timings"]
+        assert first.json()["detections"] == again.json()["detections"]
+        assert first.json()["answers"] == again.json()["answers"]
+        other = client.post("/answer", json={"program": MUG_COLOR, "scene_id": scene_id})
+        assert other.status_code == 200 and "scene.detect" in other.json()["timings"]
+        assert client.get(f"/scenes/{scene_id}").json()["readings"] == 2
