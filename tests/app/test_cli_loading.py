@@ -95,7 +95,7 @@ def test_solve_loads_the_theory_and_no_translator_or_model(tmp_path: Path, progr
 def test_answer_with_a_given_program_loads_no_language_vision_or_service_stack(tmp_path: Path, program: str) -> None:
     modules = imported_by(tmp_path, "answer", "--program", program, "--scene", SCENE)
     assert "app.pipeline" in modules
-    assert loaded(modules, *HEAVY, *TRANSLATION, "app.api") == []
+    assert loaded(modules, *HEAVY, "numpy", *TRANSLATION, "app.api") == []
 
 
 def test_settings_are_read_without_the_translators() -> None:

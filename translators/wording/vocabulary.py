@@ -18,12 +18,16 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from theory.operations import OPERATIONS, POSITION_VALUES, STRUCTURAL_CATEGORIES
 from theory.program import Program
 from theory.scene_facts import asp_constant
+
+if TYPE_CHECKING:
+    # The embedder's vectors are NumPy arrays; reading a question's words needs no NumPy otherwise,
+    # and every `aspvqa answer` would import it.
+    import numpy as np
 
 RelatedTerms = Callable[[str], Iterable[str]]
 
@@ -142,7 +146,7 @@ class Grounder:
             self._term_vectors[key] = (terms, self.embedder.encode([t.replace("_", " ") for t in terms]))
         terms, matrix = self._term_vectors[key]
         scores = matrix @ self.embedder.encode([word.replace("_", " ")])[0]
-        best = int(np.argmax(scores))
+        best = int(scores.argmax())
         if float(scores[best]) < self.threshold:
             return None
         return terms[best], "embedding", round(float(scores[best]), 4)
