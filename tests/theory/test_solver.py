@@ -7,7 +7,7 @@ import pytest
 
 from tests.theory.conftest import STREET, build_scene
 from theory import SceneFacts, SolveLimits, SolveStatus, likelihood_weight, solve, solver
-from theory.solver import rules, scene_readings
+from theory.solver import grounding, rules, scene_readings
 
 COLOR_OF_BALL = "scene(0). select(1, 0, ball). unique(2, 1). query(3, 2, color). end(3)."
 
@@ -179,12 +179,20 @@ def test_a_scene_of_certain_facts_is_read_as_the_text_of_them():
 
 
 def test_a_scene_given_as_objects_answers_as_its_text():
+    # Enough facts that the objects are narrowed as their text (`NARROWED_OBJECTS_FROM`).
+    scene = SceneFacts(facts=list(STREET.facts))
+    for oid in range(100, 140):
+        scene.add_fact("object", oid)
+        scene.add_fact("has_attr", oid, "class", ("tree", "shirt")[oid % 2])
+        scene.add_fact("has_attr", oid, "color", ("green", "blue")[oid % 2])
+        scene.add_fact("has_rel", 1, ("near", "wearing")[oid % 2], oid)
+    assert len(scene.facts) >= grounding.NARROWED_OBJECTS_FROM
     program = "scene(0). select(1, 0, man). relate(2, 1, clothing, wearing, object). unique(3, 2). "
     program += "query(4, 3, color). end(4)."
-    by_objects, by_text = solve(program, STREET, top_k=5), solve(program, STREET.to_asp(), top_k=5)
+    by_objects, by_text = solve(program, scene, top_k=5), solve(program, scene.to_asp(), top_k=5)
     assert by_objects.answers == by_text.answers and [a.answer for a in by_objects.answers] == ["red"]
     # A fact the plain reading does not admit: the scene reaches clingo as objects, whole.
-    quoted = SceneFacts(facts=[*STREET.facts, clingo.parse_term('has_attr(2,brand,"a (b)")')])
+    quoted = SceneFacts(facts=[*scene.facts, clingo.parse_term('has_attr(2,brand,"a (b)")')])
     assert solve(program, quoted, top_k=5).answers == by_objects.answers
 
 

@@ -130,7 +130,8 @@ def _solve_round(ctl: clingo.Control, deadline: float) -> _Round:
         # model is a foreign call: read once.)
         cost = model.cost
         proven = not cost or model.optimality_proven
-        models.append(_Model(tuple(cost) or (0,), model.symbols(shown=True), proven, not cost))
+        # As a list: the sequence clingo hands over makes a new Symbol each time it is read.
+        models.append(_Model(tuple(cost) or (0,), list(model.symbols(shown=True)), proven, not cost))
 
     # Solved in this thread: a thread per solve (async_=True) costs more than the solve itself.
     with WATCHDOG.watch(ctl, deadline):

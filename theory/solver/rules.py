@@ -45,7 +45,8 @@ _PARSED_KEPT = 8192
 def parsed_rules(text: str) -> list[ast.AST]:
     """The statements of a text of rules one a line, each line parsed once per process."""
     lines = text.split("\n") if text else []
-    missing = [line for line in dict.fromkeys(lines) if line not in _PARSED]
+    found = {line: _PARSED.get(line) for line in lines}
+    missing = [line for line, statements in found.items() if statements is None]
     if missing:
         by_line: dict[int, list[ast.AST]] = {}
         # One call for all new lines; a statement says on which line it begins.
@@ -53,8 +54,9 @@ def parsed_rules(text: str) -> list[ast.AST]:
         if len(_PARSED) + len(missing) > _PARSED_KEPT:
             _PARSED.clear()
         for number, line in enumerate(missing, start=1):
-            _PARSED[line] = tuple(s for s in by_line.get(number, ()) if s.ast_type != ast.ASTType.Program)
-    return [statement for line in lines for statement in _PARSED[line]]
+            kept = tuple(s for s in by_line.get(number, ()) if s.ast_type != ast.ASTType.Program)
+            found[line] = _PARSED[line] = kept
+    return [statement for line in lines for statement in found[line] or ()]
 
 
 def program_facts(program: Program) -> list[clingo.Symbol]:
