@@ -58,7 +58,7 @@ def narrowed(
         return scene if pattern is None else replace(scene, text=pattern.sub("", scene.text))
     middle, last, every_category = _named_words(program, entailed)
     facts = named_facts(scene.text, middle, last, scene.signatures & reads, every_category)
-    return replace(scene, text="".join(f"{fact}.\n" for fact in facts))
+    return replace(scene, text=".\n".join(facts) + ".\n" if facts else "")
 
 
 def _named_words(
