@@ -5,8 +5,9 @@ Commands, on the demo kitchen with the docs' program (the mug's colour, `docs/cl
 - `aspvqa solve --program P --scene app/data/demo/kitchen_uncertain.lp`: target p50 <= 0.5 s;
 - `aspvqa answer --program P --scene app/data/demo/kitchen_uncertain.lp`: target p50 <= 1 s;
 - `aspvqa answer --program P --scene-graph app/data/demo/scenes.json --image-id kitchen`: reported
-  without a target: encoding a scene graph reads WordNet through NLTK, whose import alone takes
-  about two seconds (a cache of the taxonomy's answers would take it off this path).
+  without a target: encoding a scene graph reads WordNet through NLTK, which imports SciPy and
+  scikit-learn and loads WordNet's index (a stored table of the taxonomy's answers would take it
+  off this path).
 
 Each command runs once untimed (Python's bytecode and the files in the page cache, as for any second
 start), then five times in rounds (every command once per round, so that the machine's load falls

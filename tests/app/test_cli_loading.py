@@ -2,8 +2,8 @@
 
 Each check runs the command in a new process and reads the modules that process imported: `--help`
 loads no settings, theory or model; `solve` and `answer` with a given program load no language,
-vision or service stack (NLTK alone takes about two seconds to import). Times are measured by
-bench/cli_start.py, not here.
+vision or service stack (NLTK, through SciPy, was most of a `solve`'s start). Times are measured
+by bench/cli_start.py, not here.
 """
 
 from __future__ import annotations
