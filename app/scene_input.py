@@ -106,13 +106,16 @@ def one_scene(
     max_facts: int,
     perception: Perception | None = None,
     stored: StoredScenes | None = None,
+    spelled: Mapping[str, str] | None = None,
 ) -> SceneInput:
     """The one scene given (`scene_id`: one of `stored`); raises `PipelineError`: invalid_input for
     none or several, or for a perception asked of a scene that is not an image; not_found for an
-    id with no stored scene."""
+    id with no stored scene. `spelled`: how the caller names the kinds it offers (the command
+    line's options), where not the request's fields."""
+    names = spelled or {kind: kind for kind in ("image", "scene_graph", "scene_facts", "scene_id")}
     given = [
-        name
-        for name, value in (
+        names.get(kind, kind)
+        for kind, value in (
             ("image", image),
             ("scene_graph", scene_graph),
             ("scene_facts", scene_facts),
@@ -123,8 +126,7 @@ def one_scene(
     if len(given) != 1:
         raise PipelineError(
             "invalid_input",
-            "give exactly one of: image, scene_graph, scene_facts, scene_id"
-            + (f" (got {', '.join(given)})" if given else ""),
+            f"give exactly one of: {', '.join(names.values())}" + (f" (got {', '.join(given)})" if given else ""),
         )
     if image is not None:
         return ImageScene(image, perception)

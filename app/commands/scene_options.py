@@ -11,6 +11,9 @@ from app.commands.io import fail, read_input
 from app.errors import PipelineError
 from app.scene_input import SceneInput, one_scene
 
+# The scene kinds the commands offer, as their options are spelled.
+_OPTIONS = {"image": "--image", "scene_graph": "--scene-graph", "scene_facts": "--scene"}
+
 
 def scene_of_options(
     *, image: Path | None, scene_graph: str | None, image_id: str | None, scene: str | None, max_facts: int
@@ -23,6 +26,7 @@ def scene_of_options(
             scene_graph=load_scene_graph(scene_graph, image_id) if scene_graph else None,
             scene_facts=read_input(scene, "scene") if scene else None,
             max_facts=max_facts,
+            spelled=_OPTIONS,
         )
     except PipelineError as exc:
         fail(exc.message)

@@ -57,3 +57,10 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
     program.write_text(MUG_COLOR)
     result = runner.invoke(cli, ["verify", "--program", str(program), "--answer", "", "--scene", str(scene)])
     assert result.exit_code == 2 and "answer is empty" in result.stderr
+
+
+def test_a_missing_scene_is_named_by_the_command_s_options():
+    result = CliRunner().invoke(cli, ["verify", "--claim", "The mug is white."])
+    assert result.exit_code == 2
+    assert "give exactly one of: --image, --scene-graph, --scene" in result.stderr
+    assert "scene_id" not in result.stderr
