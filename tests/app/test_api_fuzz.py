@@ -16,8 +16,11 @@ _settings = Settings(llm=f"replay:{REPLAY}", sampling="jaccard", solve_timeout_s
 schema = schemathesis.openapi.from_asgi("/openapi.json", create_app(_settings, Pipeline(_settings)))
 
 
+# The same examples every run: Schemathesis's negative generation for a multipart body with a binary
+# field sometimes fails inside the generator itself ("Unsupported type: 'Binary'", a bug of the tool,
+# not of the service), which failed a run by chance.
 @schema.parametrize()
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 def test_no_input_yields_a_server_error(case):
     # The client waits longer than the service's own limits: a first /translate loads the sentence
     # embedder, which under CPU load took over the client's default 10 s and failed the test.
