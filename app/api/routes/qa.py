@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from app.api.deps import PipelineDep, QueuesDep, StoredScenesDep
+from app.api.error_responses import ADMISSION_ERRORS
 from app.api.request_body import fields_and_image, form_body, validated
 from app.api.schemas import AnswerRequest, TranslateRequest, VerifyRequest, chosen_llm, named_llms
 from app.config import Settings
@@ -24,15 +25,13 @@ T = TypeVar("T")
 
 router = APIRouter(tags=["questions"])
 
-ERRORS: dict[int | str, dict[str, Any]] = {
-    401: {"model": ErrorBody, "description": "an API key is configured and the request has none, or another"},
+ERRORS: dict[int | str, dict[str, Any]] = ADMISSION_ERRORS | {
     413: {"model": ErrorBody, "description": "request, image, question or scene too large"},
     415: {"model": ErrorBody, "description": "unsupported content or image type"},
     422: {
         "model": ErrorBody,
         "description": "invalid request, program or scene; or a question no program can express (status unsupported)",
     },
-    429: {"model": ErrorBody, "description": "this client's requests per minute are used up (see Retry-After)"},
     502: {"model": ErrorBody, "description": "the scene's vision-language model replied, but not with a scene"},
     503: {
         "model": ErrorBody,

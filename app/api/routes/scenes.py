@@ -14,6 +14,7 @@ from fastapi import APIRouter, Path, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.api.deps import ClientScopeDep, PipelineDep, QueuesDep, SceneStoreDep
+from app.api.error_responses import ADMISSION_ERRORS
 from app.api.request_body import fields_and_image, form_body, validated
 from app.api.schemas import (
     SCENE_ID_PATTERN,
@@ -33,11 +34,7 @@ router = APIRouter(tags=["scenes"])
 # The request models whose routes read JSON or a form by hand: app.api.main lists them in the schema.
 FORM_MODELS = (SceneRequest,)
 
-_UNAUTHORIZED: dict[int | str, dict[str, Any]] = {
-    401: {"model": ErrorBody, "description": "an API key is configured and the request has none, or another"},
-    429: {"model": ErrorBody, "description": "this client's requests per minute are used up (see Retry-After)"},
-}
-STORE_ERRORS: dict[int | str, dict[str, Any]] = _UNAUTHORIZED | {
+STORE_ERRORS: dict[int | str, dict[str, Any]] = ADMISSION_ERRORS | {
     413: {
         "model": ErrorBody,
         "description": "request, image or scene too large, or the scene alone is over the store's bytes",
@@ -50,7 +47,7 @@ STORE_ERRORS: dict[int | str, dict[str, Any]] = _UNAUTHORIZED | {
         "see Retry-After",
     },
 }
-ENTRY_ERRORS: dict[int | str, dict[str, Any]] = _UNAUTHORIZED | {
+ENTRY_ERRORS: dict[int | str, dict[str, Any]] = ADMISSION_ERRORS | {
     404: {
         "model": ErrorBody,
         "description": "no scene is stored under this id for this client: unknown, expired, evicted or deleted "
@@ -122,7 +119,7 @@ async def _stored(request: Request, settings: Settings, store: SceneStore, scope
     return await run_in_threadpool(stored)
 
 
-@router.get("/scenes", response_model=StoredScenesView, responses=_UNAUTHORIZED)
+@router.get("/scenes", response_model=StoredScenesView, responses=ADMISSION_ERRORS)
 def list_scenes(store: SceneStoreDep, scope: ClientScopeDep) -> StoredScenesView:
     """This client's stored scenes (least recently used first) and how full the store is."""
     usage = store.usage()
