@@ -84,7 +84,7 @@ class FactsScene:
         """Scene facts held to the size limit before they are read (they are read where they are solved);
         raises `PipelineError` (too_large)."""
         # Without strings and comments each statement ends at its one period, and a weighted atom
-        # is one choice and its weak constraints: counted in C, as the pipeline counts them.
+        # is one choice and its weak constraints: counted in C, before any reader runs.
         if '"' not in text and "%" not in text:
             facts = text.count(".") - text.count(":~")
             if facts > max_facts:
