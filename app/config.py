@@ -226,6 +226,13 @@ class Settings(BaseSettings, TranslationOptions):
     scene_store_max_scenes: int = Field(
         10_000, ge=1, description="scenes stored at once; past it the least recently used one is dropped"
     )
+    scene_store_answers: int = Field(
+        256,
+        ge=0,
+        description="answers a stored scene keeps, one per program asked of it (with its top_k and exact): the "
+        "same program asked again is answered from them without solving; they count against the store's "
+        "bytes; 0: none kept",
+    )
     scene_store_ttl_s: float = Field(
         3600.0,
         gt=0,

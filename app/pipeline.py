@@ -233,7 +233,15 @@ class Pipeline:
         """The scene, the ranked answers and, without one, why: through `scene_solver` when one is
         set, else in this process. An image is perceived here, where the vision models are, and
         scene facts are read here: either crosses to the solver as the facts read, once (a scene
-        graph as its objects)."""
+        graph as its objects). A stored scene answers a program it was asked before from `answers`."""
+        top_k = top_k or self.settings.top_k
+        if scene.answers is None:
+            return self._solve_on_scene(program, scene, top_k=top_k, exact=exact)
+        # What else the answer depends on; the settings are the process's, the same for every request.
+        key = program, top_k, exact, scene.perception if isinstance(scene, ImageScene) else None
+        return scene.answers.read(key, lambda: self._solve_on_scene(program, scene, top_k=top_k, exact=exact))
+
+    def _solve_on_scene(self, program: Program, scene: SceneInput, *, top_k: int, exact: bool) -> SceneAnswer:
         if self.scene_solver is None:
             return self.solve_here(program, scene, top_k=top_k, exact=exact)
         timings: dict[str, float] = {}
@@ -247,8 +255,9 @@ class Pipeline:
                 read = self.scene_text(scene.text, timings)
                 sent = PlainFacts.of(read) if isinstance(read, SceneFacts) else read
             else:
-                sent = scene
-        solved = self.scene_solver(program, sent, top_k=top_k or self.settings.top_k, exact=exact)
+                # Without what a stored graph keeps: the solver process needs the objects only.
+                sent = scene if scene.answers is None else replace(scene, answers=None)
+        solved = self.scene_solver(program, sent, top_k=top_k, exact=exact)
         if image is None:
             return replace(solved, timings=timings | solved.timings)
         return replace(

@@ -22,7 +22,11 @@ from app.perception import Perception
 from scene.scene_graph import GraphObject, SceneGraphError, graph_objects, scene_graph_size
 
 if TYPE_CHECKING:
-    from app.perception_memo import ImageReadings
+    from app.outcomes import SceneAnswer, SceneReading
+    from app.scene_memo import SceneMemo
+
+    # A stored scene's answers, by what they depend on besides the scene (`Pipeline.solve_on_scene`).
+    StoredAnswers = SceneMemo[SceneAnswer]
 
 __all__ = ["FactsScene", "GraphScene", "ImageScene", "Perception", "SceneInput", "StoredScenes", "one_scene"]
 
@@ -30,20 +34,24 @@ __all__ = ["FactsScene", "GraphScene", "ImageScene", "Perception", "SceneInput",
 @dataclass(frozen=True)
 class ImageScene:
     """Image bytes, already checked for size, type and pixels by the edge, and how to perceive
-    them (None: the service's setting). A stored image keeps what perceiving it found in `readings`."""
+    them (None: the service's setting). A stored image keeps what perceiving it found in `readings`,
+    and the answers found on it in `answers`."""
 
     data: bytes = field(repr=False)
     perception: Perception | None = None
     kind: Literal["image"] = "image"
-    readings: ImageReadings | None = field(default=None, repr=False, compare=False)
+    readings: SceneMemo[SceneReading] | None = field(default=None, repr=False, compare=False)
+    answers: StoredAnswers | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
 class GraphScene:
-    """One image's scene graph, read into objects (keyed by GQA id, in the graph's order)."""
+    """One image's scene graph, read into objects (keyed by GQA id, in the graph's order). A stored
+    graph keeps the answers found on it in `answers`."""
 
     objects: tuple[tuple[str, GraphObject], ...]
     kind: Literal["scene_graph"] = "scene_graph"
+    answers: StoredAnswers | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def read(cls, graph: object, max_facts: int) -> GraphScene:
@@ -74,10 +82,12 @@ class GraphScene:
 
 @dataclass(frozen=True)
 class FactsScene:
-    """Scene facts in ASP, as given (plain facts or a weighted scene)."""
+    """Scene facts in ASP, as given (plain facts or a weighted scene). Stored facts keep the answers
+    found on them in `answers`."""
 
     text: str = field(repr=False)
     kind: Literal["scene_facts"] = "scene_facts"
+    answers: StoredAnswers | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def read(cls, text: str, max_facts: int) -> FactsScene:

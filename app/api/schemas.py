@@ -303,6 +303,7 @@ class StoredSceneView(BaseModel):
     readings: int | None = Field(
         None, description="an image's readings kept so far: each concept set asked of it is perceived once"
     )
+    answers: int = Field(0, description="answers kept so far: a program asked of it again is answered without solving")
     expires_in_s: float = Field(description="seconds until it is forgotten unless it is used again")
 
 

@@ -268,11 +268,12 @@ def test_a_stored_scene_outlives_its_solver_process(pipeline):
     """The store is in the service process: a solver process killed and replaced loses no scene."""
     from tests.app.test_solver_pool import worker_pids
 
-    settings = _settings()
+    settings = _settings(scene_store_answers=0)  # every question solved: none answered from the first
     with TestClient(create_app(settings, Pipeline(settings), solve_workers=1)) as client:
         scene_id = client.post("/scenes", json={"scene_graph": KITCHEN}).json()["id"]
         first = client.post("/answer", json={"program": MUG_COLOR, "scene_id": scene_id})
         assert first.status_code == 200 and "worker" in first.json()["timings"]
+        assert client.get(f"/scenes/{scene_id}").json()["answers"] == 0
         pids = worker_pids()
         assert pids
         for pid in pids:
@@ -285,6 +286,50 @@ def test_a_stored_scene_outlives_its_solver_process(pipeline):
             statuses.append(again.status_code)
         assert statuses[-1] == 200 and set(statuses) <= {200, 503}, statuses
         assert again.json()["answers"] == first.json()["answers"] and not set(pids) & set(worker_pids())
+
+
+def test_a_program_asked_again_of_a_stored_scene_is_answered_without_solving():
+    """The answer kept with the stored scene is the solver process's, given again; another program,
+    top_k or exact is solved, and a scene sent by value is solved every time."""
+    from tests.app.test_solver_pool import worker_pids
+
+    settings = _settings(scene_store_max_bytes=10**6)
+    with TestClient(create_app(settings, Pipeline(settings), solve_workers=1)) as client:
+        scene_id = client.post("/scenes", json={"scene_graph": KITCHEN}).json()["id"]
+        stored_bytes = client.get(f"/scenes/{scene_id}").json()["bytes"]
+        first = client.post("/answer", json={"program": MUG_COLOR, "scene_id": scene_id})
+        assert first.status_code == 200 and "worker" in first.json()["timings"]
+        for pid in worker_pids():  # a kept answer needs no solver process
+            os.kill(pid, signal.SIGSTOP)
+        try:
+            again = client.post("/answer", json={"program": MUG_COLOR, "scene_id": scene_id})
+        finally:
+            for pid in worker_pids():
+                os.kill(pid, signal.SIGCONT)
+        assert again.status_code == 200 and "worker" not in again.json()["timings"]
+        assert {k: again.json()[k] for k in ("answers", "support", "status")} == {
+            k: first.json()[k] for k in ("answers", "support", "status")
+        }
+        entry = client.get(f"/scenes/{scene_id}").json()
+        assert entry["answers"] == 1 and entry["bytes"] > stored_bytes
+        for other in ({"program": MUG_COLOR, "top_k": 1}, {"program": MUG_COLOR, "exact": True}):
+            solved = client.post("/answer", json=other | {"scene_id": scene_id})
+            assert solved.status_code == 200 and "worker" in solved.json()["timings"]
+        assert client.get(f"/scenes/{scene_id}").json()["answers"] == 3
+        by_value = client.post("/answer", json={"program": MUG_COLOR, "scene_graph": KITCHEN})
+        assert by_value.status_code == 200 and "worker" in by_value.json()["timings"]
+
+
+def test_a_stored_scene_keeps_answers_only_within_the_stores_bytes():
+    settings = _settings(scene_store_max_bytes=1024 + len(KITCHEN_JSON) * 8, scene_store_answers=2)
+    with TestClient(create_app(settings, _warm(Pipeline(settings)))) as client:
+        stored = client.post("/scenes", json={"scene_graph": KITCHEN})
+        assert stored.status_code == 201, stored.text
+        scene_id = stored.json()["id"]
+        for top_k in (1, 2, 3, 4):
+            assert client.post("/answer", json={"program": MUG_COLOR, "scene_id": scene_id, "top_k": top_k}).is_success
+        entry = client.get(f"/scenes/{scene_id}").json()
+        assert entry["answers"] <= 2 and entry["bytes"] <= settings.scene_store_max_bytes
 
 
 def test_json_nested_too_deeply_for_python_is_422_not_500(client):

@@ -12,8 +12,8 @@ from app.demo_scenes import demo_scenes
 from app.errors import PipelineError
 from app.memory_size import estimated_bytes
 from app.outcomes import SceneReading
-from app.perception_memo import ImageReadings
 from app.scene_input import FactsScene, GraphScene
+from app.scene_memo import SceneMemo
 from app.scene_store import SceneStore, content_id, scene_bytes
 from tests.support import REPO, related_graph
 from theory import SceneFacts
@@ -142,7 +142,7 @@ def test_what_an_image_adds_counts_against_the_bound():
 
 
 def test_an_images_readings_are_kept_only_when_the_store_accepts_them():
-    readings = ImageReadings(limit=2)
+    readings: SceneMemo[SceneReading] = SceneMemo(limit=2)
     offered: list[int] = []
 
     def accept(size: int) -> bool:  # the store takes the first reading and refuses the next

@@ -2,12 +2,15 @@
 
 A stored scene is read once, here: a scene graph into its objects, scene facts held to the size
 limit, an image checked as an upload is. Its id is the SHA-256 of its content, so storing the same
-scene again finds it without reading it again. /answer and /verify name it as `scene_id`.
+scene again finds it without reading it again. /answer and /verify name it as `scene_id`. What
+a stored scene gave (an image's readings, the answers to the programs asked of it) is kept with it,
+counted against the store's bound.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Request, Response
@@ -24,8 +27,9 @@ from app.api.schemas import (
     StoreUsageView,
 )
 from app.config import Settings
-from app.perception_memo import ImageReadings
+from app.perception_memo import READINGS_PER_IMAGE
 from app.scene_input import GraphScene, ImageScene, SceneInput
+from app.scene_memo import SceneMemo
 from app.scene_store import SceneStore, StoredScene, content_id, scene_bytes
 from app.views.models import ErrorBody
 
@@ -113,7 +117,9 @@ async def _stored(request: Request, settings: Settings, store: SceneStore, scope
             return found, False
         scene = body.scene(image, settings.max_scene_facts)  # not exactly one scene: raised here
         if isinstance(scene, ImageScene):
-            scene = ImageScene(scene.data, readings=ImageReadings())
+            scene = ImageScene(scene.data, readings=SceneMemo(READINGS_PER_IMAGE))
+        if settings.scene_store_answers:
+            scene = replace(scene, answers=SceneMemo(settings.scene_store_answers))
         return _put(store, scope, content_id(kind, content or b""), scene)
 
     return await run_in_threadpool(stored)
@@ -163,10 +169,11 @@ def _content(body: SceneRequest, image: bytes | None) -> tuple[str, bytes | None
 
 def _put(store: SceneStore, scope: str, scene_id: str, scene: SceneInput) -> tuple[StoredScene, bool]:
     entry, new = store.put(scope, scene_id, scene, scene_bytes(scene))
-    if new and isinstance(scene, ImageScene) and scene.readings is not None:
-        # What perceiving it finds counts against the store's bound too.
-        readings = scene.readings
-        readings.accept = lambda extra: store.grow(scope, scene_id, extra)
+    if new:
+        # What perceiving it finds and the answers found on it count against the store's bound too.
+        for memo in (scene.answers, scene.readings if isinstance(scene, ImageScene) else None):
+            if memo is not None:
+                memo.accept = lambda extra: store.grow(scope, scene_id, extra)
     return entry, new
 
 
@@ -178,5 +185,6 @@ def _view(entry: StoredScene, store: SceneStore) -> StoredSceneView:
         bytes=entry.size,
         objects=len(scene.objects) if isinstance(scene, GraphScene) else None,
         readings=len(scene.readings) if isinstance(scene, ImageScene) and scene.readings is not None else None,
+        answers=len(scene.answers) if scene.answers is not None else 0,
         expires_in_s=round(max(0.0, entry.expires_at - store.clock()), 3),
     )

@@ -1,0 +1,58 @@
+"""What a stored scene was found to give, kept with it: an image's readings, a program's answers.
+
+A stored scene is asked many times, often the same thing: the same concepts of one image (each
+reading costs the vision models), the same program on one scene graph (each solve costs a solver
+process's turn and the trip there). Its id is the hash of its content, so what it gave once it
+gives again. Only stored scenes keep such results: a scene sent in a request lives for that request.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Hashable
+from dataclasses import replace
+from typing import Generic, Protocol, TypeVar
+
+from app.memory_size import estimated_bytes
+
+
+class Timed(Protocol):
+    """A result with the times of the stages that made it (a frozen dataclass)."""
+
+    @property
+    def timings(self) -> dict[str, float]: ...
+
+
+ResultT = TypeVar("ResultT", bound=Timed)
+
+
+class SceneMemo(Generic[ResultT]):
+    """One stored scene's results by key, at most `limit` (later ones are not kept).
+
+    `accept(bytes)` is asked before a result is kept (the store counts it against its bound and may
+    refuse it); without it every result is kept.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.accept: Callable[[int], bool] | None = None
+        self._lock = threading.Lock()
+        self._results: dict[Hashable, ResultT] = {}
+
+    def read(self, key: Hashable, make: Callable[[], ResultT]) -> ResultT:
+        """The result under `key`, made now (by `make`) when there is none yet."""
+        with self._lock:
+            kept = self._results.get(key)
+            if kept is not None:
+                # Nothing was done for this request: the first one's stage times are not its own.
+                # (Each result is a dataclass, which a Protocol cannot say.)
+                return replace(kept, timings={})  # type: ignore[type-var]
+        result = make()
+        with self._lock:
+            if key not in self._results and len(self._results) < self.limit:
+                if self.accept is None or self.accept(estimated_bytes(result)):
+                    self._results[key] = result
+        return result
+
+    def __len__(self) -> int:
+        return len(self._results)
