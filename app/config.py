@@ -229,9 +229,9 @@ class Settings(BaseSettings, TranslationOptions):
     scene_store_answers: int = Field(
         256,
         ge=0,
-        description="answers a stored scene keeps, one per program asked of it (with its top_k and exact): the "
-        "same program asked again is answered from them without solving; they count against the store's "
-        "bytes; 0: none kept",
+        description="answers a stored scene keeps, one per question or program asked of it with its options: "
+        "the same request again is answered from them without translating or solving; they count against "
+        "the store's bytes; 0: none kept",
     )
     scene_store_ttl_s: float = Field(
         3600.0,

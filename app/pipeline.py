@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import replace
 from typing import Protocol, TypeVar
 
@@ -155,9 +155,28 @@ class Pipeline:
         """Answer a question (or a given program) on one scene.
 
         Unless `options.exact`, the configured entailment table may answer through a more general
-        scene word (marked approximate, ranked below exact answers). A `no_answer` says why.
+        scene word (marked approximate, ranked below exact answers). A `no_answer` says why. A
+        stored scene keeps its answers (`kept_answer`).
         """
         options = options or AnswerOptions()
+        if scene.answers is None:
+            return self._answer(query, scene, options)
+        return scene.answers.read(
+            _answer_key(query, scene, options),
+            lambda: self._answer(query, scene, options),
+            keep=lambda outcome: outcome.status is not SolveStatus.TIMEOUT,  # a later ask may find them all
+        )
+
+    def kept_answer(
+        self, query: Query, scene: SceneInput, options: AnswerOptions | None = None
+    ) -> AnswerOutcome | None:
+        """The answer a stored scene kept for the same query and options (None: there is none). It
+        takes a dictionary lookup, no translation, solve or lock, so the event loop may ask."""
+        if scene.answers is None:
+            return None
+        return scene.answers.peek(_answer_key(query, scene, options or AnswerOptions()))
+
+    def _answer(self, query: Query, scene: SceneInput, options: AnswerOptions) -> AnswerOutcome:
         calibration = self._calibration_for(query, options.risk)
         timings: dict[str, float] = {}
         started = time.perf_counter()
@@ -233,15 +252,7 @@ class Pipeline:
         """The scene, the ranked answers and, without one, why: through `scene_solver` when one is
         set, else in this process. An image is perceived here, where the vision models are, and
         scene facts are read here: either crosses to the solver as the facts read, once (a scene
-        graph as its objects). A stored scene answers a program it was asked before from `answers`."""
-        top_k = top_k or self.settings.top_k
-        if scene.answers is None:
-            return self._solve_on_scene(program, scene, top_k=top_k, exact=exact)
-        # What else the answer depends on; the settings are the process's, the same for every request.
-        key = program, top_k, exact, scene.perception if isinstance(scene, ImageScene) else None
-        return scene.answers.read(key, lambda: self._solve_on_scene(program, scene, top_k=top_k, exact=exact))
-
-    def _solve_on_scene(self, program: Program, scene: SceneInput, *, top_k: int, exact: bool) -> SceneAnswer:
+        graph as its objects)."""
         if self.scene_solver is None:
             return self.solve_here(program, scene, top_k=top_k, exact=exact)
         timings: dict[str, float] = {}
@@ -257,7 +268,7 @@ class Pipeline:
             else:
                 # Without what a stored graph keeps: the solver process needs the objects only.
                 sent = scene if scene.answers is None else replace(scene, answers=None)
-        solved = self.scene_solver(program, sent, top_k=top_k, exact=exact)
+        solved = self.scene_solver(program, sent, top_k=top_k or self.settings.top_k, exact=exact)
         if image is None:
             return replace(solved, timings=timings | solved.timings)
         return replace(
@@ -419,6 +430,11 @@ class Pipeline:
             raise PipelineError(
                 "too_large", f"{what} has {len(question)} characters, limit {self.settings.max_question_chars}"
             )
+
+
+def _answer_key(query: Query, scene: SceneInput, options: AnswerOptions) -> Hashable:
+    """What an answer depends on besides the scene's content and the process's settings."""
+    return query, options, scene.perception if isinstance(scene, ImageScene) else None
 
 
 def _abstention(

@@ -22,11 +22,11 @@ from app.perception import Perception
 from scene.scene_graph import GraphObject, SceneGraphError, graph_objects, scene_graph_size
 
 if TYPE_CHECKING:
-    from app.outcomes import SceneAnswer, SceneReading
+    from app.outcomes import AnswerOutcome, SceneReading
     from app.scene_memo import SceneMemo
 
-    # A stored scene's answers, by what they depend on besides the scene (`Pipeline.solve_on_scene`).
-    StoredAnswers = SceneMemo[SceneAnswer]
+    # A stored scene's answers, by what they depend on besides the scene (`Pipeline.answer`).
+    StoredAnswers = SceneMemo[AnswerOutcome]
 
 __all__ = ["FactsScene", "GraphScene", "ImageScene", "Perception", "SceneInput", "StoredScenes", "one_scene"]
 

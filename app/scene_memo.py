@@ -1,9 +1,10 @@
 """What a stored scene was found to give, kept with it: an image's readings, a program's answers.
 
 A stored scene is asked many times, often the same thing: the same concepts of one image (each
-reading costs the vision models), the same program on one scene graph (each solve costs a solver
-process's turn and the trip there). Its id is the hash of its content, so what it gave once it
-gives again. Only stored scenes keep such results: a scene sent in a request lives for that request.
+reading costs the vision models), the same question or program with the same options (each
+answer costs a translation, a solver process's turn and the trip there). Its id is the hash of
+its content, so what it gave once it gives again. Only stored scenes keep such results: a scene
+sent in a request lives for that request.
 """
 
 from __future__ import annotations
@@ -39,20 +40,31 @@ class SceneMemo(Generic[ResultT]):
         self._lock = threading.Lock()
         self._results: dict[Hashable, ResultT] = {}
 
-    def read(self, key: Hashable, make: Callable[[], ResultT]) -> ResultT:
-        """The result under `key`, made now (by `make`) when there is none yet."""
-        with self._lock:
-            kept = self._results.get(key)
-            if kept is not None:
-                # Nothing was done for this request: the first one's stage times are not its own.
-                # (Each result is a dataclass, which a Protocol cannot say.)
-                return replace(kept, timings={})  # type: ignore[type-var]
+    def read(
+        self, key: Hashable, make: Callable[[], ResultT], keep: Callable[[ResultT], bool] | None = None
+    ) -> ResultT:
+        """The result under `key`, made now (by `make`) when there is none yet; kept unless `keep` says no."""
+        kept = self.peek(key)
+        if kept is not None:
+            return kept
         result = make()
+        if keep is not None and not keep(result):
+            return result
         with self._lock:
             if key not in self._results and len(self._results) < self.limit:
                 if self.accept is None or self.accept(estimated_bytes(result)):
                     self._results[key] = result
         return result
+
+    def peek(self, key: Hashable) -> ResultT | None:
+        """The result kept under `key`, or None."""
+        with self._lock:
+            kept = self._results.get(key)
+        if kept is None:
+            return None
+        # Nothing was done for this request: the first one's stage times are not its own.
+        # (Each result is a dataclass, which a Protocol cannot say.)
+        return replace(kept, timings={})  # type: ignore[type-var]
 
     def __len__(self) -> int:
         return len(self._results)

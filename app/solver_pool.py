@@ -183,7 +183,7 @@ class SolverPool:
             job = SolveJob(program, scene, top_k, exact)
             outcome = self._wait(self._schedule(_solve_job, job, timeout=limit + GRACE_S), pool, limit)
         except (BrokenProcessPool, RuntimeError, CancelledError) as exc:  # RuntimeError: pebble's "pool not running"
-            self._renew(pool)
+            self._renew(pool, f"a solver job ended with {type(exc).__name__} ({exc})")
             raise PipelineError("worker_lost", f"the solver processes were restarted ({exc}); try again") from None
         except FutureTimeout:
             raise PipelineError("timeout", f"solving took longer than {limit:g} s and was stopped") from None

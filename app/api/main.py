@@ -11,8 +11,9 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from app.api.admission import AccessControl, OneAtATime, Queue
 from app.api.deps import Queues
@@ -130,6 +131,12 @@ def _add_error_handlers(app: FastAPI, settings: Settings) -> None:
     async def validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
         body = {"detail": first_error(exc.errors()), "status": "invalid_input", "errors": _plain(exc.errors())}
         return JSONResponse(body, status_code=422)
+
+    @app.exception_handler(ClientDisconnect)
+    async def client_gone(_: Request, __: ClientDisconnect) -> Response:
+        # The client closed the connection while its body was read: nobody reads this answer, and
+        # it is no error of the service's (a traceback in the log for every client that gave up).
+        return Response(status_code=400)
 
     @app.exception_handler(Exception)
     async def unexpected(_: Request, exc: Exception) -> JSONResponse:

@@ -256,6 +256,29 @@ def test_oversized_chunked_body_is_413(client):
     assert response.status_code == 413
 
 
+def test_a_client_gone_before_its_body_arrived_is_no_server_error(client):
+    """The body's stream ends in a disconnect (a client that gave up): the app answers quietly (400,
+    which nobody reads) instead of raising into the server, which logs a traceback for each."""
+    import anyio
+
+    sent: list[dict] = []
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+        "path": "/answer", "raw_path": b"/answer", "query_string": b"", "root_path": "",
+        "headers": [(b"content-type", b"application/json"), (b"content-length", b"1000")],
+        "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 8000), "state": {},
+    }  # fmt: skip
+
+    async def receive() -> dict:
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    anyio.run(client.app, scope, receive, send)
+    assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 400
+
+
 def test_long_question_is_413(client):
     response = client.post("/answer", json={"question": "why " * 200, "scene_graph": KITCHEN})
     assert response.status_code == 413

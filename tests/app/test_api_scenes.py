@@ -288,9 +288,9 @@ def test_a_stored_scene_outlives_its_solver_process(pipeline):
         assert again.json()["answers"] == first.json()["answers"] and not set(pids) & set(worker_pids())
 
 
-def test_a_program_asked_again_of_a_stored_scene_is_answered_without_solving():
-    """The answer kept with the stored scene is the solver process's, given again; another program,
-    top_k or exact is solved, and a scene sent by value is solved every time."""
+def test_a_request_made_again_on_a_stored_scene_is_answered_without_solving():
+    """The answer kept with the stored scene is the first one, given again; another top_k or exact
+    is solved, a scene sent by value is solved every time, and a question is kept as a program is."""
     from tests.app.test_solver_pool import worker_pids
 
     settings = _settings(scene_store_max_bytes=10**6)
@@ -318,6 +318,10 @@ def test_a_program_asked_again_of_a_stored_scene_is_answered_without_solving():
         assert client.get(f"/scenes/{scene_id}").json()["answers"] == 3
         by_value = client.post("/answer", json={"program": MUG_COLOR, "scene_graph": KITCHEN})
         assert by_value.status_code == 200 and "worker" in by_value.json()["timings"]
+        asked = [client.post("/answer", json={"question": "What color is the mug?", "scene_id": scene_id})
+                 for _ in range(2)]  # fmt: skip
+        assert [a.status_code for a in asked] == [200, 200] and asked[1].json()["timings"] == {}
+        assert asked[1].json()["answers"] == asked[0].json()["answers"] and "translate" in asked[0].json()["timings"]
 
 
 def test_a_stored_scene_keeps_answers_only_within_the_stores_bytes():

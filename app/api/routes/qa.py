@@ -98,7 +98,13 @@ async def answer(request: Request, pipeline: PipelineDep, queues: QueuesDep, sto
         return pipeline.answer(body.query(), scene, body.answer_options())
 
     with queues.for_request(translated).slot():
-        outcome = await _within(budget, "answering", answered)
+        # An answer a stored scene kept is a lookup: given here, without the trip to a worker
+        # thread, which costs more than the lookup (a third of such a request's time).
+        kept = None
+        if body.scene_id is not None:
+            scene = body.scene(image, settings.max_scene_facts, stored)  # a lookup: no scene is read
+            kept = pipeline.kept_answer(body.query(), scene, body.answer_options())
+        outcome = kept if kept is not None else await _within(budget, "answering", answered)
     return answer_response(outcome, body.question)
 
 
