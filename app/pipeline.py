@@ -164,14 +164,15 @@ class Pipeline:
         return scene.answers.read(
             _answer_key(query, scene, options),
             lambda: self._answer(query, scene, options),
-            keep=lambda outcome: outcome.status is not SolveStatus.TIMEOUT,  # a later ask may find them all
+            # Not one cut short (a later ask may find them all) or failed: those are asked again.
+            keep=lambda outcome: outcome.status in (SolveStatus.OK, SolveStatus.NO_ANSWER),
         )
 
     def kept_answer(
         self, query: Query, scene: SceneInput, options: AnswerOptions | None = None
     ) -> AnswerOutcome | None:
         """The answer a stored scene kept for the same query and options (None: there is none). It
-        takes a dictionary lookup, no translation, solve or lock, so the event loop may ask."""
+        takes a dictionary lookup, no translation, solve or wait, so the event loop may ask."""
         if scene.answers is None:
             return None
         return scene.answers.peek(_answer_key(query, scene, options or AnswerOptions()))
@@ -308,7 +309,7 @@ class Pipeline:
             if result.status is SolveStatus.NO_ANSWER:
                 # A scene graph was encoded for the program's words only; the scene's other words
                 # are what the explanation offers instead (the taxonomy ranks them, loaded already).
-                graph = scene if isinstance(scene, GraphScene) else None
+                graph = replace(scene, answers=None) if isinstance(scene, GraphScene) else None
                 explanation = explain_no_answer(
                     program,
                     read,
@@ -329,7 +330,9 @@ class Pipeline:
         if isinstance(scene, FactsScene):
             read = SceneReading(self._read_scene_facts(scene.text, SceneFacts.from_asp))
         elif isinstance(scene, GraphScene):
-            read = SceneReading(self.components.scene_graph_encoder(scene, None if complete else program))
+            # The encoder keeps encodings by the graph; not what a stored one keeps, which would outlive it there.
+            graph = scene if scene.answers is None else replace(scene, answers=None)
+            read = SceneReading(self.components.scene_graph_encoder(graph, None if complete else program))
         else:
             read = self._image_reading(scene, program)
             timings.update({f"scene.{k}": v for k, v in read.timings.items()})

@@ -48,18 +48,22 @@ class SceneMemo(Generic[ResultT]):
         if kept is not None:
             return kept
         result = make()
-        if keep is not None and not keep(result):
+        if (keep is not None and not keep(result)) or key in self._results or len(self._results) >= self.limit:
+            return result
+        # The key counts too: a question's text may be most of it. Sized and offered to the store
+        # outside the lock, which `peek` (on the service's event loop) then never waits behind long.
+        if self.accept is not None and not self.accept(estimated_bytes((key, result))):
             return result
         with self._lock:
+            # Two requests that made the same result at once are both counted, one kept: the store
+            # errs on the full side until the scene goes.
             if key not in self._results and len(self._results) < self.limit:
-                if self.accept is None or self.accept(estimated_bytes(result)):
-                    self._results[key] = result
+                self._results[key] = result
         return result
 
     def peek(self, key: Hashable) -> ResultT | None:
         """The result kept under `key`, or None."""
-        with self._lock:
-            kept = self._results.get(key)
+        kept = self._results.get(key)  # one dictionary read: atomic, no lock to wait for
         if kept is None:
             return None
         # Nothing was done for this request: the first one's stage times are not its own.

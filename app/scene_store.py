@@ -146,13 +146,14 @@ class SceneStore:
                 raise PipelineError("not_found", self._missing(key))
             self._drop(key, "deleted")
 
-    def grow(self, scope: str, scene_id: str, extra: int) -> bool:
-        """Count `extra` bytes more for a stored scene (what perceiving an image found), others making
-        room; False, counting nothing, when the scene is gone or would be over the bound alone."""
+    def grow(self, scope: str, scene_id: str, extra: int, of: SceneInput | None = None) -> bool:
+        """Count `extra` bytes more for a stored scene (what perceiving an image found, an answer),
+        others making room; False, counting nothing, when the scene is gone (or its record is not
+        `of`) or would be over the bound alone."""
         key = (scope, scene_id)
         with self._lock:
             entry = self._scenes.get(key)
-            if entry is None or entry.size + extra > self.max_bytes:
+            if entry is None or (of is not None and entry.scene is not of) or entry.size + extra > self.max_bytes:
                 return False
             self._scenes[key] = replace(entry, size=entry.size + extra)
             self._bytes += extra

@@ -166,6 +166,30 @@ def test_an_images_readings_are_kept_only_when_the_store_accepts_them():
     assert calls == ["a", "b", "b"] and len(readings) == 1 and offered[0] > 0
 
 
+def test_growth_counts_only_for_the_record_it_was_offered_for():
+    scenes, _ = store(max_bytes=1000)
+    first, again = facts(1), facts(1)  # the same content stored again after the first went
+    scenes.put("", "a", first, 100)
+    assert scenes.grow("", "a", 10, of=first)
+    scenes.delete("", "a")
+    scenes.put("", "a", again, 100)
+    assert not scenes.grow("", "a", 10, of=first) and scenes.grow("", "a", 10, of=again)
+    assert scenes.usage().bytes == 110
+
+
+def test_a_kept_results_key_counts_with_it():
+    offered: list[int] = []
+    memo: SceneMemo[SceneReading] = SceneMemo(limit=4)
+    memo.accept = lambda size: offered.append(size) or True
+    reading = SceneReading(SceneFacts())
+    memo.read("short", lambda: reading)
+    memo.read("x" * 10_000, lambda: reading)  # the same result under a long key: counted with the key
+    assert offered[1] - offered[0] >= 9_000 and len(memo) == 2
+    # Not kept: a result `keep` refuses, and anything past the limit.
+    memo.read("refused", lambda: reading, keep=lambda _: False)
+    assert len(memo) == 2 and len(offered) == 2
+
+
 def test_content_ids_are_sha256_of_kind_and_content():
     first = content_id("scene_facts", b"object(1).")
     assert len(first) == 64 and set(first) <= set("0123456789abcdef")

@@ -168,13 +168,13 @@ def _content(body: SceneRequest, image: bytes | None) -> tuple[str, bytes | None
 
 
 def _put(store: SceneStore, scope: str, scene_id: str, scene: SceneInput) -> tuple[StoredScene, bool]:
-    entry, new = store.put(scope, scene_id, scene, scene_bytes(scene))
-    if new:
-        # What perceiving it finds and the answers found on it count against the store's bound too.
-        for memo in (scene.answers, scene.readings if isinstance(scene, ImageScene) else None):
-            if memo is not None:
-                memo.accept = lambda extra: store.grow(scope, scene_id, extra)
-    return entry, new
+    # What perceiving it finds and the answers found on it count against the store's bound too,
+    # from its first request on (it may come before `put` returns): counted for this very record,
+    # not for one stored again under its id after it was evicted.
+    for memo in (scene.answers, scene.readings if isinstance(scene, ImageScene) else None):
+        if memo is not None:
+            memo.accept = lambda extra: store.grow(scope, scene_id, extra, of=scene)
+    return store.put(scope, scene_id, scene, scene_bytes(scene))
 
 
 def _view(entry: StoredScene, store: SceneStore) -> StoredSceneView:
