@@ -82,10 +82,22 @@ class WordNetKinship:
         with READER_LOCK:
             return _hedge(self, word)
 
+    def adjective_only(self, word: str) -> bool:
+        """Whether WordNet knows `word` as an adjective and as nothing else ("comfortable", "leafless"):
+        a value a scene may say of a thing, never a thing or a doing."""
+        with READER_LOCK:
+            return _adjective_only(self, word)
+
     def knows(self, word: str) -> bool:
         """Whether WordNet has `word` (a compound's words joined by "_")."""
         with READER_LOCK:
             return bool(self._synsets(word))
+
+
+@lru_cache(maxsize=65536)
+def _adjective_only(kin: WordNetKinship, word: str) -> bool:
+    senses = kin._synsets(word)
+    return bool(senses) and all(sense.pos() in ("a", "s") for sense in senses)
 
 
 @lru_cache(maxsize=65536)

@@ -44,7 +44,7 @@ from translators.model.retrieval import Retriever, Sampling
 from translators.model_attempts import Candidates, Request, ask_model, retrieved_shown
 from translators.records import FixShown, Source, fix_shown, mapping_shown
 from translators.rules.compositional_fill import COMPOSITION_VERSION, CompositionalFiller
-from translators.rules.coordination import CoordinatedFiller
+from translators.rules.coordination import CoordinatedFiller, as_be
 from translators.rules.reference_steps import compose
 from translators.rules.relation_check import as_relation_check
 from translators.rules.relation_direction import direct_relations
@@ -108,7 +108,8 @@ class Translator:
         # The GQA form can only show examples that carry a GQA semantic program.
         shown = bank.with_semantic if settings.representation == "gqa" else bank
         self.retriever = self._retriever(shown, retriever, embedder, ontology or bundled_ontology())
-        self.filler = filler_for(shown, ontology or bundled_ontology()) if settings.template_fill else None
+        open_values = kinship.adjective_only if kinship is not None else None
+        self.filler = filler_for(shown, ontology or bundled_ontology(), open_values) if settings.template_fill else None
         self.composer = CompositionalFiller(self.filler) if self.filler is not None else None
         self.coordinator = (
             CoordinatedFiller((self.filler, self.composer)) if self.filler is not None and self.composer else None
@@ -274,17 +275,20 @@ class Translator:
             ("composed", self.composer),
             ("composed", self.coordinator),
         )
-        for source, filler in fillers:
-            if filler is None:
-                continue
-            # Per kind of fill, a program that says every word first; else one that leaves out only attribute
-            # values (GQA's own programs drop a modifier that does not pick the object: "the brown bag").
-            for check in (judge.meaning, judge.lenient):
-                # Only programs in the question's words that answer as it asks take part in the vote.
-                filled = filler.fill(judge.asked, exclude, judge.fits(check))
-                if filled is not None:
-                    fill_s = time.perf_counter() - start
-                    return self._filled(question, judge.asked, question_id, filled, fill_s, source)
+        # "Does the X look A?" is also read as "Is the X A?", GQA's program of both, when the bank
+        # has no example of the first.
+        for asked in dict.fromkeys((judge.asked, as_be(judge.asked))):
+            for source, filler in fillers:
+                if filler is None:
+                    continue
+                # Per kind of fill, a program that says every word first; else one that leaves out only attribute
+                # values (GQA's own programs drop a modifier that does not pick the object: "the brown bag").
+                for check in (judge.meaning, judge.lenient):
+                    # Only programs in the question's words that answer as it asks take part in the vote.
+                    filled = filler.fill(asked, exclude, judge.fits(check))
+                    if filled is not None:
+                        fill_s = time.perf_counter() - start
+                        return self._filled(question, judge.asked, question_id, filled, fill_s, source)
         return None
 
     def _from_model(

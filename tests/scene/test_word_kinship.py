@@ -32,3 +32,9 @@ def test_abstract_words_are_not_expressible(kin, word):
 @pytest.mark.parametrize("word", ["horse", "wet", "old", "sofa", "wearing", "skateboarder", "xyzzy"])
 def test_things_values_relations_and_unknown_words_are(kin, word):
     assert kin.expressible(word)
+
+
+@pytest.mark.parametrize(("word", "only"), [("comfortable", True), ("leafless", True), ("closed", False),
+                                           ("silver", False), ("posing", False), ("xyzzy", False)])  # fmt: skip
+def test_a_word_known_only_as_an_adjective(kin, word, only):
+    assert kin.adjective_only(word) is only

@@ -25,6 +25,20 @@ def test_a_relation_reference_becomes_a_relate_chain(composer):
     )
 
 
+def test_the_other_thing_a_reference_relates_to_is_named_by_its_class(composer):
+    # GQA's programs relate "the basket above the other basket" to a basket, as to "the basket".
+    assert nested(composer, "Is the wooden basket above the other basket red?") == nested(
+        composer, "Is the wooden basket above the basket red?"
+    )
+    assert nested(composer, "Is the wooden basket above the other basket red?") is not None
+
+
+def test_the_right_side_is_the_right(composer):
+    assert nested(composer, "Is there a cup on the table on the right side?") == nested(
+        composer, "Is there a cup on the table on the right?"
+    )
+
+
 def test_a_noun_the_ontology_lacks_is_read_after_its_article(composer):
     program = nested(composer, "Is there a dog to the left of the zorb?")
     assert program == "exist(relate(select(scene(), zorb), dog, to_the_left_of, subject))"

@@ -1,3 +1,4 @@
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -28,6 +29,21 @@ def test_what_the_picture_shows_is_its_place_and_before_a_place_is_in_front_of()
     assert read_as_scene("What is the picture showing?") == "Which place is it?"
     assert read_as_scene("What is the man showing?") == "What is the man showing?"
     assert read_as_scene("What animal is the wall before?") == "What animal is the wall in front of?"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["How is the weather?", "How is the weather today?", "What kind of weather is it?", "Which weather is shown?",
+     "What type of weather do you see?"],
+)  # fmt: skip
+def test_the_weather_however_asked_is_asked_as_what_it_is_like(question):
+    assert read_as_scene(question).startswith("What is the weather like")
+
+
+def test_where_with_two_places_offered_is_a_choice_between_them():
+    assert read_as_scene("Where is the cup, on the left or on the right?") == "Is the cup on the left or on the right?"
+    assert read_as_scene("Where are the cats, at the top or the bottom?") == "Are the cats at the top or the bottom?"
+    assert read_as_scene("Where is the cup?") == "Where is the cup?"  # no choice offered: a where-question
 
 
 def test_questions_without_image_phrases_are_unchanged():

@@ -83,9 +83,51 @@ def test_wordings_that_never_change_a_program_share_a_form():
     )
     assert filler.form("What room is that?") == filler.form("What room is it?") == "what place is it"
     assert filler.form("Who do you think is holding a bat?") == filler.form("Who is holding a bat?")
-    # A relative "that" and a "do you think" not before "is"/"are" are part of the form.
+    assert filler.form("Who do you think wears a shirt?") == filler.form("Who wears a shirt?")
+    assert filler.form("What color are these cups?") == filler.form("What color are the cups?")
+    assert filler.form("Are those cups red?") == filler.form("Are the cups red?")
+    # A relative "that", a "do you think" asking an opinion, and "these" with no class after it are
+    # part of the form.
     assert filler.form("What is the man that is sitting holding?") == "what is thing that is pose holding"
     assert "do you think" in filler.form("What do you think about the cup?")
+    assert "do you think" in filler.form("Do you think about the cup?")
+    assert filler.form("What are these?") == "what are these"
+
+
+def test_a_word_known_only_as_an_adjective_is_a_value_of_no_category_when_the_translator_says_so():
+    adjectives = {"comfortable", "leafless"}
+    plain = _filler(RED_CUP)
+    opened = TemplateFiller(ExampleBank([RED_CUP]), bundled_ontology(), adjectives.__contains__)
+    assert ("comfortable", None) in plain.raw_slots("Are the sneakers comfortable?")
+    assert ("property", "comfortable") in opened.raw_slots("Are the sneakers comfortable?")
+    # Words the ontology reads, and the words every program reads, stay as they are.
+    assert opened.raw_slots("Is the cup red?") == plain.raw_slots("Is the cup red?")
+    assert opened.form("What color are the cups?") == plain.form("What color are the cups?")
+    # Read so, it takes the place of an uncategorised value of the ontology's ("closed").
+    closed = _example(
+        "e9", "Are the doors closed?", "scene(0). select(1, 0, doors). unique(2, 1). filter_any(3, 2, closed). "
+        "exist(4, 3). end(4).",
+    )  # fmt: skip
+    asked = "Are the chairs comfortable?"
+    assert _filler(closed).fill(asked) is None
+    filled = TemplateFiller(ExampleBank([closed]), bundled_ontology(), adjectives.__contains__).fill(asked)
+    assert filled is not None and format_flat(filled.program) == (
+        "scene(0). select(1, 0, chairs). unique(2, 1). filter_any(3, 2, comfortable). exist(4, 3). end(4)."
+    )
+
+
+def test_a_value_said_with_its_category_word_takes_the_category_along():
+    # "Does the hat have large size?" from "Does the cup have red color?": the category word moves along.
+    red_color = _example(
+        "e10", "Does the cup have red color?", "scene(0). select(1, 0, cup). unique(2, 1). "
+        "verify_attr(3, 2, color, red). end(3).",
+    )  # fmt: skip
+    filled = _filler(red_color).fill("Does the hat have large size?")
+    assert filled is not None and format_flat(filled.program) == (
+        "scene(0). select(1, 0, hat). unique(2, 1). verify_attr(3, 2, size, large). end(3)."
+    )
+    # Said where the question says another category than its value's, it keeps the example from filling.
+    assert _filler(red_color).fill("Does the hat have large color?") is None
 
 
 def test_a_question_in_another_wording_is_filled_from_the_bank_example():

@@ -170,6 +170,10 @@ class WordKinship(Protocol):
         """Whether `word` only says how sure, exact or emphatic the question is ("really", "roughly")."""
         ...
 
+    def adjective_only(self, word: str) -> bool:
+        """Whether `word` is known as an adjective and as nothing else ("comfortable", "leafless")."""
+        ...
+
 
 def content_words(question: str) -> tuple[str, ...]:
     """The question's words that say what it is about, in order, without repeats."""

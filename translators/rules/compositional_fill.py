@@ -190,6 +190,8 @@ class CompositionalFiller:
         whether the noun itself is such a word)."""
         if not after_article and _word(raw, index) in PRONOUNS:
             return PRONOUNS[str(_word(raw, index))], index + 1, [], True  # "the umbrella that he is carrying"
+        if _word(raw, index) == "other" and index + 1 < len(raw) and raw[index + 1][0] in _NOUN_ROLES:
+            index += 1  # "the basket above the other basket": GQA's program names a basket, as "the basket"
         unknown: list[str] = []
         while self._unknown(raw, index + len(unknown)):
             unknown.append(raw[index + len(unknown)][0])
@@ -372,7 +374,8 @@ def _placed(raw: Raw, start: int) -> _Post | None:
     position = start + 1 + (_word(raw, start + 1) in ARTICLES)
     value = _word(raw, position)
     if value in _POSITIONS:
-        return position + 1, None, [(_POSITIONS[value], value)]
+        end = position + 1 + (_word(raw, position + 1) == "side" and value in ("left", "right"))  # "the right side"
+        return end, None, [(_POSITIONS[value], value)]
     return None
 
 

@@ -25,7 +25,12 @@ def swap_categories(
     the category said as a word of the question, keeps the example's program from filling)."""
     renamed: dict[str, str] = {}
     values: dict[str, set[str]] = defaultdict(set)
-    said = {role for role, words in example_slots if words is None}
+    # A category said as a word may move along where the question says the category its values move
+    # to ("Does the hat have large size?" from "... have red color?"; checked below).
+    said_as: dict[str, str] = {}
+    for (role, words), (ours_role, ours) in zip(example_slots, slots):
+        if words is None:
+            said_as[role] = ours_role.replace(" ", "_") if ours is None else ""
     for (theirs_role, theirs), (ours_role, ours) in zip(example_slots, slots):
         theirs_category, ours_category = theirs_role.replace(" ", "_"), ours_role.replace(" ", "_")
         if theirs is None or ours is None or theirs_category not in categories:
@@ -34,8 +39,11 @@ def swap_categories(
             return None
         values[theirs_category].add(theirs)
     renamed = {old: new for old, new in renamed.items() if old != new}
-    if not renamed or said & {word for category in renamed for word in (category, *category.split("_"))}:
+    if not renamed:
         return None
+    for old, new in renamed.items():
+        if any(said_as.get(word, new) != new for word in (old, *old.split("_"))):
+            return None  # the example's category is said where the question does not say the new one
     moved = {value: category for category in renamed for value in values[category]}
     steps = []
     for step in program:

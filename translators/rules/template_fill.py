@@ -25,9 +25,12 @@ as GQA does), and a group word (`furniture`, `animal`) is a slot of its own, sin
 has the program of "What kind of animal is this?", not of "What kind of chair is this?".
 "The number of" before a noun is a plain phrase (a count), not an object called a number.
 A few wordings that never change a program are read as one (`_SAME_WORD`, `_plain_words`):
-"which" as "what", "type" as "kind", a demonstrative before a class as an article ("that table"),
-"this" or "that" ending a question as "it", "do you think" before "is"/"are", "located", "is it"
-after "or", and "other" between a relation and a class ("the bear on top of the other bear") as nothing.
+"which" as "what", "type" as "kind", a demonstrative before a class as an article ("that table",
+"these curtains"), "this" or "that" ending a question as "it", "do you think" before "is"/"are"
+or after a wh-word, "located", "is it" after "or", "side" after "left" or "right", and "other"
+between a relation and a class ("the bear on top of the other bear") as nothing. With
+`open_values`, a word the ontology lacks that WordNet knows only as an adjective ("comfortable")
+is a value of no category, as GQA's programs read it.
 Phrases about the image itself are read as the whole scene first (`translators.wording.question_text`).
 
 Example:
@@ -65,13 +68,16 @@ from translators.wording.templating import role_spans, template_tokens
 # Words that never change a GQA program; dropping them lets "a chair" match "the chair".
 ARTICLES = frozenset({"a", "an", "the"})
 GROUP_ROLE = "group"
+# The role of an attribute value of no category (the ontology's `property` values): composition
+# reads it as `filter_any`.
+OPEN_VALUE_ROLE = "property"
 RELATION_ROLE = "relation"
 _PLURAL_ROLE = {"things": "thing"}
 # Examples of one form tried per question: enough for a vote, bounded for common forms.
 MAX_VOTERS = 25
 # Words GQA uses interchangeably in a question of one program ("Which color is..." = "What color is...").
 _SAME_WORD = {"which": "what", "type": "kind"}
-_DEMONSTRATIVES = frozenset({"this", "that"})
+_DEMONSTRATIVES = frozenset({"this", "that", "these", "those"})
 # Plain words a program always reads (`TemplateFiller._idle`), besides the frame's verbs and the
 # words of categories.
 _MEANINGFUL_WORDS = frozenset(
@@ -87,7 +93,7 @@ _APOSTROPHE_S = re.compile(r"\b([A-Za-z]+)['’]s\b")
 _CONTRACTED = frozenset("what who where when why how which that it there here he she this let".split())
 _POSITION_WORDS = frozenset({"part", "side"})  # after which/what: where in the image
 # Changes whenever the rules above change what is filled, so stored translations are not reused.
-FILL_RULES_VERSION = 21
+FILL_RULES_VERSION = 23
 
 
 @dataclass(frozen=True)
@@ -109,9 +115,12 @@ class FilledProgram:
 class TemplateFiller:
     """The bank's examples indexed by form; `fill` swaps a question's words into them."""
 
-    def __init__(self, bank: ExampleBank, ontology: Ontology) -> None:
+    def __init__(self, bank: ExampleBank, ontology: Ontology, open_values: Callable[[str], bool] | None = None) -> None:
         self.bank = bank
         self.ontology = ontology
+        # A question's word the ontology lacks that this says is a value ("comfortable"): read as a
+        # value of no category, as GQA's programs read it (`filter_any`). The bank is read without it.
+        self.open_values = open_values
         self._groups = frozenset(ontology.groups)
         # The first word of every relation and each longer start of one ("standing", "standing_on").
         self._relation_heads = frozenset(
@@ -125,7 +134,25 @@ class TemplateFiller:
         self._lock = threading.Lock()
 
     def raw_slots(self, question: str) -> list[tuple[str, str | None]]:
-        """The question's roles in order, articles kept (`translators.rules.compositional_fill` reads them)."""
+        """The question's roles in order, articles kept (`translators.rules.compositional_fill` reads
+        them); a word `open_values` says is a value is one of no category."""
+        raw = self._ontology_slots(question)
+        if self.open_values is None:
+            return raw
+        return [(OPEN_VALUE_ROLE, role) if self._open_value(role, words) else (role, words) for role, words in raw]
+
+    def _open_value(self, role: str, words: str | None) -> bool:
+        return (
+            words is None
+            and role.isalpha()
+            and role not in self._meaningful_words
+            and role not in self._relation_heads
+            and self.open_values is not None
+            and self.open_values(role)
+        )
+
+    def _ontology_slots(self, question: str) -> list[tuple[str, str | None]]:
+        """`raw_slots` by the ontology alone (the bank's examples are read so)."""
         text = _APOSTROPHE_S.sub(
             lambda m: f"{m[1]} is" if m[1].lower() in _CONTRACTED else f"{m[1]} s", read_as_scene(question)
         )
@@ -182,7 +209,7 @@ class TemplateFiller:
                 if rows is None:
                     rows = defaultdict(list)
                     for row, example in enumerate(self.bank):
-                        slots = self.slots(example.question)
+                        slots = self.plain(self._ontology_slots(example.question))
                         rows[" ".join(role for role, _ in slots)].append((row, slots))
                     if stored:
                         _write_rows(stored, self.bank.content_digest(), dict(rows))
@@ -314,9 +341,11 @@ class TemplateFiller:
         question's categories (``is thing value1 and value2``), or None for a question without values."""
         labels: dict[str, str] = {}
         roles = []
-        for role, words in slots:
+        for index, (role, words) in enumerate(slots):
             if words is not None and role.replace(" ", "_") in self._categories:
                 roles.append(labels.setdefault(role, f"value{len(labels) + 1}"))
+            elif words is None and index and slots[index - 1] == (role, slots[index - 1][1]) and role in labels:
+                roles.append(f"{labels[role]}-category")  # "have large size" as "have red color"
             else:
                 roles.append(role)
         return " ".join(roles) if labels else None
@@ -406,16 +435,20 @@ def _write_rows(path: Path, fingerprint: str, rows: _Rows) -> None:
         pass  # the index is built again next time
 
 
-_FILLERS: dict[tuple[int, int], TemplateFiller] = {}
+_FILLERS: dict[tuple[int, int, Callable[[str], bool] | None], TemplateFiller] = {}
 _FILLERS_LOCK = threading.Lock()
 
 
-def filler_for(bank: ExampleBank, ontology: Ontology) -> TemplateFiller:
-    """One filler (and one index) per bank and ontology object, shared by the translators that use them."""
+def filler_for(
+    bank: ExampleBank, ontology: Ontology, open_values: Callable[[str], bool] | None = None
+) -> TemplateFiller:
+    """One filler (and one index) per bank, ontology object and reader of open values, shared by the
+    translators that use them."""
     with _FILLERS_LOCK:
-        found = _FILLERS.get((id(bank), id(ontology)))
+        key = id(bank), id(ontology), open_values
+        found = _FILLERS.get(key)
         if found is None or found.bank is not bank or found.ontology is not ontology:
-            found = _FILLERS[id(bank), id(ontology)] = TemplateFiller(bank, ontology)
+            found = _FILLERS[key] = TemplateFiller(bank, ontology, open_values)
         return found
 
 
@@ -449,11 +482,22 @@ def _plain_words(slots: list[tuple[str, str | None]]) -> Slots:
     while index < len(slots):
         role, words = slots[index]
         after = [r for r, _ in slots[index + 1 : index + 4]]
-        if words is None and role == "do" and after[:2] == ["you", "think"] and after[2:] in (["is"], ["are"]):
+        # After a wh-word it frames what follows ("Who do you think wears a shirt?"), unless an
+        # opinion is asked ("What do you think of the cup?").
+        framed = bool(out) and out[-1][0] in ("who", "what", "where", "which") and after[2:3] not in (["of"], ["about"])
+        if (
+            words is None
+            and role == "do"
+            and after[:2] == ["you", "think"]
+            and (after[2:] in (["is"], ["are"]) or framed)
+        ):
             index += 3  # "Who do you think is holding a bat?" asks "Who is holding a bat?"
             continue
         if words is None and role in IDLE_WORDS:
             index += 1
+            continue
+        if words is None and role == "side" and out and out[-1][0] == "hposition":
+            index += 1  # "the speaker on the right side" is "the speaker on the right"
             continue
         if words is None and role == "other" and index + 1 < len(slots) and _named_before(slots[index + 1], out):
             index += 1  # "the bear on top of the other bear": GQA's program relates it to a bear, as "the bear"
@@ -466,7 +510,7 @@ def _plain_words(slots: list[tuple[str, str | None]]) -> Slots:
             if after[:1] in (["thing"], [GROUP_ROLE]):
                 index += 1  # "that table" names the table as "the table" does
                 continue
-            if not after:
+            if not after and role in ("this", "that"):
                 role = "it"  # "What room is this?" is "What room is it?"
         out.append((_SAME_WORD.get(role, role) if words is None else role, words))
         index += 1

@@ -17,6 +17,8 @@ Example:
     'Is this a park or a farm?'
     >>> read_as_scene("Do you see any cats?")
     'Are there any cats?'
+    >>> read_as_scene("Where in the image is the mirror, on the left or on the right?")
+    'Is the mirror on the left or on the right?'
 """
 
 from __future__ import annotations
@@ -68,6 +70,24 @@ _GROUP_PHRASES = (
     (re.compile(r"\b(the |at the |in the )?bottom or (the |at the |in the )?top\b", re.I), r"\1top or \2bottom"),
     (re.compile(r"\b(?:piece|pieces|item|items|article|articles)\s+of\s+(furniture|clothing)\b", re.I), r"\1"),
     (re.compile(r"\b(clothing|furniture)\s+(?:item|items|article|articles|piece|pieces)\b", re.I), r"\1"),
+    # The weather asked after however it is worded is the scene's weather, as "What is the weather like?" asks.
+    (re.compile(r"^\s*how\s+is\s+the\s+weather\b", re.I), "What is the weather like"),
+    (
+        re.compile(
+            r"^\s*(?:what|which)\s+(?:(?:type|kind|sort)\s+of\s+)?weather\s+"
+            r"(?:is\s+(?:it|this|that|there|shown|pictured)|(?:do|can)\s+you\s+see)\b",
+            re.I,
+        ),
+        "What is the weather like",
+    ),
+    # "Where is the mirror, on the left or on the right?" offers the two places it asks between.
+    (
+        re.compile(
+            r"^\s*where\s+(is|are)\s+(.+?),\s*((?:on|at|in)\s+the\s+\w+\s+or\s+(?:(?:on|at|in)\s+)?the\s+\w+)\s*\?",
+            re.I,
+        ),
+        lambda m: f"{m[1].capitalize()} {m[2]} {m[3]}?",
+    ),
 )
 _DANGLING = re.compile(r"\b(is|are)\s*(\?)?$", re.I)
 _SEE = re.compile(r"^\s*(?:do|can|could)\s+you\s+see\b", re.I)
