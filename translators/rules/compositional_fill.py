@@ -41,8 +41,9 @@ from functools import cached_property
 
 from theory.operations import POSITION_VALUES
 from theory.program import Program
+from translators.rules.plain_wording import GROUP_ROLE
 from translators.rules.reference_steps import Reference, compose
-from translators.rules.template_fill import ARTICLES, GROUP_ROLE, FilledProgram, Slots, TemplateFiller
+from translators.rules.template_fill import ARTICLES, FilledProgram, Slots, TemplateFiller
 from translators.wording.grounded_words import FUNCTION_WORDS, PRONOUNS, SPELLINGS, stem
 
 _RELATIVE = frozenset({"that", "which", "who"})

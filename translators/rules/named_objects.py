@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from theory.program import Program
-from translators.rules.template_fill import GROUP_ROLE
+from translators.rules.plain_wording import GROUP_ROLE
 from translators.wording.grounded_words import SPELLINGS, singular, stem
 from translators.wording.ontology import Ontology
 from translators.wording.templating import role_spans, template_tokens

@@ -24,7 +24,7 @@ plural and singular class slots are one role (the program keeps the word as the 
 as GQA does), and a group word (`furniture`, `animal`) is a slot of its own, since "What kind of appliance is this?"
 has the program of "What kind of animal is this?", not of "What kind of chair is this?".
 "The number of" before a noun is a plain phrase (a count), not an object called a number.
-A few wordings that never change a program are read as one (`_SAME_WORD`, `_plain_words`):
+A few wordings that never change a program are read as one (`translators.rules.plain_wording`):
 "which" as "what", "type" as "kind", a demonstrative before a class as an article ("that table",
 "these curtains"), "this" or "that" ending a question as "it", "do you think" before "is"/"are"
 or after a wh-word, "located", "is it" after "or", "side" after "left" or "right", and "other"
@@ -57,9 +57,10 @@ from theory.cache import replaced_whole
 from theory.canonical import canonical
 from theory.program import Program
 from translators.examples.bank import Example, ExampleBank
+from translators.rules import plain_wording
+from translators.rules.plain_wording import DEMONSTRATIVES, GROUP_ROLE, plain_words
 from translators.rules.slot_swap import Slots, swap, swap_categories
 from translators.wording import grounded_words, question_text, templating
-from translators.wording.indirect_wording import IDLE_WORDS
 from translators.wording.ontology import Ontology
 from translators.wording.question_frame import VERBS
 from translators.wording.question_text import read_as_scene
@@ -67,7 +68,6 @@ from translators.wording.templating import role_spans, template_tokens
 
 # Words that never change a GQA program; dropping them lets "a chair" match "the chair".
 ARTICLES = frozenset({"a", "an", "the"})
-GROUP_ROLE = "group"
 # The role of an attribute value of no category (the ontology's `property` values): composition
 # reads it as `filter_any`.
 OPEN_VALUE_ROLE = "property"
@@ -75,9 +75,6 @@ RELATION_ROLE = "relation"
 _PLURAL_ROLE = {"things": "thing"}
 # Examples of one form tried per question: enough for a vote, bounded for common forms.
 MAX_VOTERS = 25
-# Words GQA uses interchangeably in a question of one program ("Which color is..." = "What color is...").
-_SAME_WORD = {"which": "what", "type": "kind"}
-_DEMONSTRATIVES = frozenset({"this", "that", "these", "those"})
 # Plain words a program always reads (`TemplateFiller._idle`), besides the frame's verbs and the
 # words of categories.
 _MEANINGFUL_WORDS = frozenset(
@@ -188,7 +185,7 @@ class TemplateFiller:
 
     def plain(self, raw: list[tuple[str, str | None]]) -> Slots:
         """Raw slots as forms compare them: articles dropped, interchangeable wordings read as one."""
-        return _plain_words([(role, words) for role, words in raw if words is not None or role not in ARTICLES])
+        return plain_words([(role, words) for role, words in raw if words is not None or role not in ARTICLES])
 
     def slots(self, question: str) -> Slots:
         """The question's roles in order, each with the words it stands for."""
@@ -221,7 +218,8 @@ class TemplateFiller:
         if self.bank.path is None:
             return None
         digest = hashlib.sha256(f"{self.ontology.digest()}|{FILL_RULES_VERSION}".encode())
-        for module in (__file__, templating.__file__, question_text.__file__, grounded_words.__file__):
+        rules = (plain_wording, templating, question_text, grounded_words)
+        for module in (__file__, *(str(rule.__file__) for rule in rules)):
             digest.update(Path(module).read_bytes())  # the rules themselves: a changed rule is a new index
         stem = self.bank.path.with_suffix("")
         return stem.with_name(f"{stem.name}.fill-{digest.hexdigest()[:12]}.pickle")
@@ -466,52 +464,4 @@ def _not_objects(raw: list[tuple[str, str | None]]) -> list[tuple[str, str | Non
 
 def _ends_clause(after: tuple[str, str | None] | None) -> bool:
     """Whether what follows a verb leaves it without an object (the end, or a plain word that is no article)."""
-    return after is None or (after[1] is None and after[0] not in ARTICLES and after[0] not in _DEMONSTRATIVES)
-
-
-def _named_before(slot: tuple[str, str | None], before: list[tuple[str, str | None]]) -> bool:
-    """Whether `slot` is an object whose word the question said before (the one "the other" sets it apart from)."""
-    role, words = slot
-    return role in ("thing", GROUP_ROLE) and words is not None and any(w == words for _, w in before)
-
-
-def _plain_words(slots: list[tuple[str, str | None]]) -> Slots:
-    """The slots with the wordings that never change a program read as one (see the module docstring)."""
-    out: list[tuple[str, str | None]] = []
-    index = 0
-    while index < len(slots):
-        role, words = slots[index]
-        after = [r for r, _ in slots[index + 1 : index + 4]]
-        # After a wh-word it frames what follows ("Who do you think wears a shirt?"), unless an
-        # opinion is asked ("What do you think of the cup?").
-        framed = bool(out) and out[-1][0] in ("who", "what", "where", "which") and after[2:3] not in (["of"], ["about"])
-        if (
-            words is None
-            and role == "do"
-            and after[:2] == ["you", "think"]
-            and (after[2:] in (["is"], ["are"]) or framed)
-        ):
-            index += 3  # "Who do you think is holding a bat?" asks "Who is holding a bat?"
-            continue
-        if words is None and role in IDLE_WORDS:
-            index += 1
-            continue
-        if words is None and role == "side" and out and out[-1][0] == "hposition":
-            index += 1  # "the speaker on the right side" is "the speaker on the right"
-            continue
-        if words is None and role == "other" and index + 1 < len(slots) and _named_before(slots[index + 1], out):
-            index += 1  # "the bear on top of the other bear": GQA's program relates it to a bear, as "the bear"
-            continue
-        if words is None and role == "or" and after[:2] in (["is", "it"], ["are", "they"]):
-            out.append((role, words))  # "Is the bench red or is it yellow?" offers red or yellow
-            index += 3
-            continue
-        if words is None and role in _DEMONSTRATIVES:
-            if after[:1] in (["thing"], [GROUP_ROLE]):
-                index += 1  # "that table" names the table as "the table" does
-                continue
-            if not after and role in ("this", "that"):
-                role = "it"  # "What room is this?" is "What room is it?"
-        out.append((_SAME_WORD.get(role, role) if words is None else role, words))
-        index += 1
-    return tuple(out)
+    return after is None or (after[1] is None and after[0] not in ARTICLES and after[0] not in DEMONSTRATIVES)

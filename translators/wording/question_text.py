@@ -17,8 +17,8 @@ Example:
     'Is this a park or a farm?'
     >>> read_as_scene("Do you see any cats?")
     'Are there any cats?'
-    >>> read_as_scene("Where in the image is the mirror, on the left or on the right?")
-    'Is the mirror on the left or on the right?'
+    >>> read_as_scene("Where in the picture is the lamp, on the left or on the right?")
+    'Is the lamp on the left or on the right?'
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ _GROUP_PHRASES = (
         ),
         "What is the weather like",
     ),
-    # "Where is the mirror, on the left or on the right?" offers the two places it asks between.
+    # "Where is the lamp, on the left or on the right?" offers the two places it asks between.
     (
         re.compile(
             r"^\s*where\s+(is|are)\s+(.+?),\s*((?:on|at|in)\s+the\s+\w+\s+or\s+(?:(?:on|at|in)\s+)?the\s+\w+)\s*\?",
