@@ -8,7 +8,8 @@ image before any of them was read (``evaluation/testdev_split.py``, ids in
   every figure it prints is a *development* figure.
 - ``--half test`` (358 questions on 76 images) is scored once, at the end: the first run writes
   ``bench/results/testdev_test.json`` and later runs refuse unless ``--again`` is given, which
-  records how many times the half was scored, so a figure read after a re-score says so.
+  writes ``bench/results/testdev_test_again.json`` instead (the single score stays as it was),
+  records how many times the half was scored and calls the figure a validation figure.
 
 Each question is translated with the default settings (template fill, composition, then the
 language model), scored by the program's confidence, kept or held back by the bundled calibration
@@ -213,6 +214,11 @@ def main() -> None:
         if not args.again:
             print(f"the test half was scored already ({results.relative_to(ROOT)}); --again scores it again, recorded")
             sys.exit(2)
+        # The single score stays as it was; a later one is a validation figure, in a file of its own.
+        again = ROOT / "bench" / "results" / "testdev_test_again.json"
+        if again.exists():
+            scored_before = json.loads(again.read_text(encoding="utf-8")).get("times_scored", scored_before)
+        results = again
     path = gqa_dir() / "questions" / TESTDEV_FILE_NAME
     if not path.is_file():
         print(f"GQA test-dev questions not found in {path.parent}; set ASPVQA_GQA_DIR")
@@ -236,8 +242,8 @@ def main() -> None:
     figures = summary(rows, new_form_ids(records, [r.id for r in rows]))
     report = {
         "data": f"{len(ids)} questions of the {args.half} half of ../shared/data/gqa/questions/{TESTDEV_FILE_NAME}",
-        "used_while_developing": args.half == "development",
-        "figure_kind": "development" if args.half == "development" else "test",
+        "used_while_developing": args.half == "development" or scored_before > 0,
+        "figure_kind": "development" if args.half == "development" else "test" if scored_before == 0 else "validation",
         "times_scored": scored_before + 1 if args.half == "test" else None,
         "rules_only": args.rules_only,
         "threshold": round(threshold, 6),
