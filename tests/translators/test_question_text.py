@@ -46,6 +46,12 @@ def test_where_with_two_places_offered_is_a_choice_between_them():
     assert read_as_scene("Where is the cup?") == "Where is the cup?"  # no choice offered: a where-question
 
 
+def test_gqas_what_the_thing_is_called_and_a_pointing_that_are_read_as_said_plainly():
+    assert read_as_scene("What the bowls on the table are called?") == "What are the bowls on the table called?"
+    assert read_as_scene("Is the cup that that man holds red?") == "Is the cup that the man holds red?"
+    assert read_as_scene("What is the cup that is red called?") == "What is the cup that is red called?"
+
+
 def test_questions_without_image_phrases_are_unchanged():
     for question in ("Is the cup on the table?", "What is the skier holding?", "What room was the picture taken at?"):
         assert read_as_scene(question) == question

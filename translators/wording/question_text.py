@@ -17,6 +17,8 @@ Example:
     'Is this a park or a farm?'
     >>> read_as_scene("Do you see any cats?")
     'Are there any cats?'
+    >>> read_as_scene("What the scarf on the chair is called?")
+    'What is the scarf on the chair called?'
     >>> read_as_scene("Where in the picture is the lamp, on the left or on the right?")
     'Is the lamp on the left or on the right?'
 """
@@ -70,6 +72,10 @@ _GROUP_PHRASES = (
     (re.compile(r"\b(the |at the |in the )?bottom or (the |at the |in the )?top\b", re.I), r"\1top or \2bottom"),
     (re.compile(r"\b(?:piece|pieces|item|items|article|articles)\s+of\s+(furniture|clothing)\b", re.I), r"\1"),
     (re.compile(r"\b(clothing|furniture)\s+(?:item|items|article|articles|piece|pieces)\b", re.I), r"\1"),
+    # GQA's "What the scarf is called?" asks "What is the scarf called?".
+    (re.compile(r"^\s*what\s+(the\s+.+?)\s+(is|are)\s+called\s*\?", re.I), r"What \2 \1 called?"),
+    # "the animal that that fence is in front of": the second "that" points at the fence, as "the" does.
+    (re.compile(r"\b(that|which)\s+that\b", re.I), r"\1 the"),
     # The weather asked after however it is worded is the scene's weather, as "What is the weather like?" asks.
     (re.compile(r"^\s*how\s+is\s+the\s+weather\b", re.I), "What is the weather like"),
     (
