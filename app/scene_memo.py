@@ -51,7 +51,7 @@ class SceneMemo(Generic[ResultT]):
         if (keep is not None and not keep(result)) or key in self._results or len(self._results) >= self.limit:
             return result
         # The key counts too: a question's text may be most of it. Sized and offered to the store
-        # outside the lock, which `peek` (on the service's event loop) then never waits behind long.
+        # outside the lock: the store's accounting (evicting others) holds the store's own lock.
         if self.accept is not None and not self.accept(estimated_bytes((key, result))):
             return result
         with self._lock:
