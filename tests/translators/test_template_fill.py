@@ -130,6 +130,23 @@ def test_a_value_said_with_its_category_word_takes_the_category_along():
     assert _filler(red_color).fill("Does the hat have large color?") is None
 
 
+def test_a_how_question_asks_its_values_category_as_the_examples_asks_its_own():
+    big = _example("e11", "How big is the dog?", "scene(0). select(1, 0, dog). unique(2, 1). query(3, 2, size). end(3).")
+    filled = _filler(big).fill("How wide is the road?")
+    assert filled is not None and format_flat(filled.program) == (
+        "scene(0). select(1, 0, road). unique(2, 1). query(3, 2, width). end(3)."
+    )
+    # A value the example's program names stays a value: "red" filters, it does not say what is asked.
+    red_size = _example(
+        "e12", "What size is the red car?", "scene(0). select(1, 0, car). filter(2, 1, color, red). unique(3, 2). "
+        "query(4, 3, size). end(4).",
+    )  # fmt: skip
+    wooden = _filler(red_size).fill("What size is the wooden car?")
+    assert wooden is not None and format_flat(wooden.program) == (
+        "scene(0). select(1, 0, car). filter(2, 1, material, wooden). unique(3, 2). query(4, 3, size). end(4)."
+    )
+
+
 def test_a_question_in_another_wording_is_filled_from_the_bank_example():
     which = _example(
         "w1",

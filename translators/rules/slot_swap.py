@@ -45,6 +45,10 @@ def swap_categories(
         if any(said_as.get(word, new) != new for word in (old, *old.split("_"))):
             return None  # the example's category is said where the question does not say the new one
     moved = {value: category for category in renamed for value in values[category]}
+    # A value the example's program never names only says which category is asked ("How big is the
+    # dog?" asks `query(size)`): the question's value of another category asks that one.
+    named_anywhere = {a for step in program for a in step.arguments}
+    signalling = {value for value, asked in moved.items() if value not in named_anywhere and asked in named_anywhere}
     steps = []
     for step in program:
         roles = OPERATIONS[step.operation].arguments
@@ -55,7 +59,9 @@ def swap_categories(
             return None  # the example's program files the value under another category than its role
         if named:
             step_values = [a for role, a in zip(roles, step.arguments) if role == "value"]
-            if not step_values or any(v not in values[named[0]] for v in step_values):
+            if not step_values and not values[named[0]] <= signalling:
+                return None
+            if any(v not in values[named[0]] for v in step_values):
                 return None
             arguments = tuple(
                 renamed[a] if role == "category" and a in renamed else a for role, a in zip(roles, step.arguments)
@@ -66,6 +72,10 @@ def swap_categories(
         recategorised = Program(tuple(steps), program.answer)
     except ProgramError:
         return None
+    # A signalling value has no argument to swap: the question's word takes its slot as it is.
+    example_slots = tuple(
+        ours if theirs[1] in signalling else theirs for theirs, ours in zip(example_slots, slots, strict=True)
+    )
     return swap(recategorised, example_slots, slots)
 
 
