@@ -131,7 +131,9 @@ def test_a_value_said_with_its_category_word_takes_the_category_along():
 
 
 def test_a_how_question_asks_its_values_category_as_the_examples_asks_its_own():
-    big = _example("e11", "How big is the dog?", "scene(0). select(1, 0, dog). unique(2, 1). query(3, 2, size). end(3).")
+    big = _example(
+        "e11", "How big is the dog?", "scene(0). select(1, 0, dog). unique(2, 1). query(3, 2, size). end(3)."
+    )
     filled = _filler(big).fill("How wide is the road?")
     assert filled is not None and format_flat(filled.program) == (
         "scene(0). select(1, 0, road). unique(2, 1). query(3, 2, width). end(3)."
