@@ -267,8 +267,7 @@ class Pipeline:
                 read = self.scene_text(scene.text, timings)
                 sent = PlainFacts.of(read) if isinstance(read, SceneFacts) else read
             else:
-                # Without what a stored graph keeps: the solver process needs the objects only.
-                sent = scene if scene.answers is None else replace(scene, answers=None)
+                sent = scene.unkept()
         solved = self.scene_solver(program, sent, top_k=top_k or self.settings.top_k, exact=exact)
         if image is None:
             return replace(solved, timings=timings | solved.timings)
@@ -309,7 +308,7 @@ class Pipeline:
             if result.status is SolveStatus.NO_ANSWER:
                 # A scene graph was encoded for the program's words only; the scene's other words
                 # are what the explanation offers instead (the taxonomy ranks them, loaded already).
-                graph = replace(scene, answers=None) if isinstance(scene, GraphScene) else None
+                graph = scene.unkept() if isinstance(scene, GraphScene) else None
                 explanation = explain_no_answer(
                     program,
                     read,
@@ -330,9 +329,7 @@ class Pipeline:
         if isinstance(scene, FactsScene):
             read = SceneReading(self._read_scene_facts(scene.text, SceneFacts.from_asp))
         elif isinstance(scene, GraphScene):
-            # The encoder keeps encodings by the graph; not what a stored one keeps, which would outlive it there.
-            graph = scene if scene.answers is None else replace(scene, answers=None)
-            read = SceneReading(self.components.scene_graph_encoder(graph, None if complete else program))
+            read = SceneReading(self.components.scene_graph_encoder(scene.unkept(), None if complete else program))
         else:
             read = self._image_reading(scene, program)
             timings.update({f"scene.{k}": v for k, v in read.timings.items()})

@@ -69,6 +69,11 @@ class GraphScene:
         except SceneGraphError as exc:
             raise PipelineError("invalid_input", f"scene_graph: {exc}") from None
 
+    def unkept(self) -> GraphScene:
+        """The graph without the answers a stored one keeps: what a solver process or an encoding
+        cache takes (the memo holds a lock and must not outlive the stored scene elsewhere)."""
+        return self if self.answers is None else replace(self, answers=None)
+
     @cached_property
     def by_id(self) -> dict[str, GraphObject]:
         """The objects by GQA id, as the encoder takes them."""

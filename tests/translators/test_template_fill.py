@@ -33,6 +33,12 @@ def _filler(*examples: Example) -> TemplateFiller:
     return TemplateFiller(ExampleBank(list(examples)), ONTOLOGY)
 
 
+def _filled(filler: TemplateFiller, question: str) -> str | None:
+    """The question's filled program as flat text, or None when none is filled."""
+    filled = filler.fill(question)
+    return format_flat(filled.program) if filled is not None else None
+
+
 def test_the_question_words_take_the_place_of_the_example_words():
     filled = _filler(RED_CUP, MUG_ON_TABLE).fill("What color is the lamp that is on the desk?")
     assert filled is not None and filled.examples == (MUG_ON_TABLE,)
@@ -110,8 +116,7 @@ def test_a_word_known_only_as_an_adjective_is_a_value_of_no_category_when_the_tr
     )  # fmt: skip
     asked = "Are the chairs comfortable?"
     assert _filler(closed).fill(asked) is None
-    filled = TemplateFiller(ExampleBank([closed]), bundled_ontology(), adjectives.__contains__).fill(asked)
-    assert filled is not None and format_flat(filled.program) == (
+    assert _filled(TemplateFiller(ExampleBank([closed]), bundled_ontology(), adjectives.__contains__), asked) == (
         "scene(0). select(1, 0, chairs). unique(2, 1). filter_any(3, 2, comfortable). exist(4, 3). end(4)."
     )
 
@@ -122,8 +127,7 @@ def test_a_value_said_with_its_category_word_takes_the_category_along():
         "e10", "Does the cup have red color?", "scene(0). select(1, 0, cup). unique(2, 1). "
         "verify_attr(3, 2, color, red). end(3).",
     )  # fmt: skip
-    filled = _filler(red_color).fill("Does the hat have large size?")
-    assert filled is not None and format_flat(filled.program) == (
+    assert _filled(_filler(red_color), "Does the hat have large size?") == (
         "scene(0). select(1, 0, hat). unique(2, 1). verify_attr(3, 2, size, large). end(3)."
     )
     # Said where the question says another category than its value's, it keeps the example from filling.
@@ -134,8 +138,7 @@ def test_a_how_question_asks_its_values_category_as_the_examples_asks_its_own():
     big = _example(
         "e11", "How big is the dog?", "scene(0). select(1, 0, dog). unique(2, 1). query(3, 2, size). end(3)."
     )
-    filled = _filler(big).fill("How wide is the road?")
-    assert filled is not None and format_flat(filled.program) == (
+    assert _filled(_filler(big), "How wide is the road?") == (
         "scene(0). select(1, 0, road). unique(2, 1). query(3, 2, width). end(3)."
     )
     # A value the example's program names stays a value: "red" filters, it does not say what is asked.
@@ -143,8 +146,7 @@ def test_a_how_question_asks_its_values_category_as_the_examples_asks_its_own():
         "e12", "What size is the red car?", "scene(0). select(1, 0, car). filter(2, 1, color, red). unique(3, 2). "
         "query(4, 3, size). end(4).",
     )  # fmt: skip
-    wooden = _filler(red_size).fill("What size is the wooden car?")
-    assert wooden is not None and format_flat(wooden.program) == (
+    assert _filled(_filler(red_size), "What size is the wooden car?") == (
         "scene(0). select(1, 0, car). filter(2, 1, material, wooden). unique(3, 2). query(4, 3, size). end(4)."
     )
 
@@ -175,8 +177,7 @@ def test_no_program_when_a_word_would_map_two_ways_or_is_not_in_the_program():
 
 def test_a_word_the_program_does_not_read_may_stay_as_the_example_says_it():
     big = _example("b1", "How big is the dog?", "scene(0). select(1, 0, dog). unique(2, 1). query(3, 2, size). end(3).")
-    filled = _filler(big).fill("How big is the bottle?")
-    assert filled is not None and format_flat(filled.program) == (
+    assert _filled(_filler(big), "How big is the bottle?") == (
         "scene(0). select(1, 0, bottle). unique(2, 1). query(3, 2, size). end(3)."
     )
     # Another word there is still no fill: the program would not say what the question asks.
