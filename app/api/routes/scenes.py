@@ -10,6 +10,7 @@ counted against the store's bound.
 from __future__ import annotations
 
 import json
+import weakref
 from dataclasses import replace
 from typing import Annotated, Any
 
@@ -171,9 +172,17 @@ def _put(store: SceneStore, scope: str, scene_id: str, scene: SceneInput) -> tup
     # What perceiving it finds and the answers found on it count against the store's bound too,
     # from its first request on (it may come before `put` returns): counted for this very record,
     # not for one stored again under its id after it was evicted.
+    # By a weak reference: the memo is the record's, and a closure holding the record would make a
+    # cycle that keeps an evicted scene in memory until the cyclic collector runs.
+    record = weakref.ref(scene)
+
+    def accept(extra: int) -> bool:
+        kept = record()
+        return kept is not None and store.grow(scope, scene_id, extra, of=kept)
+
     for memo in (scene.answers, scene.readings if isinstance(scene, ImageScene) else None):
         if memo is not None:
-            memo.accept = lambda extra: store.grow(scope, scene_id, extra, of=scene)
+            memo.accept = accept
     return store.put(scope, scene_id, scene, scene_bytes(scene))
 
 
