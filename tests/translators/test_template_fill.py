@@ -362,3 +362,24 @@ def test_is_it_after_or_repeats_the_question():
     )
     filled = _filler(choice).fill("Is the bench white or is it blue?")
     assert filled is not None and "choose_attr(3, 2, color, white, blue)" in format_flat(filled.program)
+
+
+def test_a_verbs_number_is_read_as_one_where_the_bank_has_the_form_in_the_other():
+    on_street = _example(
+        "n1",
+        "What animal is on the street?",
+        "scene(0). select(1, 0, street). relate(2, 1, animal, on, subject). unique(3, 2). query(4, 3, name). end(4).",
+    )
+    filler = _filler(on_street)
+    assert _filled(filler, "What vehicles are on the street?") == (
+        "scene(0). select(1, 0, street). relate(2, 1, vehicle, on, subject). unique(3, 2). query(4, 3, name). end(4)."
+    )
+    there = _filler(RED_CUP)
+    assert there.fill("Are there red cups?") is None  # the bank has "Are there ...?" forms of its own
+
+
+def test_a_group_asked_for_in_the_plural_is_named_in_the_singular_and_one_referred_to_as_said():
+    filler = _filler(MUG_ON_TABLE)
+    assert ("group", "animal") in filler.slots("What animals are brown?")
+    assert ("group", "animal") in filler.slots("What are these animals called?")
+    assert ("group", "vegetables") in filler.slots("What is the color of the bowl near the vegetables?")

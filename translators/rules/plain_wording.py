@@ -5,6 +5,7 @@
 is "it", "do you think" before "is"/"are" or after a wh-word frames the question, "side" after
 "left" or "right" and "other" before a class said already ("the bear on top of the other bear")
 add nothing, and "is it" after "or" repeats the question (`translators.rules.template_fill`).
+`singular_verbs` reads a verb's number as one, for a form the bank has only in the other number.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ GROUP_ROLE = "group"
 DEMONSTRATIVES = frozenset({"this", "that", "these", "those"})
 # Words GQA uses interchangeably in a question of one program ("Which color is..." = "What color is...").
 _SAME_WORD = {"which": "what", "type": "kind"}
+# A verb's number only agrees with its subject (GQA asks no counting question).
+_SINGULAR_VERB = {"are": "is", "do": "does", "have": "has", "were": "was"}
 
 
 def _named_before(slot: tuple[str, str | None], before: list[tuple[str, str | None]]) -> bool:
@@ -65,3 +68,9 @@ def plain_words(slots: list[tuple[str, str | None]]) -> Slots:
         out.append((_SAME_WORD.get(role, role) if words is None else role, words))
         index += 1
     return tuple(out)
+
+
+def singular_verbs(slots: Slots) -> Slots:
+    """The slots with "are", "do", "have" and "were" read as "is", "does", "has" and "was": "What animals
+    are on the street?" asks what "What animal is on the street?" asks."""
+    return tuple((_SINGULAR_VERB.get(role, role) if words is None else role, words) for role, words in slots)

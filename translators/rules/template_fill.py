@@ -58,7 +58,7 @@ from theory.canonical import canonical
 from theory.program import Program
 from translators.examples.bank import Example, ExampleBank
 from translators.rules import plain_wording
-from translators.rules.plain_wording import DEMONSTRATIVES, GROUP_ROLE, plain_words
+from translators.rules.plain_wording import DEMONSTRATIVES, GROUP_ROLE, plain_words, singular_verbs
 from translators.rules.slot_swap import Slots, swap, swap_categories
 from translators.wording import grounded_words, question_text, templating
 from translators.wording.ontology import Ontology
@@ -90,7 +90,7 @@ _APOSTROPHE_S = re.compile(r"\b([A-Za-z]+)['’]s\b")
 _CONTRACTED = frozenset("what who where when why how which that it there here he she this let".split())
 _POSITION_WORDS = frozenset({"part", "side"})  # after which/what: where in the image
 # Changes whenever the rules above change what is filled, so stored translations are not reused.
-FILL_RULES_VERSION = 25
+FILL_RULES_VERSION = 26
 
 
 @dataclass(frozen=True)
@@ -123,9 +123,7 @@ class TemplateFiller:
         self._relation_heads = frozenset(
             "_".join(r.split("_")[:n]) for r in ontology.relations for n in range(1, len(r.split("_")) + 1)
         )
-        self._group_plurals = frozenset(
-            g + ("es" if g.endswith(("s", "x", "ch", "sh")) else "s") for g in ontology.groups
-        )
+        self._group_plurals = {g + ("es" if g.endswith(("s", "x", "ch", "sh")) else "s"): g for g in ontology.groups}
         self._index: dict[str, list[tuple[Example, Slots]]] | None = None
         self._looser_indexes: dict[str, dict[str, list[tuple[Example, Slots]]]] = {}
         self._lock = threading.Lock()
@@ -158,7 +156,10 @@ class TemplateFiller:
             if words is None and role in self._groups:
                 out.append((GROUP_ROLE, role))
             elif words is None and role in self._group_plurals:
-                out.append((GROUP_ROLE, role))  # "animals" names the group as "animal" does
+                # "animals" names the group as "animal" does; GQA's programs name the group a
+                # question asks about ("What animals are brown?") in the singular, a group it
+                # refers to ("the bowl near the vegetables") as said
+                out.append((GROUP_ROLE, self._group_plurals[role] if _asked(out) else role))
             elif words is None:
                 out.append((role, None))
             else:
@@ -235,11 +236,19 @@ class TemplateFiller:
         self, slots: Slots, exclude_ids: Collection[str] = (), accept: Callable[[Program], bool] | None = None
     ) -> FilledProgram | None:
         """`fill` for a question already read into slots: from the examples of its form, or else from
-        those whose form differs only in which attribute categories its values have (`any_category_form`),
+        those whose form differs only in its verbs' number (`singular_verbs`), in which attribute
+        categories its values have (`any_category_form`),
         only in the relations it names (`with_relation_slots`), in its group words read as classes, or
         by one plain word the program cannot read (`_idle`), tried in that order."""
         form = " ".join(role for role, _ in slots)
         found = self._vote(form, self.index.get(form, ()), slots, exclude_ids, accept, swap)
+        # Not for "Are there ...": the bank has both numbers, and GQA names the objects of a plural one
+        # in the singular, which composition does.
+        if found is None and (singular := singular_verbs(slots)) != slots and slots[1:2] != (("there", None),):
+            form = " ".join(role for role, _ in singular)
+            found = self._vote(
+                f"any number: {form}", self.by_verb_number.get(form, ()), singular, exclude_ids, accept, swap
+            )
         if found is None and (loose := self.any_category_form(slots)) is not None:
             recategorised = functools.partial(swap_categories, categories=self._categories)
             examples = self.by_any_category.get(loose, ())
@@ -362,6 +371,16 @@ class TemplateFiller:
 
         return self._looser("category", keyed)
 
+    @property
+    def by_verb_number(self) -> dict[str, list[tuple[Example, Slots]]]:
+        """The bank's examples by their form with every verb singular (`singular_verbs`)."""
+
+        def keyed(slots: Slots) -> tuple[str, Slots]:
+            singular = singular_verbs(slots)
+            return " ".join(role for role, _ in singular), singular
+
+        return self._looser("number", keyed)
+
     def _looser(
         self, name: str, keyed: Callable[[Slots], tuple[str, Slots] | None]
     ) -> dict[str, list[tuple[Example, Slots]]]:
@@ -448,6 +467,13 @@ def filler_for(
         if found is None or found.bank is not bank or found.ontology is not ontology:
             found = _FILLERS[key] = TemplateFiller(bank, ontology, open_values)
         return found
+
+
+def _asked(before: list[tuple[str, str | None]]) -> bool:
+    """Whether a group word after `before` is the one a wh-question asks for ("What animals ...",
+    "What kind of vehicles ...", "What are the fruits ...")."""
+    said = tuple(role for role, _ in before if role not in ARTICLES and role not in DEMONSTRATIVES)
+    return said[:1] in (("what",), ("which",)) and said[1:] in ((), ("is",), ("are",), ("kind", "of"), ("type", "of"))
 
 
 def _not_objects(raw: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:

@@ -21,14 +21,22 @@ Example:
     'What is the scarf on the chair called?'
     >>> read_as_scene("Where in the picture is the lamp, on the left or on the right?")
     'Is the lamp on the left or on the right?'
+    >>> read_as_scene("What place could this be?"), read_as_scene("The snow is on what animal?")
+    ('What place is this?', 'What animal is the snow on?')
+    >>> read_as_scene("Which size is the black cat, large or little?")
+    'Is the black cat large or little?'
 """
 
 from __future__ import annotations
 
 import re
 
+from theory.attributes import attribute_table
+
 _IMAGE = r"(?:picture|photo|photograph|image|pic|scene|shot)"
 _THE = r"(?:the|this|that)"
+# A subject said before its verb: an object ("the snow", "the man that is near the car") or a pronoun.
+_SUBJECT = r"(?:the|he|she|it|they|this|that)\b[^?,]*(?<!\bthat)(?<!\bwhich)(?<!\bwho)"
 _PHRASES = (
     # "on the right side of the picture" -> "on the right"; "which side of the photo" -> "which side"
     (
@@ -77,7 +85,10 @@ _GROUP_PHRASES = (
     # "the animal that that fence is in front of": the second "that" points at the fence, as "the" does.
     (re.compile(r"\b(that|which)\s+that\b", re.I), r"\1 the"),
     # The weather asked after however it is worded is the scene's weather, as "What is the weather like?" asks.
-    (re.compile(r"^\s*how\s+is\s+the\s+weather\b", re.I), "What is the weather like"),
+    (
+        re.compile(r"^\s*how\s+is\s+the\s+weather(?:\s+(?:today|now|outside|here|on\s+this\s+day))?\b", re.I),
+        "What is the weather like",
+    ),
     (
         re.compile(
             r"^\s*(?:what|which)\s+(?:(?:type|kind|sort)\s+of\s+)?weather\s+"
@@ -85,6 +96,47 @@ _GROUP_PHRASES = (
             re.I,
         ),
         "What is the weather like",
+    ),
+    # "What place could this be?", "What place does this represent?", "Where was the image taken?"
+    # ask what "What place is this?" asks: the place the picture shows.
+    (
+        re.compile(
+            r"^(\s*(?:what|which|where)\b[^?,]*?)\s+(?:could|might|may|would|can)\s+(this|it|that)\s+be\b", re.I
+        ),
+        r"\1 is \2",
+    ),
+    (
+        re.compile(r"^(\s*(?:what|which)\s+\w+)\s+(?:does|do)\s+(this|it|that)\s+(?:represent|depict|portray)\b", re.I),
+        r"\1 is \2",
+    ),
+    (re.compile(rf"\b(?:was|were|is)\s+{_THE}\s+{_IMAGE}\s+taken(?:\s+(?:at|in))?\s*(?=\?|$)", re.I), "is this"),
+    (re.compile(r"^(\s*(?:what|which))\s+(?:venue|location|setting)\s+is\s+(this|it|that)\b", re.I), r"\1 place is \2"),
+    (re.compile(r"\broom\s+of\s+(?:the|a|this)\s+(?:house|home|apartment)\b", re.I), "room"),
+    # "The pillow is where?", "The snow is on what animal?": the wh-word said last asks what it asks first.
+    (
+        re.compile(rf"^\s*({_SUBJECT})\s+(is|are)\s+where\s*\?", re.I),
+        lambda m: f"Where {m[2]} {_lower_first(m[1])}?",
+    ),
+    (
+        re.compile(rf"^\s*({_SUBJECT})\s+(is|are)\s+(?:([a-z ]+?)\s+)?(what|which|who)((?:\s+\w+)?)\s*\?", re.I),
+        lambda m: f"{m[4].capitalize()}{m[5]} {m[2]} {_lower_first(m[1])}{' ' + m[3] if m[3] else ''}?",
+    ),
+    # "in the center" is GQA's middle; "in the bottom part" is at the bottom.
+    (re.compile(r"\b(?:in|at)\s+the\s+(?:center|centre)\b", re.I), "in the middle"),
+    (re.compile(r"\b(?:in|at)\s+the\s+(top|bottom)\s+(?:part|half)\b", re.I), r"at the \1"),
+    # "Are there bicycles or fences there?": the second "there" points at the picture again.
+    (re.compile(r"^(\s*(?:are|is)\s+there\s+[^?]+?)\s+there(?=\s*\?|\s+(?:that|which)\b)", re.I), r"\1"),
+    # "Is there either any cow or fence?": "either" only announces the choice.
+    (re.compile(r"\b(is|are)\s+there\s+either\b", re.I), r"\1 there"),
+    # "Which material makes up the floor, ...?" asks what "What material is the floor, ...?" asks.
+    (
+        re.compile(r"^(\s*(?:what|which)\s+material)\s+(?:is\s+used\s+to\s+make|makes\s+up|forms)\b", re.I),
+        r"\1 is",
+    ),
+    # "What color do you think the shirt has?": the frame in the middle, the verb in the plural or not.
+    (
+        re.compile(r"^(\s*(?:what|which)\s+\w+)\s+do\s+you\s+think\s+(.+?)\s+(?:has|have)\s*\?", re.I),
+        r"\1 does \2 have?",
     ),
     # "Where is the lamp, on the left or on the right?" offers the two places it asks between.
     (
@@ -96,11 +148,30 @@ _GROUP_PHRASES = (
     ),
 )
 _DANGLING = re.compile(r"\b(is|are)\s*(\?)?$", re.I)
-_SEE = re.compile(r"^\s*(?:do|can|could)\s+you\s+see\b", re.I)
+_SEE = re.compile(r"^\s*(?:do|can|could)\s+you\s+see\b(?=\s+(an?\b)?)", re.I)
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:]
 
 
 def _this(verb: str) -> str:
     return f"{verb} {'these' if verb.lower() == 'are' else 'this'}"
+
+
+# "Which size is the animal, large or little?": a category named, then two of its values offered.
+_CATEGORY_CHOICE = re.compile(
+    r"^\s*(?:what|which)\s+([a-z]+)\s+(is|are)\s+([^,?]+?),\s*([a-z]+(?:\s[a-z]+)?)\s+or\s+([a-z]+(?:\s[a-z]+)?)\s*\?\s*$",
+    re.I,
+)
+
+
+def _category_choice(match: re.Match[str]) -> str:
+    """ "Is the animal large or little?" where both offered words are values of the category named."""
+    values = attribute_table().get(match[1].lower(), ())
+    if match[4].lower() not in values or match[5].lower() not in values:
+        return match[0]
+    return f"{match[2].capitalize()} {match[3]} {match[4]} or {match[5]}?"
 
 
 def read_as_scene(question: str) -> str:
@@ -113,7 +184,9 @@ def read_as_scene(question: str) -> str:
             if _DANGLING.search(text) and not _DANGLING.search(question.strip()):
                 # "What fruit is in this photo?" -> "What fruit is?" -> "What fruit is this?"
                 text = _DANGLING.sub(lambda m: f"{_this(m.group(1))}{m.group(2) or ''}", text)
-    text = _SEE.sub("Are there", text)
+    # "Do you see a fly?" asks "Is there a fly?", in the number the object is said in.
+    text = _SEE.sub(lambda m: "Is there" if m[1] else "Are there", text)
     for pattern, replacement in _GROUP_PHRASES:
         text = pattern.sub(replacement, text)
+    text = _CATEGORY_CHOICE.sub(_category_choice, text)
     return re.sub(r"\s+([?,.])", r"\1", re.sub(r"\s{2,}", " ", text)).strip()
