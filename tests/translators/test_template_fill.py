@@ -383,3 +383,15 @@ def test_a_group_asked_for_in_the_plural_is_named_in_the_singular_and_one_referr
     assert ("group", "animal") in filler.slots("What animals are brown?")
     assert ("group", "animal") in filler.slots("What are these animals called?")
     assert ("group", "vegetables") in filler.slots("What is the color of the bowl near the vegetables?")
+
+
+def test_a_category_named_by_its_word_stands_for_another_named_so():
+    color = _example(
+        "c1", "What color is the cup?", "scene(0). select(1, 0, cup). unique(2, 1). query(3, 2, color). end(3)."
+    )
+    filler = _filler(color)
+    assert _filled(filler, "What pattern is the shirt?") == (
+        "scene(0). select(1, 0, shirt). unique(2, 1). query(3, 2, pattern). end(3)."
+    )
+    # a value said ties the program to its category
+    assert filler.category_word_form(filler.slots("Is the red cup the same color as the plate?")) is None

@@ -95,7 +95,10 @@ def mismatch(program: Program, question: str, ontology: Ontology, kinship: WordK
     words = set(said)
     for step in program:
         if step.operation == "query" and step.arguments[0] == "name" and step.dependencies:
-            origin = _origin(program, program.step(step.dependencies[0]))
+            asked = program.step(step.dependencies[0])
+            if len(asked.dependencies) > 1:
+                continue  # one of two objects, by a comparison ("Who is taller, the man or the woman?")
+            origin = _origin(program, asked)
             if origin.operation == "relate_any" and origin.arguments[0] == "of" and origin.dependencies:
                 # "What is the dog's name?": the name *of* the dog is the dog's own name.
                 origin = _origin(program, program.step(origin.dependencies[0]))

@@ -1,5 +1,6 @@
-"""A bank example's program with the question's words put in its slots' words (`swap`), and with a
-value of another category taking its category along (`swap_categories`)."""
+"""A bank example's program with the question's words put in its slots' words (`swap`), with a
+value of another category taking its category along (`swap_categories`), and with a category named
+by its word standing for another named so (`swap_category_word`)."""
 
 from __future__ import annotations
 
@@ -119,3 +120,34 @@ def swap(program: Program, example_slots: Slots, slots: Slots) -> Program | None
         return validate_program(Program(steps, program.answer))
     except ProgramError:
         return None
+
+
+def swap_category_word(program: Program, example_slots: Slots, slots: Slots) -> Program | None:
+    """`swap`, where the question names another category by its word than the example does ("What
+    pattern is the shirt?" from "What color is the cup?"): each step that reads the example's
+    category reads the question's. None when the program never names the example's category."""
+    renamed: dict[str, str] = {}
+    for (theirs, theirs_words), (ours, ours_words) in zip(example_slots, slots, strict=True):
+        if theirs_words is None and ours_words is None and theirs != ours:
+            if renamed.setdefault(theirs.replace(" ", "_"), ours.replace(" ", "_")) != ours.replace(" ", "_"):
+                return None
+    steps = []
+    for step in program:
+        roles = OPERATIONS[step.operation].arguments
+        arguments = tuple(
+            renamed.get(a, a) if role == "category" else a for role, a in zip(roles, step.arguments, strict=True)
+        )
+        steps.append(Step(step.id, step.operation, step.dependencies, arguments))
+    named = {
+        a
+        for step in program
+        for role, a in zip(OPERATIONS[step.operation].arguments, step.arguments)
+        if role == "category"
+    }
+    if not renamed or not set(renamed) <= named:
+        return None
+    try:
+        recategorised = Program(tuple(steps), program.answer)
+    except ProgramError:
+        return None
+    return swap(recategorised, example_slots, slots)

@@ -59,7 +59,7 @@ from theory.program import Program
 from translators.examples.bank import Example, ExampleBank
 from translators.rules import plain_wording
 from translators.rules.plain_wording import DEMONSTRATIVES, GROUP_ROLE, plain_words, singular_verbs
-from translators.rules.slot_swap import Slots, swap, swap_categories
+from translators.rules.slot_swap import Slots, swap, swap_categories, swap_category_word
 from translators.wording import grounded_words, question_text, templating
 from translators.wording.ontology import Ontology
 from translators.wording.question_frame import VERBS
@@ -242,9 +242,10 @@ class TemplateFiller:
         by one plain word the program cannot read (`_idle`), tried in that order."""
         form = " ".join(role for role, _ in slots)
         found = self._vote(form, self.index.get(form, ()), slots, exclude_ids, accept, swap)
-        # Not for "Are there ...": the bank has both numbers, and GQA names the objects of a plural one
-        # in the singular, which composition does.
-        if found is None and (singular := singular_verbs(slots)) != slots and slots[1:2] != (("there", None),):
+        # Not from "Are there ...?" to "Is there ...?": GQA names the objects of a plural one in the
+        # singular, which composition does; the other way, the question's words go in as said.
+        singular = singular_verbs(slots)
+        if found is None and not (singular != slots and slots[1:2] == (("there", None),)):
             form = " ".join(role for role, _ in singular)
             found = self._vote(
                 f"any number: {form}", self.by_verb_number.get(form, ()), singular, exclude_ids, accept, swap
@@ -253,6 +254,11 @@ class TemplateFiller:
             recategorised = functools.partial(swap_categories, categories=self._categories)
             examples = self.by_any_category.get(loose, ())
             found = self._vote(f"any category: {loose}", examples, slots, exclude_ids, accept, recategorised)
+        if found is None and (word_form := self.category_word_form(slots)) is not None:
+            examples = self.by_category_word.get(word_form, ())
+            found = self._vote(
+                f"any category word: {word_form}", examples, slots, exclude_ids, accept, swap_category_word
+            )
         if found is None and (related := self.with_relation_slots(slots)) != slots:
             form = " ".join(role for role, _ in related)
             examples = self.by_any_relation.get(form, ())
@@ -356,6 +362,26 @@ class TemplateFiller:
             else:
                 roles.append(role)
         return " ".join(roles) if labels else None
+
+    def category_word_form(self, slots: Slots) -> str | None:
+        """The form with the one category the question names by its word read as any category
+        ("what category-word is thing"), or None: for a question that names no category, several,
+        or says a value of one (a value ties the program to its category)."""
+        said = {role for role, words in slots if words is None and role.replace(" ", "_") in self._categories}
+        valued = any(words is not None and role.replace(" ", "_") in self._categories for role, words in slots)
+        if len(said) != 1 or valued:
+            return None
+        return " ".join("category-word" if role in said and words is None else role for role, words in slots)
+
+    @property
+    def by_category_word(self) -> dict[str, list[tuple[Example, Slots]]]:
+        """The bank's examples by `category_word_form`."""
+
+        def keyed(slots: Slots) -> tuple[str, Slots] | None:
+            form = self.category_word_form(slots)
+            return (form, slots) if form is not None else None
+
+        return self._looser("category word", keyed)
 
     @functools.cached_property
     def _categories(self) -> frozenset[str]:

@@ -60,8 +60,11 @@ _PHRASES = (
     (re.compile(r"\s+(?:that|which)\s+(?:is|are)\s+(?:shown|pictured|presented|visible)\b", re.I), ""),
     # "Is this a photo of a park or a farm?" -> "Is this a park or a farm?"
     (re.compile(rf"\b(is|are)\s+(this|it|that)\s+(?:an?\s+)?{_IMAGE}\s+of\s+", re.I), r"\1 \2 "),
-    # "What room is shown?" -> "What room is this?"
-    (re.compile(r"\b(is|are)\s+(?:shown|pictured|presented)\s*(?=\?|$)", re.I), lambda m: _this(m.group(1))),
+    # "What room is shown (here)?" -> "What room is this?"
+    (
+        re.compile(r"\b(is|are)\s+(?:shown|pictured|presented)(?:\s+here)?\s*(?=\?|$)", re.I),
+        lambda m: _this(m.group(1)),
+    ),
     # "What room is the photo in?", "What room is this image in?" -> "What room is this?"
     (re.compile(rf"\b(is|are)\s+{_THE}\s+{_IMAGE}\s+(?:in|at|of)\s*(?=\?|$)", re.I), lambda m: _this(m.group(1))),
 )
@@ -112,6 +115,16 @@ _GROUP_PHRASES = (
     (re.compile(rf"\b(?:was|were|is)\s+{_THE}\s+{_IMAGE}\s+taken(?:\s+(?:at|in))?\s*(?=\?|$)", re.I), "is this"),
     (re.compile(r"^(\s*(?:what|which))\s+(?:venue|location|setting)\s+is\s+(this|it|that)\b", re.I), r"\1 place is \2"),
     (re.compile(r"\broom\s+of\s+(?:the|a|this)\s+(?:house|home|apartment)\b", re.I), "room"),
+    (
+        re.compile(r"^(\s*(?:what|which))\s+(?:kind|type|sort)\s+of\s+(place|room)\s+is\s+(this|it|that)\b", re.I),
+        r"\1 \2 is \3",
+    ),
+    (re.compile(r"^\s*what\s+is\s+(?:this|that)\s+(place|room)\s*\?", re.I), r"What \1 is this?"),
+    # "on the left or right of the bus" relates as "to the left or to the right of the bus" does.
+    (
+        re.compile(r"\bon\s+the\s+(left|right)\s+or\s+(?:on\s+)?(?:the\s+)?(left|right)\s+of\b", re.I),
+        r"to the \1 or to the \2 of",
+    ),
     # "The pillow is where?", "The snow is on what animal?": the wh-word said last asks what it asks first.
     (
         re.compile(rf"^\s*({_SUBJECT})\s+(is|are)\s+where\s*\?", re.I),
