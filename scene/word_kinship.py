@@ -35,6 +35,8 @@ ABSTRACT_NOUNS = frozenset(f"noun.{name}" for name in _ABSTRACT.split())
 ABSTRACT_VERBS = frozenset(
     f"verb.{name}" for name in "cognition emotion possession perception creation communication stative".split()
 )
+# Lexicographer files of senses that name things a scene may show.
+PHYSICAL_NOUNS = frozenset(f"noun.{name}" for name in "artifact food animal plant person body object substance".split())
 # Senses of the asker's mind or speech: the words a polite frame is made of ("I'd appreciate ...",
 # "Out of curiosity", "Can I assume ...").
 ATTITUDE = frozenset(
@@ -88,6 +90,12 @@ class WordNetKinship:
         with READER_LOCK:
             return _adjective_only(self, word)
 
+    def object_noun(self, word: str) -> bool:
+        """Whether `word`'s most frequent sense is a noun of a physical thing: an artifact, a food, an
+        animal, a plant, a person, a body part, a natural object or a substance ("weapon", "pastry")."""
+        with READER_LOCK:
+            return _object_noun(self, word)
+
     def knows(self, word: str) -> bool:
         """Whether WordNet has `word` (a compound's words joined by "_")."""
         with READER_LOCK:
@@ -98,6 +106,25 @@ class WordNetKinship:
 def _adjective_only(kin: WordNetKinship, word: str) -> bool:
     senses = kin._synsets(word)
     return bool(senses) and all(sense.pos() in ("a", "s") for sense in senses)
+
+
+@lru_cache(maxsize=65536)
+def _object_noun(kin: WordNetKinship, word: str) -> bool:
+    senses = kin._synsets(word)
+    nouns = [sense for sense in senses if sense.pos() == "n"]
+    if not nouns or nouns[0].lexname() not in PHYSICAL_NOUNS:
+        return False
+    # WordNet lists nouns first, whatever their use: "electric" is an adjective before it is a car.
+    others = [sense for sense in senses if sense.pos() != "n"]
+    noun_uses, other_uses = _uses(nouns, word), _uses(others, word)
+    if noun_uses or other_uses:
+        return noun_uses >= other_uses
+    return not any(sense.pos() in ("a", "s") for sense in others)
+
+
+def _uses(senses: list[Synset], word: str) -> int:
+    """How often the tagged corpus WordNet counts uses `word` in these senses."""
+    return sum(lemma.count() for sense in senses for lemma in sense.lemmas() if lemma.name().lower() == word)
 
 
 @lru_cache(maxsize=65536)

@@ -108,8 +108,8 @@ class Translator:
         # The GQA form can only show examples that carry a GQA semantic program.
         shown = bank.with_semantic if settings.representation == "gqa" else bank
         self.retriever = self._retriever(shown, retriever, embedder, ontology or bundled_ontology())
-        open_values = kinship.adjective_only if kinship is not None else None
-        self.filler = filler_for(shown, ontology or bundled_ontology(), open_values) if settings.template_fill else None
+        readers = (kinship.adjective_only, kinship.object_noun) if kinship is not None else (None, None)
+        self.filler = filler_for(shown, ontology or bundled_ontology(), *readers) if settings.template_fill else None
         self.composer = CompositionalFiller(self.filler) if self.filler is not None else None
         self.coordinator = (
             CoordinatedFiller((self.filler, self.composer)) if self.filler is not None and self.composer else None

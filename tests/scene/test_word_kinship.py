@@ -38,3 +38,10 @@ def test_things_values_relations_and_unknown_words_are(kin, word):
                                            ("silver", False), ("posing", False), ("xyzzy", False)])  # fmt: skip
 def test_a_word_known_only_as_an_adjective(kin, word, only):
     assert kin.adjective_only(word) is only
+
+
+@pytest.mark.parametrize(("word", "thing"), [("weapon", True), ("pastry", True), ("coffee_cup", True),
+                                            ("electric", False), ("kind", False), ("side", False),
+                                            ("standing", False), ("xyzzy", False)])  # fmt: skip
+def test_a_word_whose_usual_sense_is_a_thing_a_scene_may_show(kin, word, thing):
+    assert kin.object_noun(word) is thing

@@ -251,7 +251,7 @@ def test_the_translator_fills_without_a_model_call_and_says_so():
 
 def test_the_index_is_kept_beside_a_bank_file_and_read_back(tmp_path, monkeypatch):
     from translators.examples.bank import load_bank, save_bank
-    from translators.rules import template_fill
+    from translators.rules import form_index_file
 
     save_bank(ExampleBank([RED_CUP, MUG_ON_TABLE]), tmp_path / "bank.jsonl")
     bank = load_bank(tmp_path / "bank.jsonl")
@@ -264,7 +264,7 @@ def test_the_index_is_kept_beside_a_bank_file_and_read_back(tmp_path, monkeypatc
     again = TemplateFiller(bank, ONTOLOGY).fill("What color is the lamp that is on the desk?")
     assert again is not None and first is not None and again.program == first.program
     # An index of other questions, or an unreadable one, is built again.
-    template_fill._write_rows(stored, "another bank", {})
+    form_index_file.write_rows(stored, "another bank", {})
     assert TemplateFiller(bank, ONTOLOGY).fill("Is there a blue plate?") is not None
     stored.write_bytes(b"not a pickle")
     assert TemplateFiller(bank, ONTOLOGY).fill("Is there a blue plate?") is not None
@@ -395,3 +395,24 @@ def test_a_category_named_by_its_word_stands_for_another_named_so():
     )
     # a value said ties the program to its category
     assert filler.category_word_form(filler.slots("Is the red cup the same color as the plate?")) is None
+
+
+def test_words_the_ontology_lacks_that_name_things_are_classes_and_two_side_by_side_one():
+    holding = _example(
+        "o1",
+        "What animal is the man holding?",
+        "scene(0). select(1, 0, man). relate(2, 1, animal, holding, object). unique(3, 2). query(4, 3, name). end(4).",
+    )
+    things = {"weapon", "coffee", "coffee_cup"}
+    filler = TemplateFiller(ExampleBank([holding, RED_CUP]), ONTOLOGY, open_classes=things.__contains__)
+    # a class the question asks which kind of is read as a group
+    assert _filled(filler, "What weapon is the man holding?") == (
+        "scene(0). select(1, 0, man). relate(2, 1, weapon, holding, object). unique(3, 2). query(4, 3, name). end(4)."
+    )
+    assert _filled(filler, "Is there a red coffee cup?") == (
+        "scene(0). select(1, 0, coffee_cup). filter(2, 1, color, red). exist(3, 2). end(3)."
+    )
+    # a person before a class says whose: not one class
+    assert ("thing", "man_shirt") not in filler.raw_slots("What color is the man shirt?")
+    # the bank is read without open classes
+    assert TemplateFiller(ExampleBank([holding]), ONTOLOGY).fill("What weapon is the man holding?") is None

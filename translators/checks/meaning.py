@@ -174,6 +174,10 @@ class WordKinship(Protocol):
         """Whether `word` is known as an adjective and as nothing else ("comfortable", "leafless")."""
         ...
 
+    def object_noun(self, word: str) -> bool:
+        """Whether `word`'s usual sense is a thing a scene may show ("weapon", "pastry"), a noun first."""
+        ...
+
 
 def content_words(question: str) -> tuple[str, ...]:
     """The question's words that say what it is about, in order, without repeats."""

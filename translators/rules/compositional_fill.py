@@ -178,7 +178,9 @@ class CompositionalFiller:
             coordinated = before in ("or", "and") and len(reduced) > 1 and reduced[-2][1] is not None
             joined_by.append(before if coordinated else None)
             references.append(reference)
-            reduced.append((GROUP_ROLE if reference.noun in self.ontology.groups else "thing", reference.noun))
+            # A group, or a class the reading gave a group's role ("What pastry is on the large plate?")
+            grouped = reference.noun in self.ontology.groups or (GROUP_ROLE, reference.noun) in raw[index:end]
+            reduced.append((GROUP_ROLE if grouped else "thing", reference.noun))
             index = end
         for first, (second, conjunction) in zip(references, zip(references[1:], joined_by[1:], strict=True)):
             if conjunction and first.plain and second.after and second.relation is None:

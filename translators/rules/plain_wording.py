@@ -13,6 +13,8 @@ from __future__ import annotations
 from translators.rules.slot_swap import Slots
 from translators.wording.indirect_wording import IDLE_WORDS
 
+# Words that never change a GQA program; dropping them lets "a chair" match "the chair".
+ARTICLES = frozenset({"a", "an", "the"})
 # The role of a class group's word ("furniture", "animal").
 GROUP_ROLE = "group"
 DEMONSTRATIVES = frozenset({"this", "that", "these", "those"})

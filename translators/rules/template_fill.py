@@ -28,10 +28,9 @@ A few wordings that never change a program are read as one (`translators.rules.p
 "which" as "what", "type" as "kind", a demonstrative before a class as an article ("that table",
 "these curtains"), "this" or "that" ending a question as "it", "do you think" before "is"/"are"
 or after a wh-word, "located", "is it" after "or", "side" after "left" or "right", and "other"
-between a relation and a class ("the bear on top of the other bear") as nothing. With
-`open_values`, a word the ontology lacks that WordNet knows only as an adjective ("comfortable")
-is a value of no category, as GQA's programs read it.
-Phrases about the image itself are read as the whole scene first (`translators.wording.question_text`).
+between a relation and a class ("the bear on top of the other bear") as nothing. Words the
+ontology lacks are read by what WordNet says they are (`translators.rules.open_words`); phrases
+about the image itself, as the whole scene first (`translators.wording.question_text`).
 
 Example:
     >>> from translators.examples.bank import legacy_bank
@@ -45,7 +44,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import pickle
 import re
 import threading
 from collections import Counter, defaultdict
@@ -53,12 +51,13 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from theory.cache import replaced_whole
 from theory.canonical import canonical
 from theory.program import Program
+from theory.scene_facts import asp_constant
 from translators.examples.bank import Example, ExampleBank
-from translators.rules import plain_wording
-from translators.rules.plain_wording import DEMONSTRATIVES, GROUP_ROLE, plain_words, singular_verbs
+from translators.rules import open_words, plain_wording
+from translators.rules.form_index_file import read_rows, write_rows
+from translators.rules.plain_wording import ARTICLES, DEMONSTRATIVES, GROUP_ROLE, plain_words, singular_verbs
 from translators.rules.slot_swap import Slots, swap, swap_categories, swap_category_word
 from translators.wording import grounded_words, question_text, templating
 from translators.wording.ontology import Ontology
@@ -66,11 +65,6 @@ from translators.wording.question_frame import VERBS
 from translators.wording.question_text import read_as_scene
 from translators.wording.templating import role_spans, template_tokens
 
-# Words that never change a GQA program; dropping them lets "a chair" match "the chair".
-ARTICLES = frozenset({"a", "an", "the"})
-# The role of an attribute value of no category (the ontology's `property` values): composition
-# reads it as `filter_any`.
-OPEN_VALUE_ROLE = "property"
 RELATION_ROLE = "relation"
 _PLURAL_ROLE = {"things": "thing"}
 # Examples of one form tried per question: enough for a vote, bounded for common forms.
@@ -90,7 +84,7 @@ _APOSTROPHE_S = re.compile(r"\b([A-Za-z]+)['’]s\b")
 _CONTRACTED = frozenset("what who where when why how which that it there here he she this let".split())
 _POSITION_WORDS = frozenset({"part", "side"})  # after which/what: where in the image
 # Changes whenever the rules above change what is filled, so stored translations are not reused.
-FILL_RULES_VERSION = 26
+FILL_RULES_VERSION = 27
 
 
 @dataclass(frozen=True)
@@ -112,12 +106,20 @@ class FilledProgram:
 class TemplateFiller:
     """The bank's examples indexed by form; `fill` swaps a question's words into them."""
 
-    def __init__(self, bank: ExampleBank, ontology: Ontology, open_values: Callable[[str], bool] | None = None) -> None:
+    def __init__(
+        self,
+        bank: ExampleBank,
+        ontology: Ontology,
+        open_values: Callable[[str], bool] | None = None,
+        open_classes: Callable[[str], bool] | None = None,
+    ) -> None:
         self.bank = bank
         self.ontology = ontology
         # A question's word the ontology lacks that this says is a value ("comfortable"): read as a
         # value of no category, as GQA's programs read it (`filter_any`). The bank is read without it.
         self.open_values = open_values
+        # Likewise a word this says names a thing ("weapon", "pastry"): read as a class.
+        self.open_classes = open_classes
         self._groups = frozenset(ontology.groups)
         # The first word of every relation and each longer start of one ("standing", "standing_on").
         self._relation_heads = frozenset(
@@ -130,20 +132,24 @@ class TemplateFiller:
 
     def raw_slots(self, question: str) -> list[tuple[str, str | None]]:
         """The question's roles in order, articles kept (`translators.rules.compositional_fill` reads
-        them); a word `open_values` says is a value is one of no category."""
+        them); a word `open_values` says is a value is one of no category, a word `open_classes` says
+        names a thing is a class, and two classes side by side are one (`translators.rules.open_words`)."""
         raw = self._ontology_slots(question)
-        if self.open_values is None:
-            return raw
-        return [(OPEN_VALUE_ROLE, role) if self._open_value(role, words) else (role, words) for role, words in raw]
+        if self.open_values is not None:
+            raw = open_words.with_open_values(raw, self.open_values, self._unread)
+        if self.open_classes is not None:
+            raw = open_words.with_open_classes(raw, self.open_classes, self._unread, self._people)
+        return raw
 
-    def _open_value(self, role: str, words: str | None) -> bool:
+    def _unread(self, role: str, words: str | None) -> bool:
+        """Whether a slot is a plain word no rule reads: no article, frame, relation or category word."""
         return (
             words is None
             and role.isalpha()
+            and role not in ARTICLES
             and role not in self._meaningful_words
             and role not in self._relation_heads
-            and self.open_values is not None
-            and self.open_values(role)
+            and role.replace(" ", "_") not in self._categories
         )
 
     def _ontology_slots(self, question: str) -> list[tuple[str, str | None]]:
@@ -159,7 +165,7 @@ class TemplateFiller:
                 # "animals" names the group as "animal" does; GQA's programs name the group a
                 # question asks about ("What animals are brown?") in the singular, a group it
                 # refers to ("the bowl near the vegetables") as said
-                out.append((GROUP_ROLE, self._group_plurals[role] if _asked(out) else role))
+                out.append((GROUP_ROLE, self._group_plurals[role] if open_words.asked(out) else role))
             elif words is None:
                 out.append((role, None))
             else:
@@ -203,14 +209,14 @@ class TemplateFiller:
         with self._lock:
             if self._index is None:
                 stored = self._stored_path()
-                rows = _read_rows(stored, self.bank.content_digest()) if stored else None
+                rows = read_rows(stored, self.bank.content_digest()) if stored else None
                 if rows is None:
                     rows = defaultdict(list)
                     for row, example in enumerate(self.bank):
                         slots = self.plain(self._ontology_slots(example.question))
                         rows[" ".join(role for role, _ in slots)].append((row, slots))
                     if stored:
-                        _write_rows(stored, self.bank.content_digest(), dict(rows))
+                        write_rows(stored, self.bank.content_digest(), dict(rows))
                 self._index = {form: [(self.bank[row], slots) for row, slots in found] for form, found in rows.items()}
             return self._index
 
@@ -384,6 +390,10 @@ class TemplateFiller:
         return self._looser("category word", keyed)
 
     @functools.cached_property
+    def _people(self) -> frozenset[str]:
+        return frozenset(asp_constant(name) for name in self.ontology.groups.get("person", ()))
+
+    @functools.cached_property
     def _categories(self) -> frozenset[str]:
         return frozenset(self.ontology.categories)
 
@@ -453,53 +463,24 @@ class TemplateFiller:
         return FilledProgram(chosen[0][1], form, tuple(e for e, _ in chosen), votes, len(filled))
 
 
-_Rows = dict[str, list[tuple[int, Slots]]]  # form -> (bank row, slots) of its examples
-
-
-def _read_rows(path: Path, fingerprint: str) -> _Rows | None:
-    """A stored index when it was made for the bank with `fingerprint`, else None."""
-    try:
-        with path.open("rb") as handle:
-            stored = pickle.load(handle)
-    # ImportError: a pickle written before a module moved names a module that is gone.
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, ValueError):
-        return None  # absent or unreadable: built again
-    if not isinstance(stored, dict) or stored.get("fingerprint") != fingerprint:
-        return None
-    return stored["rows"]
-
-
-def _write_rows(path: Path, fingerprint: str, rows: _Rows) -> None:
-    """Store an index whole or not at all; a folder that is not writable is no error."""
-    try:
-        with replaced_whole(path) as temporary, temporary.open("wb") as out:
-            pickle.dump({"fingerprint": fingerprint, "rows": rows}, out, protocol=pickle.HIGHEST_PROTOCOL)
-    except OSError:
-        pass  # the index is built again next time
-
-
-_FILLERS: dict[tuple[int, int, Callable[[str], bool] | None], TemplateFiller] = {}
+_FILLERS: dict[tuple[int, int, Callable[[str], bool] | None, Callable[[str], bool] | None], TemplateFiller] = {}
 _FILLERS_LOCK = threading.Lock()
 
 
 def filler_for(
-    bank: ExampleBank, ontology: Ontology, open_values: Callable[[str], bool] | None = None
+    bank: ExampleBank,
+    ontology: Ontology,
+    open_values: Callable[[str], bool] | None = None,
+    open_classes: Callable[[str], bool] | None = None,
 ) -> TemplateFiller:
-    """One filler (and one index) per bank, ontology object and reader of open values, shared by the
+    """One filler (and one index) per bank, ontology object and readers of open words, shared by the
     translators that use them."""
     with _FILLERS_LOCK:
-        key = id(bank), id(ontology), open_values
+        key = id(bank), id(ontology), open_values, open_classes
         found = _FILLERS.get(key)
         if found is None or found.bank is not bank or found.ontology is not ontology:
-            found = _FILLERS[key] = TemplateFiller(bank, ontology, open_values)
+            found = _FILLERS[key] = TemplateFiller(bank, ontology, open_values, open_classes)
         return found
-
-
-def _asked(before: list[tuple[str, str | None]]) -> bool:
-    """Whether a group word after `before` is the one a wh-question asks for ("What animals ...",
-    "What kind of vehicles ...", "What are the fruits ...")."""
-    said = tuple(role for role, _ in before if role not in ARTICLES and role not in DEMONSTRATIVES)
-    return said[:1] in (("what",), ("which",)) and said[1:] in ((), ("is",), ("are",), ("kind", "of"), ("type", "of"))
 
 
 def _not_objects(raw: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
