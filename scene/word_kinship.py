@@ -35,8 +35,9 @@ ABSTRACT_NOUNS = frozenset(f"noun.{name}" for name in _ABSTRACT.split())
 ABSTRACT_VERBS = frozenset(
     f"verb.{name}" for name in "cognition emotion possession perception creation communication stative".split()
 )
-# Lexicographer files of senses that name things a scene may show.
-PHYSICAL_NOUNS = frozenset(f"noun.{name}" for name in "artifact food animal plant person body object substance".split())
+# Lexicographer files of senses that name things a scene may show. Not people ("owner", "winner":
+# roles a picture does not show) nor substances ("vitamins", "protein").
+PHYSICAL_NOUNS = frozenset(f"noun.{name}" for name in "artifact food animal plant body object".split())
 # Senses of the asker's mind or speech: the words a polite frame is made of ("I'd appreciate ...",
 # "Out of curiosity", "Can I assume ...").
 ATTITUDE = frozenset(
@@ -92,7 +93,7 @@ class WordNetKinship:
 
     def object_noun(self, word: str) -> bool:
         """Whether `word`'s most frequent sense is a noun of a physical thing: an artifact, a food, an
-        animal, a plant, a person, a body part, a natural object or a substance ("weapon", "pastry")."""
+        animal, a plant, a body part or a natural object ("weapon", "pastry")."""
         with READER_LOCK:
             return _object_noun(self, word)
 
