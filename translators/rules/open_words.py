@@ -6,24 +6,25 @@ it lacks is a plain word, and its form matches no example. Where a reader of wor
 
 - a word known only as an adjective ("comfortable", "leafless") is a value of no category, as
   GQA's programs read it (`filter_any`);
-- a word whose usual sense is a thing a scene may show ("weapon", "pastry") is a class;
-- two classes side by side are one ("the coffee cup", "the train car"), as GQA names the object,
-  unless a person comes first ("the man shirt": whose shirt); a word before another no rule reads
-  ("art work") is left to composition, which names the object by both;
+- a word whose usual sense is a thing a scene may show ("weapon", "pastry") is a class; a word
+  before another no rule reads ("art work") is left to composition, which names the object by both.
+  Two classes side by side ("the coffee cup") are left as they are: GQA names some by the compound
+  (`coffee_cup`) and others by one word ("laptop computer" is `laptop`), and a filled program is
+  trusted as one from the bank's own forms;
 - a class a question asks which kind of ("What weapon is the man holding?", "What pastry ...") is
   read as a group word is, in the singular.
 
 The bank's examples are read without these, so that their forms stay the ontology's.
 
 Example:
-    >>> with_open_classes([("is", None), ("the", None), ("coffee", None), ("thing", "cup")],
-    ...                   {"coffee"}.__contains__, lambda role, words: words is None and role != "the", ())
-    [('is', None), ('the', None), ('thing', 'coffee_cup')]
+    >>> with_open_classes([("what", None), ("weapon", None), ("is", None), ("it", None)],
+    ...                   {"weapon"}.__contains__, lambda role, words: words is None and role == "weapon")
+    [('what', None), ('group', 'weapon'), ('is', None), ('it', None)]
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 
 from translators.rules.plain_wording import ARTICLES, DEMONSTRATIVES, GROUP_ROLE
 from translators.wording.grounded_words import singular
@@ -41,9 +42,9 @@ def with_open_values(raw: Raw, says: Callable[[str], bool], unread: Unread) -> R
     return [(OPEN_VALUE_ROLE, role) if unread(role, words) and says(role) else (role, words) for role, words in raw]
 
 
-def with_open_classes(raw: Raw, says: Callable[[str], bool], unread: Unread, people: Collection[str]) -> Raw:
-    """`raw` with each plain word `says` names a thing read as a class, two classes side by side as
-    one, and a class the question asks which kind of as a group (see the module docstring)."""
+def with_open_classes(raw: Raw, says: Callable[[str], bool], unread: Unread) -> Raw:
+    """`raw` with each plain word `says` names a thing read as a class, and a class the question asks
+    which kind of as a group (see the module docstring)."""
     out: Raw = []
     for index, (role, words) in enumerate(raw):
         after = raw[index + 1] if index + 1 < len(raw) else None
@@ -53,17 +54,9 @@ def with_open_classes(raw: Raw, says: Callable[[str], bool], unread: Unread, peo
         if opens or (role == "thing" and words is not None and kind):
             word = words or role
             out.append((GROUP_ROLE, singular(word)) if kind else ("thing", word))
-        elif (
-            after is not None
-            and after[0] == "thing"
-            and after[1] is not None
-            and unread(role, words)
-            and says(f"{role}_{after[1]}")
-        ):
-            out.append(("thing", role))  # joined with the class after it below
         else:
             out.append((role, words))
-    return _compounds(out, people)
+    return out
 
 
 def kind_asked(before: Raw) -> bool:
@@ -78,16 +71,3 @@ def asked(before: list[tuple[str, str | None]]) -> bool:
     "What kind of vehicles ...", "What are the fruits ...")."""
     said = tuple(role for role, _ in before if role not in ARTICLES and role not in DEMONSTRATIVES)
     return said[:1] in (("what",), ("which",)) and said[1:] in ((), ("is",), ("are",), ("kind", "of"), ("type", "of"))
-
-
-def _compounds(raw: Raw, people: Collection[str]) -> Raw:
-    """Two nouns side by side as one class: GQA names the object by the compound (`coffee_cup`,
-    `train_car`), never as two objects; a person first says whose or what kind."""
-    out: Raw = []
-    for role, words in raw:
-        before = out[-1][1] if out and out[-1][0] == "thing" else None
-        if role == "thing" and words is not None and before is not None and before not in people:
-            out[-1] = ("thing", f"{before}_{words}")
-        else:
-            out.append((role, words))
-    return out

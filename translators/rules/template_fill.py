@@ -53,7 +53,6 @@ from pathlib import Path
 
 from theory.canonical import canonical
 from theory.program import Program
-from theory.scene_facts import asp_constant
 from translators.examples.bank import Example, ExampleBank
 from translators.rules import open_words, plain_wording
 from translators.rules.form_index_file import read_rows, write_rows
@@ -133,12 +132,12 @@ class TemplateFiller:
     def raw_slots(self, question: str) -> list[tuple[str, str | None]]:
         """The question's roles in order, articles kept (`translators.rules.compositional_fill` reads
         them); a word `open_values` says is a value is one of no category, a word `open_classes` says
-        names a thing is a class, and two classes side by side are one (`translators.rules.open_words`)."""
+        names a thing is a class (`translators.rules.open_words`)."""
         raw = self._ontology_slots(question)
         if self.open_values is not None:
             raw = open_words.with_open_values(raw, self.open_values, self._unread)
         if self.open_classes is not None:
-            raw = open_words.with_open_classes(raw, self.open_classes, self._unread, self._people)
+            raw = open_words.with_open_classes(raw, self.open_classes, self._unread)
         return raw
 
     def _unread(self, role: str, words: str | None) -> bool:
@@ -382,16 +381,7 @@ class TemplateFiller:
     @property
     def by_category_word(self) -> dict[str, list[tuple[Example, Slots]]]:
         """The bank's examples by `category_word_form`."""
-
-        def keyed(slots: Slots) -> tuple[str, Slots] | None:
-            form = self.category_word_form(slots)
-            return (form, slots) if form is not None else None
-
-        return self._looser("category word", keyed)
-
-    @functools.cached_property
-    def _people(self) -> frozenset[str]:
-        return frozenset(asp_constant(name) for name in self.ontology.groups.get("person", ()))
+        return self._looser_form("category word", self.category_word_form)
 
     @functools.cached_property
     def _categories(self) -> frozenset[str]:
@@ -400,12 +390,16 @@ class TemplateFiller:
     @property
     def by_any_category(self) -> dict[str, list[tuple[Example, Slots]]]:
         """`any_category_form` -> the bank's examples of that form (built on first use from `index`)."""
+        return self._looser_form("category", self.any_category_form)
+
+    def _looser_form(self, name: str, form_of: Callable[[Slots], str | None]) -> dict[str, list[tuple[Example, Slots]]]:
+        """`_looser` by a looser form of an example's own slots (`form_of`: None leaves it out)."""
 
         def keyed(slots: Slots) -> tuple[str, Slots] | None:
-            loose = self.any_category_form(slots)
-            return (loose, slots) if loose is not None else None
+            form = form_of(slots)
+            return (form, slots) if form is not None else None
 
-        return self._looser("category", keyed)
+        return self._looser(name, keyed)
 
     @property
     def by_verb_number(self) -> dict[str, list[tuple[Example, Slots]]]:
