@@ -416,15 +416,3 @@ def test_words_the_ontology_lacks_that_name_things_are_classes():
     assert ("thing", "coffee_cup") not in filler.raw_slots("Is there a red coffee cup?")
     # the bank is read without open classes
     assert TemplateFiller(ExampleBank([holding]), ONTOLOGY).fill("What weapon is the man holding?") is None
-
-
-def test_a_value_offered_beside_one_of_no_category_is_of_no_category_too():
-    open_choice = _example(
-        "p1",
-        "Is the boy barefoot or sleeveless?",
-        "scene(0). select(1, 0, boy). unique(2, 1). choose_attr(3, 2, other, barefoot, sleeveless). end(3).",
-    )
-    filler = TemplateFiller(ExampleBank([open_choice]), ONTOLOGY, open_values={"bushy"}.__contains__)
-    assert _filled(filler, "Is the tree leafless or bushy?") == (
-        "scene(0). select(1, 0, tree). unique(2, 1). choose_attr(3, 2, other, leafless, bushy). end(3)."
-    )

@@ -38,25 +38,8 @@ OPEN_VALUE_ROLE = "property"
 
 
 def with_open_values(raw: Raw, says: Callable[[str], bool], unread: Unread) -> Raw:
-    """`raw` with each plain word `says` is a value read as one of no category; a value offered
-    beside one of no category ("leafless or bushy") is of no category too, as GQA's programs offer
-    the two (`choose_attr(..., other, ...)`)."""
-    out = [(OPEN_VALUE_ROLE, role) if unread(role, words) and says(role) else (role, words) for role, words in raw]
-    for index in range(1, len(out) - 1):
-        pair = (out[index - 1], out[index + 1])
-        if (
-            out[index] == ("or", None)
-            and all(_value(slot) for slot in pair)
-            and OPEN_VALUE_ROLE in (r for r, _ in pair)
-        ):
-            out[index - 1], out[index + 1] = ((OPEN_VALUE_ROLE, words) for _, words in pair)
-    return out
-
-
-def _value(slot: tuple[str, str | None]) -> bool:
-    """Whether a slot stands for an attribute value (not an object, a group or a relation)."""
-    role, words = slot
-    return words is not None and role not in ("thing", GROUP_ROLE, "relation")
+    """`raw` with each plain word `says` is a value read as one of no category."""
+    return [(OPEN_VALUE_ROLE, role) if unread(role, words) and says(role) else (role, words) for role, words in raw]
 
 
 def with_open_classes(raw: Raw, says: Callable[[str], bool], unread: Unread) -> Raw:
