@@ -178,7 +178,7 @@ class CompositionalFiller:
             coordinated = before in ("or", "and") and len(reduced) > 1 and reduced[-2][1] is not None
             joined_by.append(before if coordinated else None)
             references.append(reference)
-            # A group, or a class the reading gave a group's role ("What pastry is on the large plate?")
+            # A group, or a class the reading gave a group's role ("What pastry is on the round tray?")
             grouped = reference.noun in self.ontology.groups or (GROUP_ROLE, reference.noun) in raw[index:end]
             reduced.append((GROUP_ROLE if grouped else "thing", reference.noun))
             index = end

@@ -11,7 +11,7 @@ it lacks is a plain word, and its form matches no example. Where a reader of wor
   Two classes side by side ("the coffee cup") are left as they are: GQA names some by the compound
   (`coffee_cup`) and others by one word ("laptop computer" is `laptop`), and a filled program is
   trusted as one from the bank's own forms;
-- a class a question asks which kind of ("What weapon is the man holding?", "What pastry ...") is
+- a class a question asks which kind of ("What weapon is the knight carrying?", "What pastry ...") is
   read as a group word is, in the singular.
 
 The bank's examples are read without these, so that their forms stay the ontology's.
@@ -61,7 +61,7 @@ def with_open_classes(raw: Raw, says: Callable[[str], bool], unread: Unread) -> 
 
 def kind_asked(before: Raw) -> bool:
     """Whether a class after `before` is one a question asks which kind of ("What pastry ...",
-    "Which kind of weapon ..."), not one it names ("What are the shelves made of?")."""
+    "Which kind of weapon ..."), not one it names ("What are the benches made of?")."""
     said = tuple(role for role, _ in before if role not in ARTICLES)
     return said in (("what",), ("which",), ("what", "kind", "of"), ("which", "kind", "of"), ("what", "type", "of"))
 

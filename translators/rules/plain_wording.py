@@ -73,6 +73,6 @@ def plain_words(slots: list[tuple[str, str | None]]) -> Slots:
 
 
 def singular_verbs(slots: Slots) -> Slots:
-    """The slots with "are", "do", "have" and "were" read as "is", "does", "has" and "was": "What animals
-    are on the street?" asks what "What animal is on the street?" asks."""
+    """The slots with "are", "do", "have" and "were" read as "is", "does", "has" and "was": "What birds
+    are on the roof?" asks what "What bird is on the roof?" asks."""
     return tuple((_SINGULAR_VERB.get(role, role) if words is None else role, words) for role, words in slots)

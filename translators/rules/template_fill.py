@@ -162,7 +162,7 @@ class TemplateFiller:
                 out.append((GROUP_ROLE, role))
             elif words is None and role in self._group_plurals:
                 # "animals" names the group as "animal" does; GQA's programs name the group a
-                # question asks about ("What animals are brown?") in the singular, a group it
+                # question asks about ("What animals are grey?") in the singular, a group it
                 # refers to ("the bowl near the vegetables") as said
                 out.append((GROUP_ROLE, self._group_plurals[role] if open_words.asked(out) else role))
             elif words is None:

@@ -21,8 +21,8 @@ Example:
     'What is the scarf on the chair called?'
     >>> read_as_scene("Where in the picture is the lamp, on the left or on the right?")
     'Is the lamp on the left or on the right?'
-    >>> read_as_scene("What place could this be?"), read_as_scene("The snow is on what animal?")
-    ('What place is this?', 'What animal is the snow on?')
+    >>> read_as_scene("What room might it be?"), read_as_scene("The cat is on what rug?")
+    ('What room is it?', 'What rug is the cat on?')
     >>> read_as_scene("Which size is the black cat, large or little?")
     'Is the black cat large or little?'
 """
@@ -100,8 +100,8 @@ _GROUP_PHRASES = (
         ),
         "What is the weather like",
     ),
-    # "What place could this be?", "What place does this represent?", "Where was the image taken?"
-    # ask what "What place is this?" asks: the place the picture shows.
+    # "What room might it be?", "What room does it represent?", "Where was this shot taken?" ask
+    # what the bank asks plainly: the place or room the picture shows.
     (
         re.compile(
             r"^(\s*(?:what|which|where)\b[^?,]*?)\s+(?:could|might|may|would|can)\s+(this|it|that)\s+be\b", re.I
@@ -125,7 +125,7 @@ _GROUP_PHRASES = (
         re.compile(r"\bon\s+the\s+(left|right)\s+or\s+(?:on\s+)?(?:the\s+)?(left|right)\s+of\b", re.I),
         r"to the \1 or to the \2 of",
     ),
-    # "The pillow is where?", "The snow is on what animal?": the wh-word said last asks what it asks first.
+    # "The lamp is where?", "The cat is on what rug?": the wh-word said last asks what it asks first.
     (
         re.compile(rf"^\s*({_SUBJECT})\s+(is|are)\s+where\s*\?", re.I),
         lambda m: f"Where {m[2]} {_lower_first(m[1])}?",
