@@ -57,39 +57,36 @@ def test_questions_without_image_phrases_are_unchanged():
         assert read_as_scene(question) == question
 
 
-def test_the_place_a_picture_shows_is_asked_as_what_place_is_this():
-    assert read_as_scene("What room was the picture taken at?") == "What room is this?"
-    assert read_as_scene("Where was the image taken?") == "Where is this?"
-    assert read_as_scene("Which place could this be?") == "Which place is this?"
-    assert read_as_scene("What place does this represent?") == "What place is this?"
-    assert read_as_scene("Which venue is this?") == "Which place is this?"
-    assert read_as_scene("Which room of the house is it?") == "Which room is it?"
+READINGS = [
+    # the place a picture shows, however asked
+    ("What room was the picture taken at?", "What room is this?"),
+    ("Where was the image taken?", "Where is this?"),
+    ("Which place could this be?", "Which place is this?"),
+    ("What place does this represent?", "What place is this?"),
+    ("Which venue is this?", "Which place is this?"),
+    ("Which room of the house is it?", "Which room is it?"),
+    # a wh-word said last is asked first
+    ("The lamp is where?", "Where is the lamp?"),
+    ("The cat is on what rug?", "What rug is the cat on?"),
+    ("She is holding what?", "What is she holding?"),
+    ("The man that is near the car is sitting on what?", "What is the man that is near the car sitting on?"),
+    # a category named, then two of its values; not its values: left as it is
+    ("Which size is the dog, large or small?", "Is the dog large or small?"),
+    ("What color is the cup, red or blue?", "Is the cup red or blue?"),
+    ("What size is the dog, a cat or a cow?", "What size is the dog, a cat or a cow?"),
+    # small wordings that change nothing asked
+    ("Is there either any cow or fence?", "Is there any cow or fence?"),
+    ("Do you see bikes or cars there?", "Are there bikes or cars?"),
+    ("Which material makes up the floor, wood or metal?", "Is the floor wood or metal?"),
+    ("What color do you think the shirt has?", "What color does the shirt have?"),
+    ("What color is the towel in the center?", "What color is the towel in the middle?"),
+    ("How is the weather today?", "What is the weather like?"),
+]
 
 
-def test_a_wh_word_said_last_is_asked_first():
-    assert read_as_scene("The lamp is where?") == "Where is the lamp?"
-    assert read_as_scene("The cat is on what rug?") == "What rug is the cat on?"
-    assert read_as_scene("She is holding what?") == "What is she holding?"
-    assert (
-        read_as_scene("The man that is near the car is sitting on what?")
-        == "What is the man that is near the car sitting on?"
-    )
-
-
-def test_a_category_named_then_two_of_its_values_is_a_choice_between_them():
-    assert read_as_scene("Which size is the dog, large or small?") == "Is the dog large or small?"
-    assert read_as_scene("What color is the cup, red or blue?") == "Is the cup red or blue?"
-    # not values of that category: left as it is
-    assert read_as_scene("What size is the dog, a cat or a cow?") == "What size is the dog, a cat or a cow?"
-
-
-def test_small_wordings_that_change_nothing_asked():
-    assert read_as_scene("Is there either any cow or fence?") == "Is there any cow or fence?"
-    assert read_as_scene("Do you see bikes or cars there?") == "Are there bikes or cars?"
-    assert read_as_scene("Which material makes up the floor, wood or metal?") == "Is the floor wood or metal?"
-    assert read_as_scene("What color do you think the shirt has?") == "What color does the shirt have?"
-    assert read_as_scene("What color is the towel in the center?") == "What color is the towel in the middle?"
-    assert read_as_scene("How is the weather today?") == "What is the weather like?"
+@pytest.mark.parametrize(("question", "reading"), READINGS)
+def test_wordings_are_read_as_the_banks(question, reading):
+    assert read_as_scene(question) == reading
 
 
 @given(st.text(max_size=80))
