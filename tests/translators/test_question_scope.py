@@ -31,6 +31,8 @@ QUESTIONS = GQA_DIR / "questions"
         ("Do you like the red car?", "opinion"),
         ("What does the sign say?", "text"),
         ("What is written on the bus?", "text"),
+        ("What does the bread smell like?", "sense"),
+        ("Does the soup taste salty?", "sense"),
     ],
 )
 def test_forms_outside_the_language_are_refused_with_what_can_be_answered(question, kind):
@@ -86,6 +88,9 @@ def test_the_translator_refuses_without_asking_the_model():
         ("How much did the umbrella cost?", "measurement"),
         ("Who painted the building?", "maker"),
         ("Who made the table?", "maker"),
+        ("Who is the woman?", "identity"),
+        ("Who is the man carrying the bag?", "identity"),
+        ("Who is this?", "identity"),
     ],
 )
 def test_measurements_and_past_deeds_are_beyond_the_scene(question, kind):
@@ -104,6 +109,9 @@ def test_measurements_and_past_deeds_are_beyond_the_scene(question, kind):
         "How tall is the fence that the horse jumps over?",
         "How old is the man?",
         "How long is the brown hair?",
+        # a relation asked with "who" at its far end
+        "Who is the girl in front of?",
+        "Who is the batter facing?",
     ],
 )
 def test_degrees_of_a_named_category_and_present_deeds_stay(question):

@@ -46,6 +46,8 @@ _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"|^(do|does|did) (you|i|we) (like|love|hate|prefer|want|need|enjoy|recommend)\b"
             r"|\b(in your opinion|your favou?rite)\b",
         ),
+        # How a thing smells or tastes: a picture shows neither ("What does the plant smell like?").
+        ("sense", r"\b(smell|smells|smelled|smelling|taste|tastes|tasted|tasting)\b"),
         (
             "text",
             r"\bwhat (does|do|did) (the|this|that|these|those|it)\b.*\b(say|says|read|reads|spell|spells)\b"
@@ -64,6 +66,8 @@ _EXPLANATIONS = {
     "opinion": "it asks for an opinion or advice",
     "text": "it asks for text written in the picture, which the scene does not read",
     "maker": "it asks who did something before the picture was taken, and the scene shows only what is there",
+    "sense": "it asks how something smells or tastes, which a picture does not show",
+    "identity": "it asks who someone is, and the scene knows what people are and do, not who they are",
     "measurement": "it asks for a measurement or an amount (how far, how much, how old in years), and the scene "
     "has no units",
 }
@@ -79,6 +83,13 @@ _UNITS = re.compile(
 # "Who painted the fence?", "Who made the table?": a past deed; "Who is wearing ..." asks who is there.
 _IRREGULAR_PAST = frozenset("made built drew wrote took gave bought sold brought grew put left set threw".split())
 _DEED = re.compile(r"^who (\w+)\b")
+# "Who is the man?", "Who is the man holding the umbrella?": who someone is. GQA's "Who is the man
+# in front of?" and "Who is the player hitting?" end in a preposition or a verb: a relation, in scope.
+_IDENTITY = re.compile(r"^who (?:is|are|was|were) (?:the|this|that|these|those|an?)\b(.*?)\W*$")
+_RELATION_ENDS = frozenset(
+    """of in on at to with behind near by from under above below beside between inside over into onto
+    for about against along around across through toward towards next""".split()
+)
 _NOT_DEEDS = frozenset("is are was were does do did has have had can could will would should may might must".split())
 
 
@@ -86,7 +97,7 @@ _NOT_DEEDS = frozenset("is are was were does do did has have had can could will 
 class Unsupported:
     """Why a question is outside the language, in one line a user can act on.
 
-    `kind` is a form of `_FORMS`, "wordless", "measurement" or "maker", or "inexpressible" when
+    `kind` is a form of `_FORMS`, "wordless", "measurement", "maker" or "identity", or "inexpressible" when
     the words of `words` can be said by no program that means the question (`translators.checks.meaning`);
     `reason` adds what a program that was tried got wrong.
     """
@@ -140,15 +151,20 @@ def _normalised(question: str) -> str:
 
 
 def beyond_the_scene(question: str, value_category: Callable[[str], str | None]) -> Unsupported | None:
-    """A measurement ("How old is the fence?", "How far ...") or a past deed ("Who painted the
-    fence?"), or None. `value_category` gives an attribute value's category: "How big", "How clean"
-    and "How tall" ask for a word of a category and stay in scope; "how old in years" asks for a number."""
+    """A measurement ("How old is the fence?", "How far ..."), a past deed ("Who painted the
+    fence?") or who someone is ("Who is the man?"), or None. `value_category` gives an attribute
+    value's category: "How big", "How clean" and "How tall" ask for a word of a category and stay
+    in scope; "how old in years" asks for a number."""
     text = _normalised(question)
     if (degree := _DEGREE.match(text)) is not None and degree.group(1) != "many":
         word = degree.group(1)
         category = value_category(word)
         if category is None or (category in MEASURED_CATEGORIES and _UNITS.search(text)):
             return Unsupported("measurement", (word,))
+    if (identity := _IDENTITY.match(text)) is not None:
+        last = identity.group(1).split()[-1:]
+        if not last or (last[0] not in _RELATION_ENDS and not last[0].endswith("ing")):
+            return Unsupported("identity")
     if (deed := _DEED.match(text)) is not None:
         verb = deed.group(1)
         if verb not in _NOT_DEEDS and (verb in _IRREGULAR_PAST or (verb.endswith("ed") and len(verb) > 4)):
