@@ -3,8 +3,8 @@
 The operations select, relate, filter, query, verify, choose, compare and count objects, their
 attributes and relations in one scene. A question that asks for a reason ("why"), a manner or a
 way ("how did", "how can"), a hypothetical ("what if"), an opinion or advice ("would you",
-"should I", "do you like"), a time ("when"), or text read off the picture ("what does the sign
-say") has no program in that language; a model would still write one and answer something. Such
+"should I", "do you like"), a time ("when"), a smell or taste, or text read off the picture ("what
+does the sign say") has no program in that language; a model would still write one and answer something. Such
 a question is refused with what the service can answer instead. The forms are a short declared
 table, each with the kind it names; on GQA's questions (which have none of these forms) none fires.
 
