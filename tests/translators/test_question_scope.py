@@ -118,7 +118,9 @@ def test_degrees_of_a_named_category_and_present_deeds_stay(question):
     assert beyond_the_scene(question, bundled_ontology().category_of) is None
 
 
-@pytest.mark.parametrize("question", ["Whose car is on the street?", "Who does the bicycle belong to?"])
+@pytest.mark.parametrize(
+    "question", ["Whose car is on the street?", "Who does the bicycle belong to?", "Who is the owner of the van?"]
+)
 def test_ownership_is_refused(question):
     found = out_of_scope(question)
     assert found is not None and found.kind == "ownership"

@@ -39,7 +39,7 @@ _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("hypothetical", r"^(what if|what would happen|what will happen|suppose|imagine)\b"),
         ("manner", r"^how (did|does|do|can|could|would|will|should|to)\b(?!.*\b(look|looks|seem|seems)\b)"),
         ("time", r"^when\b|\bwhat time is it\b|\bwhat (day|year|season) is it\b"),
-        ("ownership", r"^whose\b|\bbelong(s|ed)? to\b"),
+        ("ownership", r"^whose\b|\bbelong(s|ed)? to\b|\b(owner|owners|owns|owned)\b"),
         (
             "opinion",
             r"^(would|should|could|will|shall) (you|i|we|one|someone|anyone)\b(?! see\b)"
