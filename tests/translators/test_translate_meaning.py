@@ -61,16 +61,20 @@ def test_a_program_that_drops_a_word_is_refused_and_the_next_one_kept():
 
 
 def test_when_no_program_reads_back_as_the_question_it_is_declined_with_the_reason():
-    question = "Who is the man?"
+    question = "What is the man called?"
     naming = "query(unique(select(scene(), man)), name)"
     result = _translator({question: [naming] * 4}).translate(question)
     assert result.program is None and result.unsupported == "inexpressible"
     assert "name of the man" in (result.error or "")
 
 
-def test_measurements_and_past_deeds_are_declined_without_a_program():
+def test_measurements_past_deeds_and_identities_are_declined_without_a_program():
     translator = _translator({})
-    for question, kind in (("How old is the fence in years?", "measurement"), ("Who painted the building?", "maker")):
+    for question, kind in (
+        ("How old is the fence in years?", "measurement"),
+        ("Who painted the building?", "maker"),
+        ("Who is the man?", "identity"),
+    ):
         result = translator.translate(question)
         assert result.unsupported == kind and result.attempts == []
 
