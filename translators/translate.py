@@ -170,9 +170,7 @@ class Translator:
         so the first question does not wait for them."""
         s = self.settings
         if self.filler is not None:
-            # Built now rather than on the first question (the looser indexes read the first).
-            self.filler.by_any_category  # noqa: B018
-            self.filler.by_any_relation  # noqa: B018
+            self.filler.warm_up()
         if not self.backend.writes_programs:
             return
         # The sentence embedder and the bank's index load with the first retrieval.

@@ -129,7 +129,8 @@ def swap_category_word(program: Program, example_slots: Slots, slots: Slots) -> 
     renamed: dict[str, str] = {}
     for (theirs, theirs_words), (ours, ours_words) in zip(example_slots, slots, strict=True):
         if theirs_words is None and ours_words is None and theirs != ours:
-            if renamed.setdefault(theirs.replace(" ", "_"), ours.replace(" ", "_")) != ours.replace(" ", "_"):
+            new = ours.replace(" ", "_")
+            if renamed.setdefault(theirs.replace(" ", "_"), new) != new:
                 return None
     steps = []
     for step in program:

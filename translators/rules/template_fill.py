@@ -219,6 +219,11 @@ class TemplateFiller:
                 self._index = {form: [(self.bank[row], slots) for row, slots in found] for form, found in rows.items()}
             return self._index
 
+    def warm_up(self) -> None:
+        """Build the index and every looser one now, not on the first question that needs them: each
+        reads the whole bank (a second or so)."""
+        _ = self.by_verb_number, self.by_any_category, self.by_category_word, self.by_any_relation
+
     def _stored_path(self) -> Path | None:
         """Where the index of this bank, ontology and fill code is kept (None: a bank without a file)."""
         if self.bank.path is None:
