@@ -21,7 +21,8 @@ converts is labelled right or wrong by semantic equivalence of the programs (the
   questions the service meets are more like test-dev's than like the val sample's. The test half
   is never read.
 - The report, on the validation part, with the default declines and that calibration: how many
-  questions get a program that is kept, and how many of those are wrong; the coverage at 1 % and
+  questions get a program that is kept, and how many of those are wrong (also on its questions of a
+  form the bank has no example of, as bench/translation_accuracy.py counts them); the coverage at 1 % and
   5 % risk (the most questions a threshold keeps with at most that share wrong among them, on these
   very questions: in sample); and Effective Reliability Phi_c (Whitehead et al., ECCV 2022: +1
   right, -c wrong, 0 declined or held back) for c = 1 and 10, with and without declining.
@@ -45,6 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tqdm import tqdm  # noqa: E402
+from translation_accuracy import is_new_form  # noqa: E402
 
 from app.components import bundled_calibration_path  # noqa: E402
 from app.config import load_settings  # noqa: E402
@@ -52,7 +54,10 @@ from app.pipeline import Pipeline, PipelineError  # noqa: E402
 from evaluation.splits import split_questions  # noqa: E402
 from theory.equivalence import equivalent  # noqa: E402
 from theory.program import ProgramError  # noqa: E402
+from translators.examples.bundled import default_bank  # noqa: E402
 from translators.gqa.gqa_program import GQAProgramError, gqa_to_program  # noqa: E402
+from translators.rules.template_fill import TemplateFiller  # noqa: E402
+from translators.wording.ontology import bundled_ontology  # noqa: E402
 from trust.calibration import Calibration, data_digest  # noqa: E402
 from trust.confidence import confidence_parts, program_confidence  # noqa: E402
 from trust.conformal import coverage_at_risk, effective_reliability  # noqa: E402
@@ -141,6 +146,16 @@ def _coverage_at(rows: list[Row], risk: float) -> float:
     return share * len(scored) / len(rows) if rows else 0.0
 
 
+def _answered(rows: list[Row], kept: set[str]) -> dict:
+    """How many of `rows` are answered (kept) and the share wrong among those."""
+    answered = [r for r in rows if r.id in kept]
+    return {
+        "questions": len(rows),
+        "answered_share": round(len(answered) / len(rows), 4) if rows else None,
+        "wrong_among_answered": round(sum(bool(r.wrong) for r in answered) / len(answered), 4) if answered else None,
+    }
+
+
 def _phi(rows: list[Row], c: float, kept: set[str]) -> float:
     """Effective Reliability: +1 a kept right program, -c a kept wrong one, 0 declined or held back."""
     return effective_reliability([(not r.wrong) if r.id in kept else None for r in rows], c)
@@ -192,6 +207,10 @@ def main() -> None:
     kept = {r.id for r in labelled if (r.confidence or 0.0) >= fit.threshold}
     answered_all = {r.id for r in validation if r.status == "ok"}
     kept_wrong = sum(1 for r in labelled if r.id in kept and r.wrong)
+    # The questions of a form the bank has no example of (as bench/translation_accuracy.py counts them).
+    filler = TemplateFiller(default_bank(), bundled_ontology())
+    texts = {qid: text for qid, _, text, _ in items}
+    new_forms = [r for r in validation if is_new_form(filler, texts[r.id])]
     seconds = [r.seconds for r in rows]
     report: dict = {
         "data": "the 1,358 val and 50 train GQA questions of ../shared/data/gqa (the val questions' validation "
@@ -217,6 +236,7 @@ def main() -> None:
             },
             "answered_share": round(len(kept) / len(validation), 4),
             "wrong_among_answered": round(kept_wrong / len(kept), 4) if kept else None,
+            "new_forms": _answered(new_forms, kept),
             "coverage_at_1pct_risk": round(_coverage_at(validation, 0.01), 4),
             "coverage_at_5pct_risk": round(_coverage_at(validation, 0.05), 4),
             "phi_1": {
@@ -239,7 +259,8 @@ def main() -> None:
     print(
         f"validation part ({v['questions']}): programs for {v['with_program']}, {v['wrong_programs']} wrong; "
         f"kept above {fit.threshold:.3f}: {v['answered_share']:.1%} answered, "
-        f"{v['wrong_among_answered']} wrong among them (in sample)"
+        f"{v['wrong_among_answered']} wrong among them (in sample); on its {v['new_forms']['questions']} of a form "
+        f"the bank lacks: {v['new_forms']['answered_share']:.1%} answered, {v['new_forms']['wrong_among_answered']} wrong"
     )
     print(
         f"coverage at 1 % / 5 % risk: {v['coverage_at_1pct_risk']:.1%} / {v['coverage_at_5pct_risk']:.1%}; "
