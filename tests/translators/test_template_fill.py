@@ -22,6 +22,7 @@ RED_CUP = _example(
 BLUE_BAG = _example(
     "e2", "Is there a blue plate?", "scene(0). select(1, 0, plate). filter(2, 1, color, blue). exist(3, 2). end(3)."
 )
+BIG_DOG = _example("b1", "How big is the dog?", "scene(0). select(1, 0, dog). unique(2, 1). query(3, 2, size). end(3).")
 MUG_ON_TABLE = _example(
     "e3",
     "What color is the mug that is on the table?",
@@ -135,10 +136,7 @@ def test_a_value_said_with_its_category_word_takes_the_category_along():
 
 
 def test_a_how_question_asks_its_values_category_as_the_examples_asks_its_own():
-    big = _example(
-        "e11", "How big is the dog?", "scene(0). select(1, 0, dog). unique(2, 1). query(3, 2, size). end(3)."
-    )
-    assert _filled(_filler(big), "How wide is the road?") == (
+    assert _filled(_filler(BIG_DOG), "How wide is the road?") == (
         "scene(0). select(1, 0, road). unique(2, 1). query(3, 2, width). end(3)."
     )
     # A value the example's program names stays a value: "red" filters, it does not say what is asked.
@@ -176,12 +174,11 @@ def test_no_program_when_a_word_would_map_two_ways_or_is_not_in_the_program():
 
 
 def test_a_word_the_program_does_not_read_may_stay_as_the_example_says_it():
-    big = _example("b1", "How big is the dog?", "scene(0). select(1, 0, dog). unique(2, 1). query(3, 2, size). end(3).")
-    assert _filled(_filler(big), "How big is the bottle?") == (
+    assert _filled(_filler(BIG_DOG), "How big is the bottle?") == (
         "scene(0). select(1, 0, bottle). unique(2, 1). query(3, 2, size). end(3)."
     )
     # Another word there is still no fill: the program would not say what the question asks.
-    assert _filler(big).fill("How small is the bottle?") is None
+    assert _filler(BIG_DOG).fill("How small is the bottle?") is None
 
 
 def test_the_examples_of_one_form_vote_and_excluded_ones_do_not():
