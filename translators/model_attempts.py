@@ -15,9 +15,12 @@ from translators.model.backends.models import ModelFileError
 from translators.model.prompts import Prompt
 from translators.model.repair import interpret_output
 from translators.model.retrieval import Retrieved
-from translators.records import ExampleRecord, FixShown
+from translators.records import ExampleRecord, FixShown, fix_shown
+from translators.rules.as_asked import said_as_asked
 from translators.settings import TranslationSettings
 from translators.translation import Attempt
+from translators.wording.ontology import Ontology
+from translators.wording.schema import repair_program
 
 
 @dataclass
@@ -126,3 +129,19 @@ def retrieved_shown(retrieved: Retrieved) -> ExampleRecord:
         "score": round(retrieved.score, 4),
         "program": format_flat(retrieved.example.program),
     }
+
+
+def repaired(
+    program: Program | None, judge: QuestionJudge, ontology: Ontology | None
+) -> tuple[Program | None, list[FixShown]]:
+    """The model's program with the ontology's repairs (where they keep it the question's) and said as asked."""
+    made: list[FixShown] = []
+    if program is not None and ontology is not None:
+        fixed, repairs = repair_program(program, ontology)
+        # A repair that would name a word the question lacks is not made.
+        if judge.problems(fixed, judge.to_compose(False)) is None:
+            program, made = fixed, [fix_shown(f) for f in repairs]
+    if program is not None:
+        program, said = said_as_asked(program, judge.asked, ontology)
+        made += [fix_shown(f) for f in said]
+    return program, made

@@ -34,24 +34,23 @@ from translators.checks.consistency import majority_vote
 from translators.checks.declines import beyond_language, decline
 from translators.checks.meaning import WordKinship
 from translators.checks.meaning_checks import QuestionJudge, WordStems, not_named
+from translators.checks.question_scope import Unsupported
 from translators.examples.bank import Example, ExampleBank
 from translators.model.backends.base import Backend, BackendError, GenerationRequest, RetryableBackendError
 from translators.model.backends.no_model import NO_MODEL, NO_MODEL_MESSAGE
 from translators.model.embeddings import Embedder
-from translators.model.grammar import program_grammar
+from translators.model.grammar import UnwritableFrame, program_grammar
 from translators.model.prompts import PROMPTS, build_prompt, covering_examples
 from translators.model.retrieval import Retriever, Sampling
-from translators.model_attempts import Candidates, Request, ask_model, retrieved_shown
+from translators.model_attempts import Candidates, Request, ask_model, repaired, retrieved_shown
 from translators.records import FixShown, Source, fix_shown, mapping_shown
+from translators.rules.as_asked import said_as_asked
 from translators.rules.compositional_fill import COMPOSITION_VERSION, CompositionalFiller
 from translators.rules.coordination import CoordinatedFiller, as_be
 from translators.rules.reference_steps import compose
-from translators.rules.relation_check import as_relation_check
-from translators.rules.relation_direction import direct_relations
 from translators.rules.template_fill import FILL_RULES_VERSION, FilledProgram, TemplateFiller, filler_for
 from translators.settings import TranslationSettings
 from translators.translation import Attempt, Translation
-from translators.wording.asked_class import with_asked_class, with_asked_kind
 from translators.wording.grounded_words import QuestionWords, question_words, stem, with_usual_names
 from translators.wording.indirect_wording import direct_question
 from translators.wording.ontology import Ontology, bundled_ontology
@@ -301,6 +300,13 @@ class Translator:
         """The model's program from a prompt of retrieved examples (voted over the samples), with the
         objects it leaves out composed in; a decline when no candidate meant the question."""
         s = self.settings
+        try:
+            grammar = self._grammar_for(judge.words, judge.frame)  # one per question, shared by its samples
+        except UnwritableFrame as exc:  # every program the model could write would be refused: not asked
+            declined = Unsupported("inexpressible", (), str(exc))
+            return Translation.declined(
+                question, question_id, declined.kind, declined.message, time.perf_counter() - start
+            )
         retrieved = self.retriever.retrieve(
             judge.asked,
             s.examples,
@@ -312,7 +318,7 @@ class Translator:
         )
         retrieval_s = time.perf_counter() - start
         attempts: list[Attempt] = []
-        candidates = self._candidates(question, judge, [r.example for r in retrieved], exclude, attempts)
+        candidates = self._candidates(question, judge, grammar, [r.example for r in retrieved], exclude, attempts)
         generation_s = time.perf_counter() - start - retrieval_s
         vote = majority_vote(candidates.programs) if s.samples > 1 else None
         program, fixes = candidates.chosen(vote)
@@ -344,11 +350,16 @@ class Translator:
         return result
 
     def _candidates(
-        self, question: str, judge: QuestionJudge, shown: list[Example], exclude: set[str], attempts: list[Attempt]
+        self,
+        question: str,
+        judge: QuestionJudge,
+        grammar: str | None,
+        shown: list[Example],
+        exclude: set[str],
+        attempts: list[Attempt],
     ) -> Candidates:
-        """One candidate program per sample, each repaired and said as the question says it."""
+        """One candidate program per sample (each in `grammar`), repaired and said as the question says it."""
         s = self.settings
-        grammar = self._grammar_for(judge.words, judge.frame)  # one per question, shared by its samples
         candidates = Candidates([], [], None, False)
         for sample in range(s.samples):
             # At temperature 0 the candidates differ by the order of the retrieved examples.
@@ -366,7 +377,7 @@ class Translator:
                 attempts.append(Attempt("", candidates.error, 0.0))
                 candidates.programs, candidates.fixes = [None], [[]]
                 break
-            program, made = self._repaired(program, judge)
+            program, made = repaired(program, judge, self.ontology)
             candidates.programs.append(program)
             candidates.fixes.append(made)
         return candidates
@@ -381,19 +392,6 @@ class Translator:
                 self._warm_prefix()
         meaning = (judge.to_compose(True), judge.to_compose(False))
         return ask_model(self.backend, self.settings, request, judge, meaning, attempts)
-
-    def _repaired(self, program: Program | None, judge: QuestionJudge) -> tuple[Program | None, list[FixShown]]:
-        """The model's program with the ontology's repairs (where they keep it the question's) and said as asked."""
-        made: list[FixShown] = []
-        if program is not None and self.ontology is not None:
-            repaired, repairs = repair_program(program, self.ontology)
-            # A repair that would name a word the question lacks is not made.
-            if judge.problems(repaired, judge.to_compose(False)) is None:
-                program, made = repaired, [fix_shown(f) for f in repairs]
-        if program is not None:
-            program, said = self._as_said(program, judge.asked)
-            made += said
-        return program, made
 
     def _named_in(
         self, program: Program, judge: QuestionJudge, exclude: set[str], attempts: list[Attempt]
@@ -430,19 +428,6 @@ class Translator:
         fix = SchemaFix("named objects", made.answer, " ".join(missing), f"asked as {text!r}, references composed")
         return made, [fix_shown(fix)]
 
-    def _as_said(self, program: Program, asked: str) -> tuple[Program, list[FixShown]]:
-        """The program with the class (or kind) a wh-question names for its answer, the way each relation runs
-        and a relation check of "the X", where the question's words say them plainly (`asked_class`,
-        `relation_direction`, `relation_check`)."""
-        fixes = []
-        if self.ontology is not None:
-            program, named = with_asked_class(program, asked, self.ontology)
-            program, kind = with_asked_kind(program, asked, self.ontology)
-            fixes += [*named, *kind]
-        program, turned = direct_relations(program, asked)
-        program, checked = as_relation_check(program, asked)
-        return program, [fix_shown(f) for f in [*fixes, *turned, *checked]]
-
     def _filled(
         self,
         question: str,
@@ -457,8 +442,8 @@ class Translator:
         if self.ontology is not None:
             program, repairs = repair_program(program, self.ontology)
             fixes = [fix_shown(f) for f in repairs]
-        program, said = self._as_said(program, asked)
-        fixes += said
+        program, said = said_as_asked(program, asked, self.ontology)
+        fixes += [fix_shown(f) for f in said]
         shown = filled.examples[: max(self.settings.examples, 1)]
         return Translation(
             question=question,

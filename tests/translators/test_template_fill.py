@@ -267,6 +267,19 @@ def test_the_index_is_kept_beside_a_bank_file_and_read_back(tmp_path, monkeypatc
     assert TemplateFiller(bank, ONTOLOGY).fill("Is there a blue plate?") is not None
 
 
+def test_an_index_of_earlier_fill_rules_is_removed_when_the_new_one_is_written(tmp_path):
+    from translators.examples.bank import load_bank, save_bank
+
+    save_bank(ExampleBank([RED_CUP, MUG_ON_TABLE]), tmp_path / "bank.jsonl")
+    earlier = tmp_path / "bank.fill-000000000000.pickle"
+    earlier.write_bytes(b"an index of earlier rules")
+    unrelated = tmp_path / "other.fill-000000000000.pickle"
+    unrelated.write_bytes(b"another bank's index")
+    assert TemplateFiller(load_bank(tmp_path / "bank.jsonl"), ONTOLOGY).fill("Is there a blue plate?") is not None
+    (kept,) = tmp_path.glob("bank.fill-*.pickle")
+    assert kept != earlier and unrelated.exists()
+
+
 def test_a_value_that_starts_a_relation_is_a_value_where_the_relation_does_not_follow():
     from translators.examples.bank import legacy_bank
     from translators.rules.template_fill import TemplateFiller

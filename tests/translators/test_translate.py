@@ -273,3 +273,19 @@ def test_no_translation_of_the_gqa_test_part_names_a_word_its_question_lacks(ban
         sources[result.source] += 1
         assert invented_words(result.program, question_words(read_as_scene(question))) == [], question
     assert sources["model"] == 0 and sources["template"] + sources["composed"] > 250, sources
+
+
+def test_a_choice_no_program_in_its_words_can_offer_is_declined_without_asking_the_model(bank):
+    # "big" is a size and "puppy" a class: no choose call takes the two, so every program the model
+    # could write would fail the frame check, as the four attempts once did.
+    backend = Capturing([GOOD] * 4)
+    result = Translator(_settings(), bank, backend).translate("Is the dog big or a puppy?")
+    assert result.program is None and result.unsupported == "inexpressible"
+    assert "can offer the choice it gives" in result.error and backend.requests == []
+
+
+def test_a_choice_a_program_can_offer_asks_the_model(bank):
+    backend = Capturing(["choose_attr(unique(select(scene(), dog)), size, big, small)"])
+    result = Translator(_settings(), bank, backend).translate("Is the dog big or small?")
+    assert len(backend.requests) == 1 and "chooseexpr" in backend.requests[0].grammar
+    assert result.unsupported is None

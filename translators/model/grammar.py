@@ -321,20 +321,31 @@ def _expression_rules(
     return rules
 
 
+class UnwritableFrame(ValueError):
+    """No program in the question's words answers as it asks: it offers a choice of two words (or asks
+    whether either of two things is there), and no `choose_*` (or `or`) call can be made of its words.
+    Every program such a grammar allowed would fail the frame check (`question_frame.misfit`)."""
+
+
 def _answer_rule(frame: Frame | None, rules: list[str]) -> str:
     """The outermost call a frame allows: yes/no, a value, a number, one of two words (a `choose`) or
-    whether either thing is there (an `or`)."""
+    whether either thing is there (an `or`); raises `UnwritableFrame` when the last two cannot be made."""
     defined = {rule.split(" ::= ")[0] for rule in rules}
+    needed = {
+        Frame.CHOICE: ("chooseexpr", "no program in its words can offer the choice it gives"),
+        Frame.EITHER: ("eitherexpr", "no program in its words can look for either of the things it names"),
+    }
+    if frame in needed:
+        rule, unmet = needed[frame]
+        if rule not in defined:
+            raise UnwritableFrame(unmet)
+        return rule
     if frame is Frame.YES_NO:
         return "boolexpr"
-    if frame is Frame.CHOICE:
-        return "chooseexpr" if "chooseexpr" in defined else "valexpr"
     if frame is Frame.OPEN:
         return "valexpr"
     if frame is Frame.COUNT:
         return "numexpr"
-    if frame is Frame.EITHER:
-        return "eitherexpr" if "eitherexpr" in defined else "boolexpr"
     return "valexpr | boolexpr | numexpr"
 
 
@@ -384,7 +395,8 @@ def program_grammar(
     frame: Frame | None = None,
 ) -> str:
     """The GBNF grammar of programs in `representation`, optionally limited to a vocabulary or an
-    ontology's schema (the ontology wins where both are given), to one question's words and to its frame."""
+    ontology's schema (the ontology wins where both are given), to one question's words and to its frame
+    (raises `UnwritableFrame` when no outermost call of that frame can be made of the words)."""
     try:
         build = _GRAMMARS[representation]
     except KeyError:

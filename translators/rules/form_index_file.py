@@ -28,10 +28,14 @@ def read_rows(path: Path, fingerprint: str) -> FormRows | None:
     return stored["rows"]
 
 
-def write_rows(path: Path, fingerprint: str, rows: FormRows) -> None:
-    """Store an index whole or not at all; a folder that is not writable is no error."""
+def write_rows(path: Path, fingerprint: str, rows: FormRows, replaces: str | None = None) -> None:
+    """Store an index whole or not at all, then remove the files beside it that match `replaces` (the
+    indexes of earlier fill rules, which no start reads again); a folder that is not writable is no error."""
     try:
         with replaced_whole(path) as temporary, temporary.open("wb") as out:
             pickle.dump({"fingerprint": fingerprint, "rows": rows}, out, protocol=pickle.HIGHEST_PROTOCOL)
+        for stale in path.parent.glob(replaces) if replaces else ():
+            if stale != path:
+                stale.unlink(missing_ok=True)
     except OSError:
-        pass  # the index is built again next time
+        pass  # the index is built again next time; a stale one stays until the next write

@@ -215,7 +215,8 @@ class TemplateFiller:
                         slots = self.plain(self._ontology_slots(example.question))
                         rows[" ".join(role for role, _ in slots)].append((row, slots))
                     if stored:
-                        write_rows(stored, self.bank.content_digest(), dict(rows))
+                        others = stored.name.split(".fill-")[0] + ".fill-*.pickle"
+                        write_rows(stored, self.bank.content_digest(), dict(rows), replaces=others)
                 self._index = {form: [(self.bank[row], slots) for row, slots in found] for form, found in rows.items()}
             return self._index
 
