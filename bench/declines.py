@@ -18,8 +18,12 @@ converts is labelled right or wrong by semantic equivalence of the programs (the
   file instead of translating again.
 - `--with-development`: fit on the development half of the test-dev sample too (its rows in
   bench/results/testdev_development.json, written by `bench/testdev.py --half development`): the
-  questions the service meets are more like test-dev's than like the val sample's. The test half
-  is never read.
+  questions the service meets are more like test-dev's than like the val sample's.
+- `--with-test-half`: fit on the test half's rows too (bench/results/testdev_test_again.json, written
+  by `bench/testdev.py --half test --again`). That half was scored more than once, so it is
+  validation data, not a test set; it is the only labelled data whose questions no rule was written
+  against, and so the most like the questions the service meets. Its figures are then in sample;
+  `bench/calibration_folds.py` gives each part's figures with a threshold fitted on the other two.
 - The report, on the validation part, with the default declines and that calibration: how many
   questions get a program that is kept, and how many of those are wrong (also on its questions of a
   form the bank has no example of, as bench/translation_accuracy.py counts them); the coverage at 1 % and
@@ -123,20 +127,33 @@ def _row(pipeline: Pipeline, qid: str, part: str, text: str, semantic: list | No
     return Row(qid, part, "ok", score, wrong, str(source), seconds)
 
 
-def _development_rows() -> tuple[list[tuple[float, bool]], str]:
-    """(confidence, wrong) of each labelled program of the test-dev development half, and its file's digest."""
-    path = ROOT / "bench" / "results" / "testdev_development.json"
+TESTDEV_RUNS = {
+    "development": ("testdev_development.json", "bench/testdev.py --half development"),
+    "test": ("testdev_test_again.json", "bench/testdev.py --half test --again"),
+}
+
+
+def testdev_report(half: str) -> tuple[dict, str]:
+    """A test-dev half's last default run (`bench/testdev.py`'s report) and its file's digest."""
+    name, command = TESTDEV_RUNS[half]
+    path = ROOT / "bench" / "results" / name
     if not path.is_file():
-        print(f"{path.relative_to(ROOT)} is missing: run bench/testdev.py --half development first")
+        print(f"{path.relative_to(ROOT)} is missing: run {command} first")
         sys.exit(1)
     report = json.loads(path.read_text(encoding="utf-8"))
     if report.get("rules_only") or report.get("used_while_developing") is not True:
-        print(f"{path.relative_to(ROOT)} is not a development run with the default settings")
+        print(f"{path.relative_to(ROOT)} is not a run with the default settings on data used while developing")
         sys.exit(1)
+    return report, data_digest(path)
+
+
+def testdev_rows(half: str) -> tuple[list[tuple[float, bool]], str]:
+    """(confidence, wrong) of each labelled program of a test-dev half's last default run, and its file's digest."""
+    report, digest = testdev_report(half)
     rows = [
         (r["confidence"], bool(r["wrong"])) for r in report["rows"] if r["status"] == "ok" and r["wrong"] is not None
     ]
-    return rows, data_digest(path)
+    return rows, digest
 
 
 def _coverage_at(rows: list[Row], risk: float) -> float:
@@ -169,6 +186,11 @@ def main() -> None:
     parser.add_argument(
         "--with-development", action="store_true", help="fit on the test-dev development half's rows too"
     )
+    parser.add_argument(
+        "--with-test-half",
+        action="store_true",
+        help="fit on the test-dev test half's rows too (scored more than once: validation data)",
+    )
     args = parser.parse_args()
     os.environ["ASPVQA_CALIBRATION"] = "off"  # the confidences are the calibration's input, not its output
     items, digests = _questions()
@@ -188,9 +210,12 @@ def main() -> None:
     components = pipeline.components
     settings = components.confidence_settings(components.translation_settings())
     fitted_on = [(r.confidence or 0.0, bool(r.wrong)) for r in labelled]
-    if args.with_development:
-        development, digests["testdev_development"] = _development_rows()
-        fitted_on += development
+    fitted_parts = ["validation part"]
+    for half, wanted in (("development", args.with_development), ("test", args.with_test_half)):
+        if wanted:
+            half_rows, digests[f"testdev_{half}"] = testdev_rows(half)
+            fitted_on += half_rows
+            fitted_parts.append(f"test-dev {half} half")
     calibration = Calibration.fit(
         [score for score, _ in fitted_on],
         [wrong for _, wrong in fitted_on],
@@ -230,9 +255,8 @@ def main() -> None:
                 "method": METHOD,
                 "risk": RISK,
                 "threshold": round(fit.threshold, 6),
-                "fitted_on": "validation part and test-dev development half"
-                if args.with_development
-                else "validation part",
+                "fitted_on": ", ".join(fitted_parts),
+                "fitted_questions": len(fitted_on),
             },
             "answered_share": round(len(kept) / len(validation), 4),
             "wrong_among_answered": round(kept_wrong / len(kept), 4) if kept else None,

@@ -1,0 +1,96 @@
+"""The shipped calibration's recipe judged on data it was not fitted on: three folds, one per labelled part.
+
+The calibration (`bench/declines.py --refit --write-calibration --with-development --with-test-half`)
+is fitted on three parts of real GQA questions, each labelled right or wrong by semantic equivalence
+with GQA's program:
+
+- the val sample's validation part (`bench/results/declines.json`; rules were written against it:
+  validation);
+- the test-dev development half (`bench/results/testdev_development.json`; development);
+- the test-dev test half (`bench/results/testdev_test_again.json`; scored more than once: validation).
+
+Here each part in turn is held out: the threshold is fitted by the same method and risk on the other
+two parts' programs, and the held-out part's questions (declined and untranslated ones included) are
+kept or held back by it. Prints and writes bench/results/calibration_folds.json (figures only, no
+question text or ids); exits 1 when a fold answers fewer than 90 % of its questions or more than 5 %
+of its answers are wrong. Translates nothing: run the three scripts above first.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from declines import METHOD, RESULTS, RISK, testdev_report  # noqa: E402
+
+from trust.conformal import fit_threshold  # noqa: E402
+
+FOLDS_RESULTS = ROOT / "bench" / "results" / "calibration_folds.json"
+MIN_COVERAGE, MAX_WRONG = 0.90, 0.05
+
+
+def _parts() -> dict[str, tuple[str, list[dict]]]:
+    """Each part's use while developing and its rows (status, confidence, wrong)."""
+    if not RESULTS.is_file():
+        print(f"{RESULTS.relative_to(ROOT)} is missing: run bench/declines.py first")
+        sys.exit(1)
+    declines = json.loads(RESULTS.read_text(encoding="utf-8"))["rows"]
+    # As bench/declines.py counts it: labelled programs, and questions with no program at all.
+    validation = [r for r in declines if r["part"] == "validation" and (r["wrong"] is not None or r["status"] != "ok")]
+    return {
+        "val validation part": ("validation", validation),
+        "test-dev development half": ("development", testdev_report("development")[0]["rows"]),
+        "test-dev test half": ("validation", testdev_report("test")[0]["rows"]),
+    }
+
+
+def _labelled(rows: list[dict]) -> list[tuple[float, bool]]:
+    return [(r["confidence"] or 0.0, bool(r["wrong"])) for r in rows if r["status"] == "ok" and r["wrong"] is not None]
+
+
+def fold(held_out: list[dict], fitted_on: list[tuple[float, bool]]) -> dict:
+    """The held-out rows kept or held back by a threshold fitted on `fitted_on`."""
+    fit = fit_threshold([score for score, _ in fitted_on], [wrong for _, wrong in fitted_on], RISK, method=METHOD)
+    kept = [r for r in held_out if r["status"] == "ok" and (r["confidence"] or 0.0) >= fit.threshold]
+    wrong = sum(bool(r["wrong"]) for r in kept)
+    return {
+        "questions": len(held_out),
+        "fitted_on_programs": len(fitted_on),
+        "threshold": round(fit.threshold, 6),
+        "answered_share": round(len(kept) / len(held_out), 4) if held_out else None,
+        "wrong_among_answered": round(wrong / len(kept), 4) if kept else None,
+    }
+
+
+def main() -> None:
+    parts = _parts()
+    report: dict = {
+        "data": "real GQA questions of ../shared/data/gqa in three labelled parts, each used while developing",
+        "method": METHOD,
+        "risk": RISK,
+        "folds": {},
+    }
+    misses = []
+    for name, (use, rows) in parts.items():
+        others = [pair for other, (_, other_rows) in parts.items() if other != name for pair in _labelled(other_rows)]
+        figures = fold(rows, others) | {"held_out_use": use}
+        report["folds"][name] = figures
+        print(
+            f"{name} ({use}, {figures['questions']} questions), threshold {figures['threshold']:.3f} fitted on the "
+            f"other parts' {figures['fitted_on_programs']} programs: {figures['answered_share']:.1%} answered, "
+            f"{figures['wrong_among_answered']:.1%} of them wrong"
+        )
+        if figures["answered_share"] < MIN_COVERAGE or (figures["wrong_among_answered"] or 0.0) > MAX_WRONG:
+            misses.append(name)
+    FOLDS_RESULTS.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    for name in misses:
+        print(f"target missed on {name}: at least {MIN_COVERAGE:.0%} answered, at most {MAX_WRONG:.0%} wrong")
+    sys.exit(1 if misses else 0)
+
+
+if __name__ == "__main__":
+    main()
