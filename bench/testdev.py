@@ -174,7 +174,8 @@ def _misses(figures: dict) -> list[str]:
     return misses
 
 
-def _empty_recording() -> str:
+def empty_recording() -> str:
+    """A replay model with no outputs: every question the rules leave is counted as left, at once."""
     handle = tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False)
     handle.close()
     return f"replay:{handle.name}"
@@ -231,7 +232,7 @@ def main() -> None:
     ids = list(load_split().half(args.half))[: args.limit]
     os.environ["ASPVQA_CALIBRATION"] = "off"  # the confidence is scored here against the bundled threshold
     if args.rules_only:
-        os.environ["ASPVQA_LLM"] = _empty_recording()
+        os.environ["ASPVQA_LLM"] = empty_recording()
     threshold = Calibration.load(bundled_calibration_path()).threshold_fit().threshold
     if args.rethreshold:
         # The test half's single score is never re-read; its later (validation) run may be, like the development half's.
