@@ -28,6 +28,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
 from theory.operations import ARGUMENT_CHOICES, OPERATIONS, POSITION_VALUES, Kind
+from translators.errors import TranslatorError
 from translators.wording.grounded_words import QuestionWords, question_words, singular, stem
 from translators.wording.ontology import OTHER_CATEGORY, Ontology
 from translators.wording.question_frame import CHOICE_OPERATIONS, EITHER_OPERATIONS, Frame
@@ -321,7 +322,7 @@ def _expression_rules(
     return rules
 
 
-class UnwritableFrame(ValueError):
+class UnwritableFrame(TranslatorError, ValueError):
     """No program in the question's words answers as it asks: it offers a choice of two words (or asks
     whether either of two things is there), and no `choose_*` (or `or`) call can be made of its words.
     Every program such a grammar allowed would fail the frame check (`question_frame.misfit`)."""
