@@ -28,6 +28,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -67,9 +68,8 @@ def _gold(record: dict):  # noqa: ANN202 - a Program or None
 
 def _tail(questions: dict[str, dict]) -> list[str]:
     """The labelled questions the rules alone do not translate."""
-    saved = os.environ.get("ASPVQA_LLM")
-    os.environ["ASPVQA_LLM"] = empty_recording()
-    pipeline = Pipeline(load_settings())
+    with mock.patch.dict(os.environ, {"ASPVQA_LLM": empty_recording()}):
+        pipeline = Pipeline(load_settings())
     left = []
     for qid, record in questions.items():
         if _gold(record) is None:
@@ -78,10 +78,6 @@ def _tail(questions: dict[str, dict]) -> list[str]:
             pipeline.translate(record["question"])
         except PipelineError:
             left.append(qid)
-    if saved is None:
-        os.environ.pop("ASPVQA_LLM")
-    else:
-        os.environ["ASPVQA_LLM"] = saved
     return left
 
 
@@ -127,9 +123,8 @@ def main() -> None:
     new_forms = sorted(new_form_ids(questions, labelled_development))
     random.Random(SEED).shuffle(new_forms)
     figures = {"tail": _measure(questions, tail)}
-    os.environ["ASPVQA_TEMPLATE_FILL"] = "false"
-    figures["new forms, model alone"] = _measure(questions, new_forms[:NEW_FORMS])
-    os.environ.pop("ASPVQA_TEMPLATE_FILL")
+    with mock.patch.dict(os.environ, {"ASPVQA_TEMPLATE_FILL": "false"}):
+        figures["new forms, model alone"] = _measure(questions, new_forms[:NEW_FORMS])
     setting = f"examples={args.examples} representation={args.representation}"
     report = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.is_file() else {}
     report.setdefault(

@@ -15,6 +15,15 @@ from translators.rules.slot_swap import Slots
 FormRows = dict[str, list[tuple[int, Slots]]]  # form -> (bank row, slots) of its examples
 
 
+_INFIX = ".fill-"  # bank.jsonl -> bank.fill-<digest>.pickle
+
+
+def index_path(bank_path: Path, digest: str) -> Path:
+    """Where the index of the bank at `bank_path`, made by the fill code with `digest`, is kept."""
+    stem = bank_path.with_suffix("")
+    return stem.with_name(f"{stem.name}{_INFIX}{digest}.pickle")
+
+
 def read_rows(path: Path, fingerprint: str) -> FormRows | None:
     """A stored index when it was made for the bank with `fingerprint`, else None."""
     try:
@@ -28,13 +37,14 @@ def read_rows(path: Path, fingerprint: str) -> FormRows | None:
     return stored["rows"]
 
 
-def write_rows(path: Path, fingerprint: str, rows: FormRows, replaces: str | None = None) -> None:
-    """Store an index whole or not at all, then remove the files beside it that match `replaces` (the
-    indexes of earlier fill rules, which no start reads again); a folder that is not writable is no error."""
+def write_rows(path: Path, fingerprint: str, rows: FormRows) -> None:
+    """Store an index whole or not at all, then remove the same bank's indexes of earlier fill code
+    beside it, which no start reads again; a folder that is not writable is no error."""
     try:
         with replaced_whole(path) as temporary, temporary.open("wb") as out:
             pickle.dump({"fingerprint": fingerprint, "rows": rows}, out, protocol=pickle.HIGHEST_PROTOCOL)
-        for stale in path.parent.glob(replaces) if replaces else ():
+        bank = path.name.partition(_INFIX)[0]
+        for stale in path.parent.glob(f"{bank}{_INFIX}*.pickle"):
             if stale != path:
                 stale.unlink(missing_ok=True)
     except OSError:
