@@ -11,8 +11,9 @@ with GQA's program:
 
 Here each part in turn is held out: the threshold is fitted by the same method and risk on the other
 two parts' programs, and the held-out part's questions (declined and untranslated ones included) are
-kept or held back by it. Prints and writes bench/results/calibration_folds.json (figures only, no
-question text or ids); exits 1 when a fold answers fewer than 90 % of its questions or more than 5 %
+kept or held back by it, and so are its questions of a form the bank lacks (`bench/testdev.py`'s
+definition). Prints and writes bench/results/calibration_folds.json (figures only, no question text
+or ids); exits 1 when a fold answers fewer than 90 % of its questions or more than 5 %
 of its answers are wrong. Translates nothing: run the three scripts above first.
 """
 
@@ -25,26 +26,31 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from _questions import gqa_dir, val_sample_path  # noqa: E402
 from declines import METHOD, RESULTS, RISK, testdev_report  # noqa: E402
+from testdev import new_form_ids  # noqa: E402
 
+from evaluation.testdev_split import TESTDEV_FILE_NAME  # noqa: E402
 from trust.conformal import fit_threshold  # noqa: E402
 
 FOLDS_RESULTS = ROOT / "bench" / "results" / "calibration_folds.json"
 MIN_COVERAGE, MAX_WRONG = 0.90, 0.05
 
 
-def _parts() -> dict[str, tuple[str, list[dict]]]:
-    """Each part's use while developing and its rows (status, confidence, wrong)."""
+def _parts() -> dict[str, tuple[str, list[dict], dict]]:
+    """Each part's use while developing, its rows (id, status, confidence, wrong) and its questions by id."""
     if not RESULTS.is_file():
         print(f"{RESULTS.relative_to(ROOT)} is missing: run bench/declines.py first")
         sys.exit(1)
     declines = json.loads(RESULTS.read_text(encoding="utf-8"))["rows"]
     # As bench/declines.py counts it: labelled programs, and questions with no program at all.
     validation = [r for r in declines if r["part"] == "validation" and (r["wrong"] is not None or r["status"] != "ok")]
+    val = json.loads(val_sample_path().read_text(encoding="utf-8"))
+    testdev = json.loads((gqa_dir() / "questions" / TESTDEV_FILE_NAME).read_text(encoding="utf-8"))
     return {
-        "val validation part": ("validation", validation),
-        "test-dev development half": ("development", testdev_report("development")[0]["rows"]),
-        "test-dev test half": ("validation", testdev_report("test")[0]["rows"]),
+        "val validation part": ("validation", validation, val),
+        "test-dev development half": ("development", testdev_report("development")[0]["rows"], testdev),
+        "test-dev test half": ("validation", testdev_report("test")[0]["rows"], testdev),
     }
 
 
@@ -75,14 +81,20 @@ def main() -> None:
         "folds": {},
     }
     misses = []
-    for name, (use, rows) in parts.items():
-        others = [pair for other, (_, other_rows) in parts.items() if other != name for pair in _labelled(other_rows)]
+    for name, (use, rows, questions) in parts.items():
+        others = [
+            pair for other, (_, other_rows, _) in parts.items() if other != name for pair in _labelled(other_rows)
+        ]
         figures = fold(rows, others) | {"held_out_use": use}
+        new_forms = new_form_ids(questions, [r["id"] for r in rows])
+        figures["new_forms"] = fold([r for r in rows if r["id"] in new_forms], others)
         report["folds"][name] = figures
+        new = figures["new_forms"]
         print(
             f"{name} ({use}, {figures['questions']} questions), threshold {figures['threshold']:.3f} fitted on the "
             f"other parts' {figures['fitted_on_programs']} programs: {figures['answered_share']:.1%} answered, "
-            f"{figures['wrong_among_answered']:.1%} of them wrong"
+            f"{figures['wrong_among_answered']:.1%} of them wrong; on its {new['questions']} of a form the bank "
+            f"lacks {new['answered_share']:.1%} answered, {new['wrong_among_answered']:.1%} wrong"
         )
         if figures["answered_share"] < MIN_COVERAGE or (figures["wrong_among_answered"] or 0.0) > MAX_WRONG:
             misses.append(name)
