@@ -18,7 +18,7 @@ FormRows = dict[str, list[tuple[int, Slots]]]  # form -> (bank row, slots) of it
 _INFIX = ".fill-"  # bank.jsonl -> bank.fill-<digest>.pickle
 
 
-def index_path(bank_path: Path, digest: str) -> Path:
+def form_index_path(bank_path: Path, digest: str) -> Path:
     """Where the index of the bank at `bank_path`, made by the fill code with `digest`, is kept."""
     stem = bank_path.with_suffix("")
     return stem.with_name(f"{stem.name}{_INFIX}{digest}.pickle")

@@ -55,7 +55,7 @@ from theory.canonical import canonical
 from theory.program import Program
 from translators.examples.bank import Example, ExampleBank
 from translators.rules import open_words, plain_wording
-from translators.rules.form_index_file import index_path, read_rows, write_rows
+from translators.rules.form_index_file import form_index_path, read_rows, write_rows
 from translators.rules.plain_wording import ARTICLES, DEMONSTRATIVES, GROUP_ROLE, plain_words, singular_verbs
 from translators.rules.slot_swap import Slots, swap, swap_categories, swap_category_word
 from translators.wording import grounded_words, question_text, templating
@@ -232,7 +232,7 @@ class TemplateFiller:
         rules = (plain_wording, templating, question_text, grounded_words)
         for module in (__file__, *(str(rule.__file__) for rule in rules)):
             digest.update(Path(module).read_bytes())  # the rules themselves: a changed rule is a new index
-        return index_path(self.bank.path, digest.hexdigest()[:12])
+        return form_index_path(self.bank.path, digest.hexdigest()[:12])
 
     def fill(
         self, question: str, exclude_ids: Collection[str] = (), accept: Callable[[Program], bool] | None = None
