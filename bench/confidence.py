@@ -7,7 +7,8 @@ examples shown with their scores and programs, the attempts. For each question t
 parts (trust.confidence) and the program score; then
 
 - `--fit`: a logistic regression of "the program is right" on the weighted parts, on the tuning
-  part only (scikit-learn), printed as the `Weights` to put in trust/confidence.py;
+  part only (scikit-learn): the default translator's programs and the model's alone (`n1` records)
+  of the same questions, printed as the `Weights` to put in trust/confidence.py;
 - thresholds by conformal risk control (trust.conformal, crc and ltt) on the tuning part for the
   risks 0.05, 0.1, 0.2, and on the validation part: the realised risk (share kept and wrong; share
   wrong among kept), its 95 % interval, and the coverage;
@@ -292,7 +293,10 @@ def main() -> int:
             print(f"{name}: no records on both parts yet")
             continue
         if args.fit and base == "n1fill":
-            print(name, "weights fitted on the tuning part:", fit_weights(*zip(*by_part["tuning"])))  # type: ignore[arg-type]
+            # The model alone ("n1") on the same questions as well: the default translator leaves the
+            # model too few of them to weigh the model's own parts (its least likely token above all).
+            alone = [parts_of(r, None) for (k, _), r in sorted(records.items()) if k == "n1" and r["part"] == "tuning"]
+            print(name, "weights fitted on the tuning part:", fit_weights(*zip(*(by_part["tuning"] + alone))))  # type: ignore[arg-type]
         scored = {part: [(program_confidence(p), w) for p, w in rows] for part, rows in by_part.items()}
         results.append(evaluate(name, scored["tuning"], scored["test"]))
     text = render(results)

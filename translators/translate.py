@@ -42,7 +42,14 @@ from translators.model.embeddings import Embedder
 from translators.model.grammar import UnwritableFrame, program_grammar
 from translators.model.prompts import PROMPTS, build_prompt, covering_examples
 from translators.model.retrieval import Retriever, Sampling
-from translators.model_attempts import Candidates, Request, ask_model, repaired, retrieved_shown
+from translators.model_attempts import (
+    LEAST_LIKELY_READING,
+    Candidates,
+    Request,
+    ask_model,
+    repaired,
+    retrieved_shown,
+)
 from translators.records import FixShown, Source, fix_shown, mapping_shown
 from translators.rules.as_asked import said_as_asked
 from translators.rules.compositional_fill import COMPOSITION_VERSION, CompositionalFiller
@@ -160,6 +167,7 @@ class Translator:
         if settings.template_fill:
             key["fill_rules"] = f"{FILL_RULES_VERSION}.{COMPOSITION_VERSION}"
         key["grounded"] = GROUNDING_VERSION
+        key["least_likely"] = LEAST_LIKELY_READING
         key["kinship"] = self.kinship is not None
         return key
 

@@ -313,3 +313,13 @@ def test_compiled_grammars_are_bounded_though_every_question_has_its_own():
     for grammar in grammars:
         backend._grammar(grammar)
     assert len(backend._grammars) == MAX_COMPILED_GRAMMARS and grammars[-1] in backend._grammars
+
+
+def test_the_least_likely_token_is_read_among_the_allowed_tokens_where_the_backend_reports_them():
+    from translators.model.backends.base import Generation
+    from translators.model_attempts import least_likely
+
+    both = Generation("x", 0.1, "m", token_logprobs=(-3.0, -0.1), allowed_logprobs=(0.0, -0.05))
+    assert least_likely(both) == -0.05
+    assert least_likely(Generation("x", 0.1, "m", token_logprobs=(-3.0, -0.1))) == -3.0
+    assert least_likely(Generation("x", 0.1, "m")) is None

@@ -84,3 +84,28 @@ def test_the_sampler_chain_and_the_greedy_path_agree_on_grammar_constrained_text
     assert [text for text, _ in outputs["drafts"]] == [text for text, _ in outputs["chain"]]
     for (_, drafted), (_, chained) in zip(outputs["drafts"], outputs["chain"], strict=True):
         assert drafted == pytest.approx(chained, abs=0.2)
+
+
+@needs_model
+def test_a_token_the_grammar_forces_is_sure_among_the_allowed_tokens():
+    """Read among the tokens the grammar allows, every written token is at least as likely as over the
+    whole vocabulary, and the tokens of a literal the grammar forces ("answer: ") are certain."""
+    from translators.model.backends.base import GenerationRequest
+    from translators.model.backends.local import LlamaCppBackend
+    from translators.model.prompts import Prompt
+
+    backend = LlamaCppBackend("smollm2-135m", n_ctx=512, n_threads=1, prompt_lookup=False)
+    question = "What animal barks?"
+    messages = [{"role": "system", "content": "Answer in one word."}, {"role": "user", "content": question}]
+    prompt = Prompt(messages, f"{question}\n", [], "test", "nested")
+    grammar = 'root ::= "answer: " ("cat" | "dog" | "cow") "."'
+    try:
+        generation = backend.generate(GenerationRequest(prompt, question, max_tokens=12, grammar=grammar))
+    finally:
+        backend.close()
+    allowed, whole = generation.allowed_logprobs, generation.token_logprobs
+    assert allowed is not None and whole is not None
+    assert len(allowed) >= len(whole) > 0
+    assert all(a <= 0.0 for a in allowed)
+    assert all(a >= w - 1e-6 for a, w in zip(allowed, whole, strict=False))
+    assert allowed[0] == 0.0 and whole[0] < 0.0  # "answer" is the only way to start

@@ -75,6 +75,9 @@ class Generation:
     # The model's own log-probability of each token it wrote (before the grammar masked any), where
     # the backend can read its logits; the last token is not included.
     token_logprobs: tuple[float, ...] | None = None
+    # The same of each token among the tokens the grammar allowed, where the backend applies the
+    # grammar itself (llama.cpp's greedy path); a forced token is sure here.
+    allowed_logprobs: tuple[float, ...] | None = None
 
 
 class Backend(Protocol):

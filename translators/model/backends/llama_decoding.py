@@ -30,7 +30,7 @@ import ctypes
 import itertools
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import llama_cpp
@@ -45,6 +45,9 @@ from llama_cpp import Llama, LlamaGrammar
 DRAFT_TOKENS = 3
 LONGEST_NGRAM = 4
 SHORTEST_NGRAM = 2
+# Rivals of a chosen token asked of the grammar: the likeliest this many. Past the tenth token the
+# probabilities left are too small to move a chosen token's share much.
+ALLOWED_AMONG = 10
 _NEUTRAL = {"repeat_penalty": 1.0, "frequency_penalty": 0.0, "presence_penalty": 0.0, "mirostat_mode": 0}
 
 
@@ -59,6 +62,8 @@ class DecodingStats:
     drafted: int = 0
     accepted: int = 0
     ended: bool = False  # ended where the program was whole, without logits for the end token
+    # Each chosen token's log-probability among the tokens the grammar allowed (`GrammarCheck.allowed_logprob`).
+    allowed_logprobs: list[float] = field(default_factory=list)
 
 
 class GrammarCheck:
@@ -98,6 +103,20 @@ class GrammarCheck:
         size = self._all_array.size  # the grammar keeps the array in place; read what it left
         masked = self._all[:size]
         return int(masked["id"][int(np.argmax(masked["logit"]))])
+
+    def allowed_logprob(self, logits: np.ndarray, token: int, among: int = ALLOWED_AMONG) -> float:
+        """The log-probability of `token` among the tokens the grammar allows now, of the `among`
+        likeliest (asked before `token` is accepted).
+
+        A token the grammar forces (`scene` where only `scene` may come) is then sure, as it is: the
+        model's own doubt about it is the grammar's business, not a doubt about the program. Allowed
+        tokens past the `among` likeliest are left out, so the value may be a little high.
+        """
+        likeliest = np.argpartition(logits, -among)[-among:] if len(logits) > among else np.arange(len(logits))
+        rivals = [int(t) for t in likeliest if int(t) != token and self.allows(int(t))]
+        values = np.append(logits[rivals], logits[token]).astype(np.float64)
+        top = float(values.max())
+        return float(values[-1] - top - np.log(np.exp(values - top).sum()))
 
     def accept(self, token: int) -> None:
         """Advance the grammar over `token`."""
@@ -261,6 +280,7 @@ class _Steps:
         for processor in self.processors:  # they see the tokens so far, as in llama-cpp-python
             row = processor(self.llama.input_ids[:known], row)
         token = self.check.choose(row)
+        self.stats.allowed_logprobs.append(self.check.allowed_logprob(row, token))
         self.check.accept(token)
         if self.stopping is not None and self.stopping(self.llama.input_ids[:known], row):
             return None

@@ -233,6 +233,7 @@ class LlamaCppBackend(Backend):
                 prompt_s,
                 output_s,
                 recorder.logprobs(),
+                tuple(stats.allowed_logprobs) if stats is not None else None,
             )
 
 
