@@ -159,18 +159,19 @@ class Weights:
 
 
 # Fitted on the 300 tuning-part questions of the GQA split that bench/confidence_data.py translated
-# with the default translator (201 filled, 99 by the model; bench/confidence.py --fit;
-# scikit-learn's L2 logistic regression). No retry happened on them, so retries weigh nothing yet.
+# twice: with the default translator (template fill on) and with the model alone, so that the
+# model's own parts are weighed on its programs (bench/confidence.py --fit; scikit-learn's L2
+# logistic regression). The least likely token is read among the tokens the grammar allowed.
 WEIGHTS = Weights(
-    intercept=0.35,
-    retrieval_similarity=0.362,
-    skeleton_agreement=0.732,
-    retries=0.0,
-    word_coverage=0.37,
-    word_grounding=-0.773,
-    filled=0.545,
-    fill_agreement=1.715,
-    min_token_logprob=0.7,
+    intercept=-0.916,
+    retrieval_similarity=2.696,
+    skeleton_agreement=1.323,
+    retries=-0.738,
+    word_coverage=0.196,
+    word_grounding=-0.571,
+    filled=1.99,
+    fill_agreement=1.83,
+    min_token_logprob=1.412,
 )
 
 
