@@ -75,8 +75,9 @@ class Generation:
     # The model's own log-probability of each token it wrote (before the grammar masked any), where
     # the backend can read its logits; the last token is not included.
     token_logprobs: tuple[float, ...] | None = None
-    # The same of each token among the tokens the grammar allowed, where the backend applies the
-    # grammar itself (llama.cpp's greedy path); a forced token is sure here.
+    # Each written token's log-probability among the tokens the grammar allowed (the last one
+    # included), where the backend applies the grammar itself (llama.cpp's greedy path); a token
+    # the grammar forces is sure here.
     allowed_logprobs: tuple[float, ...] | None = None
 
 
