@@ -8,7 +8,7 @@ the default bank's questions with their nested programs and the chat frame aroun
 - ``decoder-135m``: SmolLM2-135M's shape (30 layers, width 576), every weight trained;
 - ``decoder-135m-frozen``: the same with only the norms trained, the cost floor of adapters
   (LoRA): gradients still run back through every layer;
-- ``encoder-decoder-30m``: MiniLM-L6's shape as the encoder (6 layers, width 384, the bundled
+- ``encoder-decoder-44m``: MiniLM-L6's shape as the encoder (6 layers, width 384, the bundled
   embedder) and a 4-layer decoder of the same width.
 
 Weights are random: the cost of a step does not depend on them. Prints seconds a step and the
@@ -93,7 +93,7 @@ def _students():  # noqa: ANN202 - (name, model) pairs with torch types
     model = EncoderDecoderModel(encoder=BertModel(encoder), decoder=BertLMHeadModel(small))
     model.config.decoder_start_token_id = 101
     model.config.pad_token_id = 0
-    yield "encoder-decoder-30m", model
+    yield "encoder-decoder-44m", model
 
 
 def time_steps(model, tokens: int, steps: int) -> float:  # noqa: ANN001
@@ -106,7 +106,7 @@ def time_steps(model, tokens: int, steps: int) -> float:  # noqa: ANN001
     seconds = []
     for step in range(steps + 1):
         started = time.perf_counter()
-        if hasattr(model, "encoder"):
+        if model.config.is_encoder_decoder:
             question = ids[:, : tokens // 3]
             output = model(input_ids=question, labels=ids[:, tokens // 3 :].contiguous())
         else:

@@ -11,7 +11,7 @@ The parts, each computed from what the pipeline already has:
 - ``min_token_probability``: the probability the model gave the least likely token of the program
   it wrote, the step it was least sure of: among the tokens the grammar allowed where the backend
   applies the grammar itself (llama.cpp at temperature 0), so that a token the grammar forces is
-  no doubt; over the whole vocabulary where a backend reports only that;
+  no doubt; over the whole vocabulary at a temperature above 0; none from other backends;
 - ``retrieval_similarity``: the retrieval score of the most similar example shown (question
   templates and words, translators.model.retrieval);
 - ``skeleton_agreement``: the share of the examples shown whose program skeleton (operations and

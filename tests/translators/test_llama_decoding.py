@@ -89,7 +89,7 @@ def test_the_sampler_chain_and_the_greedy_path_agree_on_grammar_constrained_text
 @needs_model
 def test_a_token_the_grammar_forces_is_sure_among_the_allowed_tokens():
     """Read among the tokens the grammar allows, every written token is at least as likely as over the
-    whole vocabulary, and the tokens of a literal the grammar forces ("answer: ") are certain."""
+    whole vocabulary, and the first token of a literal the grammar forces ("answer: ") is all but certain."""
     from translators.model.backends.base import GenerationRequest
     from translators.model.backends.local import LlamaCppBackend
     from translators.model.prompts import Prompt
@@ -108,4 +108,5 @@ def test_a_token_the_grammar_forces_is_sure_among_the_allowed_tokens():
     assert len(allowed) >= len(whole) > 0
     assert all(a <= 0.0 for a in allowed)
     assert all(a >= w - 1e-6 for a, w in zip(allowed, whole, strict=False))
-    assert allowed[0] == 0.0 and whole[0] < 0.0  # "answer" is the only way to start
+    # The grammar's literal starts "answer" (or a smaller piece of it): next to nothing else is allowed.
+    assert allowed[0] > -0.01 and allowed[0] > whole[0]

@@ -75,9 +75,9 @@ class Generation:
     # The model's own log-probability of each token it wrote (before the grammar masked any), where
     # the backend can read its logits; the last token is not included.
     token_logprobs: tuple[float, ...] | None = None
-    # Each written token's log-probability among the tokens the grammar allowed (the last one
+    # Each chosen token's log-probability among the tokens the grammar allowed (the last one
     # included), where the backend applies the grammar itself (llama.cpp's greedy path); a token
-    # the grammar forces is sure here.
+    # the grammar forces is sure, or nearly, here.
     allowed_logprobs: tuple[float, ...] | None = None
 
 

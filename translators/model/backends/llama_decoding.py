@@ -45,8 +45,9 @@ from llama_cpp import Llama, LlamaGrammar
 DRAFT_TOKENS = 3
 LONGEST_NGRAM = 4
 SHORTEST_NGRAM = 2
-# Rivals of a chosen token asked of the grammar: the likeliest this many. Past the tenth token the
-# probabilities left are too small to move a chosen token's share much.
+# Rivals of a chosen token asked of the grammar: the likeliest this many, ten one-token checks a
+# step. Where the chosen token is the likeliest of all, the allowed tokens past the tenth are each
+# less likely than the tenth and move its share little.
 ALLOWED_AMONG = 10
 _NEUTRAL = {"repeat_penalty": 1.0, "frequency_penalty": 0.0, "presence_penalty": 0.0, "mirostat_mode": 0}
 
@@ -62,7 +63,8 @@ class DecodingStats:
     drafted: int = 0
     accepted: int = 0
     ended: bool = False  # ended where the program was whole, without logits for the end token
-    # Each chosen token's log-probability among the tokens the grammar allowed (`GrammarCheck.allowed_logprob`).
+    # Each chosen token's log-probability among the tokens the grammar allowed (`GrammarCheck.allowed_logprob`),
+    # a token the stopping criteria then refuse included.
     allowed_logprobs: list[float] = field(default_factory=list)
 
 
@@ -108,9 +110,12 @@ class GrammarCheck:
         """The log-probability of `token` among the tokens the grammar allows now, of the `among`
         likeliest (asked before `token` is accepted).
 
-        A token the grammar forces (`scene` where only `scene` may come) is then sure, as it is: the
-        model's own doubt about it is the grammar's business, not a doubt about the program. Allowed
-        tokens past the `among` likeliest are left out, so the value may be a little high.
+        A token the grammar forces (`scene` where only `scene` may come) is then sure, or nearly (a
+        literal may also be spelt in smaller pieces): the model's own doubt about it is the grammar's
+        business, not a doubt about the program. Allowed tokens past the `among` likeliest are left
+        out, so the value may be high; where the grammar allows none of them (the model wanted a
+        token it may not write), the chosen token reads as sure although the model was not. The
+        shipped confidence weights and calibration were fitted with this reading.
         """
         likeliest = np.argpartition(logits, -among)[-among:] if len(logits) > among else np.arange(len(logits))
         rivals = [int(t) for t in likeliest if int(t) != token and self.allows(int(t))]
