@@ -11,7 +11,7 @@ The parts, each computed from what the pipeline already has:
 - ``min_token_probability``: the probability the model gave the least likely token of the program
   it wrote, the step it was least sure of: among the tokens the grammar allowed where the backend
   applies the grammar itself (llama.cpp at temperature 0), so that a token the grammar forces is
-  no doubt; over the whole vocabulary at a temperature above 0; none from other backends;
+  little or no doubt; over the whole vocabulary at a temperature above 0; none from other backends;
 - ``retrieval_similarity``: the retrieval score of the most similar example shown (question
   templates and words, translators.model.retrieval);
 - ``skeleton_agreement``: the share of the examples shown whose program skeleton (operations and
@@ -163,15 +163,15 @@ class Weights:
 # model's own parts are weighed on its programs (bench/confidence.py --fit; scikit-learn's L2
 # logistic regression). The least likely token is read among the tokens the grammar allowed.
 WEIGHTS = Weights(
-    intercept=-0.916,
-    retrieval_similarity=2.696,
-    skeleton_agreement=1.323,
-    retries=-0.738,
-    word_coverage=0.196,
-    word_grounding=-0.571,
-    filled=1.99,
-    fill_agreement=1.83,
-    min_token_logprob=1.412,
+    intercept=-0.956,
+    retrieval_similarity=2.697,
+    skeleton_agreement=1.317,
+    retries=-0.746,
+    word_coverage=0.298,
+    word_grounding=-0.632,
+    filled=1.995,
+    fill_agreement=1.834,
+    min_token_logprob=1.35,
 )
 
 

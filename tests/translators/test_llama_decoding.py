@@ -87,9 +87,11 @@ def test_the_sampler_chain_and_the_greedy_path_agree_on_grammar_constrained_text
 
 
 @needs_model
-def test_a_token_the_grammar_forces_is_sure_among_the_allowed_tokens():
+def test_a_token_the_grammar_forces_is_likely_among_the_allowed_tokens():
     """Read among the tokens the grammar allows, every written token is at least as likely as over the
-    whole vocabulary, and the first token of a literal the grammar forces ("answer: ") is all but certain."""
+    whole vocabulary, and the first token of a literal the grammar forces ("answer: ") is likely."""
+    import math
+
     from translators.model.backends.base import GenerationRequest
     from translators.model.backends.local import LlamaCppBackend
     from translators.model.prompts import Prompt
@@ -108,5 +110,24 @@ def test_a_token_the_grammar_forces_is_sure_among_the_allowed_tokens():
     assert len(allowed) >= len(whole) > 0
     assert all(a <= 0.0 for a in allowed)
     assert all(a >= w - 1e-6 for a, w in zip(allowed, whole, strict=False))
-    # The grammar's literal starts "answer" (or a smaller piece of it): next to nothing else is allowed.
-    assert allowed[0] > -0.01 and allowed[0] > whole[0]
+    # The literal "answer: " may also be spelt in smaller pieces, so its first token is not quite
+    # certain among the allowed tokens, but likelier than not, and far likelier than over the vocabulary.
+    assert allowed[0] > math.log(0.5) and allowed[0] > whole[0] + 3
+
+
+@needs_llama
+@settings(deadline=None)
+@given(st.lists(st.floats(-30, 30), min_size=1, max_size=12), st.data())
+def test_a_chosen_token_s_share_is_its_softmax_among_the_allowed_logits(logits, data):
+    import math
+
+    import numpy as np
+
+    from translators.model.backends.llama_decoding import _log_share
+
+    chosen = data.draw(st.integers(0, len(logits) - 1))
+    share = _log_share(logits[chosen], np.array(logits))
+    expected = logits[chosen] - math.log(sum(math.exp(v) for v in logits))
+    assert share <= 1e-9 and share == pytest.approx(expected, abs=1e-9)
+    if len(logits) == 1:
+        assert share == 0.0  # the only token allowed is sure

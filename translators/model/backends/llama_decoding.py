@@ -45,9 +45,8 @@ from llama_cpp import Llama, LlamaGrammar
 DRAFT_TOKENS = 3
 LONGEST_NGRAM = 4
 SHORTEST_NGRAM = 2
-# Rivals of a chosen token asked of the grammar: the likeliest this many, ten one-token checks a
-# step. Where the chosen token is the likeliest of all, the allowed tokens past the tenth are each
-# less likely than the tenth and move its share little.
+# Rivals of a chosen token that is the likeliest of all, asked of the grammar one by one: the
+# likeliest this many, ten one-token checks a step against a 60-70 ms step.
 ALLOWED_AMONG = 10
 _NEUTRAL = {"repeat_penalty": 1.0, "frequency_penalty": 0.0, "presence_penalty": 0.0, "mirostat_mode": 0}
 
@@ -63,7 +62,7 @@ class DecodingStats:
     drafted: int = 0
     accepted: int = 0
     ended: bool = False  # ended where the program was whole, without logits for the end token
-    # Each chosen token's log-probability among the tokens the grammar allowed (`GrammarCheck.allowed_logprob`),
+    # Each chosen token's log-probability among the tokens the grammar allowed (`GrammarCheck.choose`),
     # a token the stopping criteria then refuse included.
     allowed_logprobs: list[float] = field(default_factory=list)
 
@@ -93,35 +92,37 @@ class GrammarCheck:
         llama_cpp.llama_sampler_apply(self._sampler, ctypes.byref(self._one_array))
         return bool(np.isfinite(self._one[0].logit))
 
-    def choose(self, logits: np.ndarray) -> int:
-        """The likeliest token the grammar allows (the first of equally likely ones, as llama.cpp's greedy sampler)."""
+    def choose(self, logits: np.ndarray) -> tuple[int, float]:
+        """The likeliest token the grammar allows (the first of equally likely ones, as llama.cpp's
+        greedy sampler), and its log-probability among the tokens the grammar allows.
+
+        A token the grammar forces (`scene` where only `scene` may come) is then sure, or nearly (a
+        literal may also be spelt in smaller pieces): the model's own doubt about it is the grammar's
+        business, not a doubt about the program. Where the likeliest token of all is allowed, its
+        rivals are the allowed ones of the `ALLOWED_AMONG` likeliest; where it is not, the grammar
+        is asked about the whole vocabulary to choose, and the share is read among all it allows.
+        """
         top = int(np.argmax(logits))
         if self.allows(top):
-            return top
+            return top, self._share_among_likeliest(logits, top)
         self._all["id"] = self._ids
         self._all["logit"] = logits
         self._all_array.size, self._all_array.selected, self._all_array.sorted = len(self._all), -1, False
         llama_cpp.llama_sampler_apply(self._sampler, ctypes.byref(self._all_array))
         size = self._all_array.size  # the grammar keeps the array in place; read what it left
         masked = self._all[:size]
-        return int(masked["id"][int(np.argmax(masked["logit"]))])
+        chosen = int(np.argmax(masked["logit"]))
+        allowed = masked["logit"][np.isfinite(masked["logit"])].astype(np.float64)
+        return int(masked["id"][chosen]), _log_share(float(masked["logit"][chosen]), allowed)
 
-    def allowed_logprob(self, logits: np.ndarray, token: int, among: int = ALLOWED_AMONG) -> float:
-        """The log-probability of `token` among the tokens the grammar allows now, of the `among`
-        likeliest (asked before `token` is accepted).
-
-        A token the grammar forces (`scene` where only `scene` may come) is then sure, or nearly (a
-        literal may also be spelt in smaller pieces): the model's own doubt about it is the grammar's
-        business, not a doubt about the program. Allowed tokens past the `among` likeliest are left
-        out, so the value may be high; where the grammar allows none of them (the model wanted a
-        token it may not write), the chosen token reads as sure although the model was not. The
-        shipped confidence weights and calibration were fitted with this reading.
-        """
-        likeliest = np.argpartition(logits, -among)[-among:] if len(logits) > among else np.arange(len(logits))
+    def _share_among_likeliest(self, logits: np.ndarray, token: int) -> float:
+        """`token`'s log-probability among itself and the allowed ones of the `ALLOWED_AMONG` likeliest.
+        Allowed tokens past those are each less likely than the last of them, so the value may be a
+        little high."""
+        among = min(ALLOWED_AMONG, len(logits))
+        likeliest = np.argpartition(logits, -among)[-among:]
         rivals = [int(t) for t in likeliest if int(t) != token and self.allows(int(t))]
-        values = np.append(logits[rivals], logits[token]).astype(np.float64)
-        top = float(values.max())
-        return float(values[-1] - top - np.log(np.exp(values - top).sum()))
+        return _log_share(float(logits[token]), np.append(logits[rivals], logits[token]).astype(np.float64))
 
     def accept(self, token: int) -> None:
         """Advance the grammar over `token`."""
@@ -149,6 +150,12 @@ class GrammarCheck:
 
     def __del__(self) -> None:
         self.close()
+
+
+def _log_share(logit: float, allowed: np.ndarray) -> float:
+    """log(exp(logit) / sum(exp(allowed))), computed without overflow; `allowed` holds `logit` itself."""
+    top = float(allowed.max())
+    return float(logit - top - np.log(np.exp(allowed - top).sum()))
 
 
 def draft(
@@ -284,8 +291,8 @@ class _Steps:
         """The next token after the first `known` ones; None where the stopping criteria stop."""
         for processor in self.processors:  # they see the tokens so far, as in llama-cpp-python
             row = processor(self.llama.input_ids[:known], row)
-        token = self.check.choose(row)
-        self.stats.allowed_logprobs.append(self.check.allowed_logprob(row, token))
+        token, share = self.check.choose(row)
+        self.stats.allowed_logprobs.append(share)
         self.check.accept(token)
         if self.stopping is not None and self.stopping(self.llama.input_ids[:known], row):
             return None
