@@ -46,7 +46,7 @@ RESULTS = ROOT / "bench" / "results" / "long_tail_settings.json"
 NEW_FORMS, SEED = 60, 7
 
 
-def _questions() -> tuple[dict[str, dict], list[str]]:
+def labelled_questions() -> tuple[dict[str, dict], list[str]]:
     """Every labelled question by id (val ids as they are, development ids prefixed), and the development ids."""
     testdev_path = gqa_dir() / "questions" / TESTDEV_FILE_NAME
     if not val_sample_path().is_file() or not testdev_path.is_file():
@@ -59,26 +59,34 @@ def _questions() -> tuple[dict[str, dict], list[str]]:
     return questions, [f"dev-{qid}" for qid in development]
 
 
-def _gold(record: dict):  # noqa: ANN202 - a Program or None
+def gold_program(record: dict):  # noqa: ANN202 - a Program or None
     try:
         return gqa_to_program(record["semantic"])
     except GQAProgramError:
         return None
 
 
-def _tail(questions: dict[str, dict]) -> list[str]:
+def rules_tail(questions: dict[str, dict]) -> list[str]:
     """The labelled questions the rules alone do not translate."""
     with mock.patch.dict(os.environ, {"ASPVQA_LLM": empty_recording()}):
         pipeline = Pipeline(load_settings())
     left = []
     for qid, record in questions.items():
-        if _gold(record) is None:
+        if gold_program(record) is None:
             continue
         try:
             pipeline.translate(record["question"])
         except PipelineError:
             left.append(qid)
     return left
+
+
+def new_form_sample(questions: dict[str, dict], development: list[str], count: int = NEW_FORMS) -> list[str]:
+    """`count` labelled development questions of a form the bank lacks, in a seeded shuffle."""
+    labelled = [qid for qid in development if gold_program(questions[qid]) is not None]
+    new_forms = sorted(new_form_ids(questions, labelled))
+    random.Random(SEED).shuffle(new_forms)
+    return new_forms[:count]
 
 
 def _measure(questions: dict[str, dict], ids: list[str]) -> dict:
@@ -99,7 +107,7 @@ def _measure(questions: dict[str, dict], ids: list[str]) -> dict:
         if translation.details is None or translation.details.source != "model":
             continue
         written += 1
-        right += equivalent(translation.program, _gold(record), scenes=30).equivalent
+        right += equivalent(translation.program, gold_program(record), scenes=30).equivalent
     return {
         "questions": len(ids),
         "model_programs": written,
@@ -117,14 +125,11 @@ def main() -> None:
     os.environ["ASPVQA_CALIBRATION"] = "off"
     os.environ["ASPVQA_EXAMPLES"] = str(args.examples)
     os.environ["ASPVQA_REPRESENTATION"] = args.representation
-    questions, development = _questions()
-    tail = _tail(questions)
-    labelled_development = [qid for qid in development if _gold(questions[qid]) is not None]
-    new_forms = sorted(new_form_ids(questions, labelled_development))
-    random.Random(SEED).shuffle(new_forms)
+    questions, development = labelled_questions()
+    tail = rules_tail(questions)
     figures = {"tail": _measure(questions, tail)}
     with mock.patch.dict(os.environ, {"ASPVQA_TEMPLATE_FILL": "false"}):
-        figures["new forms, model alone"] = _measure(questions, new_forms[:NEW_FORMS])
+        figures["new forms, model alone"] = _measure(questions, new_form_sample(questions, development))
     setting = f"examples={args.examples} representation={args.representation}"
     report = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.is_file() else {}
     report.setdefault(

@@ -78,18 +78,10 @@ def _students():  # noqa: ANN202 - (name, model) pairs with torch types
     for name, parameter in frozen.named_parameters():
         parameter.requires_grad = "norm" in name
     yield "decoder-135m-frozen", frozen
-    encoder = BertConfig(
-        vocab_size=30522, hidden_size=384, num_hidden_layers=6, num_attention_heads=12, intermediate_size=1536
-    )
-    small = BertConfig(
-        vocab_size=30522,
-        hidden_size=384,
-        num_hidden_layers=4,
-        num_attention_heads=12,
-        intermediate_size=1536,
-        is_decoder=True,
-        add_cross_attention=True,
-    )
+    # MiniLM-L6's width (the bundled embedder's encoder) on both sides; the decoder is shallower.
+    width = {"vocab_size": 30522, "hidden_size": 384, "num_attention_heads": 12, "intermediate_size": 1536}
+    encoder = BertConfig(num_hidden_layers=6, **width)
+    small = BertConfig(num_hidden_layers=4, is_decoder=True, add_cross_attention=True, **width)
     model = EncoderDecoderModel(encoder=BertModel(encoder), decoder=BertLMHeadModel(small))
     model.config.decoder_start_token_id = 101
     model.config.pad_token_id = 0

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -29,24 +28,16 @@ from unittest import mock
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from long_tail_settings import SEED, _gold, _questions, _tail  # noqa: E402
-from testdev import new_form_ids  # noqa: E402
+from long_tail_settings import gold_program, labelled_questions, new_form_sample, rules_tail  # noqa: E402
 
 from app.config import load_settings  # noqa: E402
 from app.pipeline import Pipeline, PipelineError  # noqa: E402
 from theory.equivalence import equivalent  # noqa: E402
 from translators.model.backends.local import LlamaCppBackend  # noqa: E402
 from trust.confidence import WEIGHTS, confidence_parts  # noqa: E402
+from trust.conformal import auroc  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "token_doubt.json"
-
-
-def _auc(right: list[float], wrong: list[float]) -> float | None:
-    """P(a right program's value > a wrong one's), ties counted half."""
-    if not right or not wrong:
-        return None
-    wins = sum((r > w) + 0.5 * (r == w) for r in right for w in wrong)
-    return round(wins / (len(right) * len(wrong)), 4)
 
 
 def _rows(pipeline: Pipeline, questions: dict[str, dict], ids: list[str], seen: list) -> list[dict]:
@@ -72,7 +63,7 @@ def _rows(pipeline: Pipeline, questions: dict[str, dict], ids: list[str], seen: 
         rows.append(
             {
                 "id": qid,
-                "right": bool(equivalent(translation.program, _gold(record), scenes=30).equivalent),
+                "right": bool(equivalent(translation.program, gold_program(record), scenes=30).equivalent),
                 "min_logprob_whole": whole,
                 "min_logprob_allowed": allowed,
                 "confidence_whole": confidences["whole"],
@@ -87,11 +78,8 @@ def main() -> None:
     parser.add_argument("--new-forms", type=int, default=60, help="development questions of new forms, model alone")
     args = parser.parse_args()
     os.environ["ASPVQA_CALIBRATION"] = "off"
-    questions, development = _questions()
-    tail = _tail(questions)
-    labelled = [qid for qid in development if _gold(questions[qid]) is not None]
-    new_forms = sorted(new_form_ids(questions, labelled))
-    random.Random(SEED).shuffle(new_forms)
+    questions, development = labelled_questions()
+    tail = rules_tail(questions)
     seen: list = []
     generate = LlamaCppBackend.generate
 
@@ -106,7 +94,8 @@ def main() -> None:
         rows = _rows(pipeline, questions, tail, seen)
         with mock.patch.dict(os.environ, {"ASPVQA_TEMPLATE_FILL": "false"}):
             alone = Pipeline(load_settings())
-            rows += _rows(alone, questions, [q for q in new_forms[: args.new_forms] if q not in tail], seen)
+            new_forms = new_form_sample(questions, development, args.new_forms)
+            rows += _rows(alone, questions, [q for q in new_forms if q not in tail], seen)
     if not rows:
         print("the model wrote no program: is the local model installed (make install)?")
         sys.exit(1)
@@ -114,9 +103,9 @@ def main() -> None:
     for reading in ("whole", "allowed"):
         for kind in ("min_logprob", "confidence"):
             key = f"{kind}_{reading}"
-            right = [r[key] for r in rows if r["right"] and r[key] is not None]
-            wrong = [r[key] for r in rows if not r["right"] and r[key] is not None]
-            figures[key] = _auc(right, wrong)
+            scored = [r for r in rows if r[key] is not None]
+            area = auroc([r[key] for r in scored], [r["right"] for r in scored])
+            figures[key] = round(area, 4) if area is not None else None
     report = {
         "data": "val sample and test-dev development half of ../shared/data/gqa, used while developing (validation)",
         "programs": len(rows),
