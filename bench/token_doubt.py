@@ -7,7 +7,8 @@ by the default pipeline, and development-half questions of a form the bank lacks
 model alone. For each program the model writes: whether it is semantically equivalent to GQA's
 (30 generated scenes), and the least likely token's log-probability read both ways. Prints, for
 each reading, the area under the ROC curve (the chance that a right program's value is above a wrong
-one's) alone and inside the program confidence with the shipped weights.
+one's) alone and inside the program confidence with the shipped weights, over all the programs and
+over those of questions of a form the bank lacks.
 
     .venv/bin/python bench/token_doubt.py [--new-forms 60]
 
@@ -29,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from long_tail_settings import gold_program, labelled_questions, new_form_sample, rules_tail  # noqa: E402
+from testdev import new_form_ids  # noqa: E402
 
 from app.config import load_settings  # noqa: E402
 from app.pipeline import Pipeline, PipelineError  # noqa: E402
@@ -73,6 +75,18 @@ def _rows(pipeline: Pipeline, questions: dict[str, dict], ids: list[str], seen: 
     return rows
 
 
+def _areas(rows: list[dict]) -> dict[str, float | None]:
+    """The AUC of each reading, alone and inside the program confidence."""
+    figures = {}
+    for reading in ("whole", "allowed"):
+        for kind in ("min_logprob", "confidence"):
+            key = f"{kind}_{reading}"
+            scored = [r for r in rows if r[key] is not None]
+            area = auroc([r[key] for r in scored], [r["right"] for r in scored])
+            figures[key] = round(area, 4) if area is not None else None
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--new-forms", type=int, default=60, help="development questions of new forms, model alone")
@@ -99,24 +113,24 @@ def main() -> None:
     if not rows:
         print("the model wrote no program: is the local model installed (make install)?")
         sys.exit(1)
-    figures = {}
-    for reading in ("whole", "allowed"):
-        for kind in ("min_logprob", "confidence"):
-            key = f"{kind}_{reading}"
-            scored = [r for r in rows if r[key] is not None]
-            area = auroc([r[key] for r in scored], [r["right"] for r in scored])
-            figures[key] = round(area, 4) if area is not None else None
+    new = new_form_ids(questions, [r["id"] for r in rows])
     report = {
         "data": "val sample and test-dev development half of ../shared/data/gqa, used while developing (validation)",
         "programs": len(rows),
         "right": sum(r["right"] for r in rows),
-        "auc": figures,
+        "auc": _areas(rows),
+        "new_forms": {
+            "programs": len(new),
+            "right": sum(r["right"] for r in rows if r["id"] in new),
+            "auc": _areas([r for r in rows if r["id"] in new]),
+        },
         "rows": rows,
     }
     RESULTS.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    print(f"{len(rows)} model programs, {report['right']} right")
-    for key, value in figures.items():
-        print(f"  AUC {key}: {value}")
+    for name, part in (("all", report), ("of a form the bank lacks", report["new_forms"])):
+        print(f"{name}: {part['programs']} model programs, {part['right']} right")
+        for key, value in part["auc"].items():
+            print(f"  AUC {key}: {value}")
 
 
 if __name__ == "__main__":
