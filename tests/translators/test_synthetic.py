@@ -85,6 +85,17 @@ def test_places_are_asked_as_the_scene_s_place_never_selected_as_objects(generat
         assert set(step.arguments[1:]) <= places - {"place"}
 
 
+def test_the_weather_is_chosen_between_two_weather_values_of_the_scene(generated):
+    choices = [e for e in generated if e.id.split("-")[1] == "choose_weather"]
+    weather = set(bundled_ontology().categories["weather"])
+    assert choices
+    for example in choices:
+        assert example.program.step(1).operation == "select" and example.program.step(1).arguments == ("scene",)
+        step = example.program.step(example.program.answer)
+        assert step.operation == "choose_attr" and step.arguments[0] == "weather"
+        assert set(step.arguments[1:]) <= weather and "weather" in example.question
+
+
 def test_a_phrasing_with_choices_stands_for_each_wording():
     assert expand_alternatives("{What|Which} place is {it|this}?") == [
         "What place is it?",

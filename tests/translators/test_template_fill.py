@@ -426,3 +426,36 @@ def test_words_the_ontology_lacks_that_name_things_are_classes():
     assert ("thing", "coffee_cup") not in filler.raw_slots("Is there a red coffee cup?")
     # the bank is read without open classes
     assert TemplateFiller(ExampleBank([holding]), ONTOLOGY).fill("What weapon is the man holding?") is None
+
+
+@pytest.mark.parametrize(
+    ("question", "program"),
+    [
+        # a finite verb after "what kind of" ("does the man hold") is GQA's relation of the participle
+        (
+            "What kind of food does the man hold?",
+            "query(unique(relate(select(scene(), man), food, holding, object)), name)",
+        ),
+        # an open value (WordNet's adjective) denied after "which kind of"
+        (
+            "What kind of furniture is not comfortable?",
+            "query(unique(negate(filter_any(select(scene(), furniture), comfortable), select(scene(), furniture))), name)",
+        ),
+        # the weather chosen between two is the scene's, as GQA's programs ask it
+        (
+            "How is the weather today, rainy or foggy?",
+            "choose_attr(unique(select(scene(), scene)), weather, rainy, foggy)",
+        ),
+        ("Is the weather cloudy or sunny?", "choose_attr(unique(select(scene(), scene)), weather, cloudy, sunny)"),
+    ],
+)
+def test_the_default_bank_fills_everyday_forms_without_the_model(question, program):
+    from scene.word_kinship import WordNetKinship
+    from theory.nested import format_nested
+    from translators.examples.bundled import default_bank
+
+    translator = Translator(
+        TranslationSettings(sampling="jaccard", llm="replay"), default_bank(), NoModel(), kinship=WordNetKinship()
+    )
+    result = translator.translate(question)
+    assert result.source == "template" and format_nested(result.program) == program

@@ -278,7 +278,7 @@ class _Filler:
             slots["x"], slots["y"] = rng.sample(pool, 2) if len(pool) >= 2 else (slots["a"], slots["b"])
         if template.family in ("query_group_rel_s",):
             slots["g"] = rng.choice([g for g in relation.subject if g in self.o.groups] or self.groups)
-        if template.family in ("query_group_rel_o",):
+        if template.family in ("query_group_rel_o", "query_group_rel_o_do"):
             slots["g"] = rng.choice([g for g in relation.object if g in self.o.groups] or self.groups)
 
     def _category(self, template: Template, phrasing: str, slots: dict[str, str]) -> str:
@@ -291,6 +291,8 @@ class _Filler:
             category = self.category_for("person", 0.0)
         elif template.family.startswith("query_group"):
             category = self.category_for(slots["g"])
+        elif template.family == "choose_weather" and "weather" in self.categories:
+            category = "weather"  # the scene's weather, whatever the drawn class
         return category
 
     def _attributes(self, category: str, slots: dict[str, str]) -> None:
