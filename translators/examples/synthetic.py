@@ -230,8 +230,7 @@ class _Filler:
         return self.rng.choice(self._fitting[cls] or self.categories)
 
     def fill(self, template: Template, phrasing: str) -> dict[str, str]:
-        """Every slot drawn for `template` (asked as `phrasing`); the draws come in a fixed order,
-        so a bank is the same wherever it is generated."""
+        """Every slot drawn for `template` (asked as `phrasing`), in a fixed order: one bank anywhere."""
         needs_verb = self.verbs and any("{rv}" in p or "{rb}" in p for p in template.phrasings)
         relation = self.o.relations[self.rng.choice(self.verbs) if needs_verb else self.relation()]
         slots = self._classes(template, relation)
