@@ -35,7 +35,7 @@ from app.config import load_settings  # noqa: E402
 from theory.cache import cache_dir  # noqa: E402
 from theory.flat import parse_flat  # noqa: E402
 from translators.checks.consistency import majority_vote  # noqa: E402
-from translators.evidence import FILLED_SOURCES  # noqa: E402
+from translators.evidence import FILLED_SOURCES, LEAST_LIKELY_READING  # noqa: E402
 from translators.rules.template_fill import FILL_RULES_VERSION  # noqa: E402
 from trust.confidence import (  # noqa: E402
     ConfidenceParts,
@@ -59,6 +59,9 @@ def read_records() -> dict[tuple[str, str], dict[str, Any]]:
             record = json.loads(line)
             if record["kind"] == "n1fill" and record.get("fill_rules", 1) != FILL_RULES_VERSION:
                 continue  # made with earlier template fill rules
+            # Records made before they named the reading were all made again with the allowed-token one.
+            if record.get("least_likely", "allowed") != LEAST_LIKELY_READING:
+                continue  # the model's doubt read another way than the weights will read it
             records[(record["kind"], record["id"])] = record
     return records
 

@@ -11,7 +11,8 @@ temperature 0), each with its verdict. An `n1fill` record whose question has no 
 takes the model's program from the question's `n1` record, or from its n1fill record of earlier
 fill rules, when there is one (fill does not change the model's prompt), so the model is asked
 once per question. Records carry the fill rules they were made with (`FILL_RULES_VERSION`); those
-of earlier rules are made again.
+of earlier rules are made again. They also name how the least likely token was read
+(`LEAST_LIKELY_READING`), and bench/confidence.py fits on the current reading's records only.
 
 Resumable: records are appended to ~/.cache/aspvqa/bench/confidence.jsonl (GQA texts stay out of
 the repository) and skipped on the next run; `--budget-s` stops cleanly.
@@ -40,6 +41,7 @@ from theory.cache import cache_dir  # noqa: E402
 from theory.equivalence import equivalent  # noqa: E402
 from theory.flat import format_flat, parse_flat  # noqa: E402
 from theory.program import Program, ProgramError  # noqa: E402
+from translators.evidence import LEAST_LIKELY_READING  # noqa: E402
 from translators.examples.bundled import default_bank  # noqa: E402
 from translators.gqa.gqa_program import GQAProgramError, gqa_to_program  # noqa: E402
 from translators.model.backends.registry import get_backend  # noqa: E402
@@ -204,6 +206,7 @@ def main() -> int:
         exclude = [target["id"], *target["equivalent"], f"gqa-{target['id']}"]
         exclude += [f"gqa-{e}" for e in target["equivalent"]]
         record: dict[str, Any] = {"kind": kind, "part": args.part, "id": target["id"], "gold": target["gold"]}
+        record["least_likely"] = LEAST_LIKELY_READING
         if kind == "n1fill":
             record |= filled_record(default, target, exclude, earlier.get(target["id"]))
             record["fill_rules"] = FILL_RULES_VERSION

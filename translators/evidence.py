@@ -19,6 +19,11 @@ if TYPE_CHECKING:
 # A translation's `source` when its program was filled without the model: from examples of its
 # form, or composed from its references and a form (`translators.rules.compositional_fill`).
 FILLED_SOURCES = frozenset({"template", "composed"})
+# How a model program's least likely token is read (`translators.model_attempts.least_likely`): among
+# the tokens the grammar allowed. In the translation cache's key, so that translations stored with
+# the reading over the whole vocabulary are made again, and in the confidence weights' digest, since
+# the weights were fitted on it.
+LEAST_LIKELY_READING = "allowed"
 
 
 @dataclass(frozen=True)

@@ -120,11 +120,6 @@ def _attempt(generation: Generation, error: str | None) -> Attempt:
     )
 
 
-# How `least_likely` reads a program's doubt; in the translation cache's key, so that translations
-# stored with the reading over the whole vocabulary are made again.
-LEAST_LIKELY_READING = "allowed"
-
-
 def least_likely(generation: Generation) -> float | None:
     """The log-probability of the least likely token `generation` wrote: among the tokens the grammar
     allowed where the backend reports that (a forced token is not a doubt), else over the vocabulary."""

@@ -35,6 +35,7 @@ from translators.checks.declines import beyond_language, decline
 from translators.checks.meaning import WordKinship
 from translators.checks.meaning_checks import QuestionJudge, WordStems, not_named
 from translators.checks.question_scope import Unsupported
+from translators.evidence import LEAST_LIKELY_READING
 from translators.examples.bank import Example, ExampleBank
 from translators.model.backends.base import Backend, BackendError, GenerationRequest, RetryableBackendError
 from translators.model.backends.no_model import NO_MODEL, NO_MODEL_MESSAGE
@@ -43,7 +44,6 @@ from translators.model.grammar import UnwritableFrame, program_grammar
 from translators.model.prompts import PROMPTS, build_prompt, covering_examples
 from translators.model.retrieval import Retriever, Sampling
 from translators.model_attempts import (
-    LEAST_LIKELY_READING,
     Candidates,
     Request,
     ask_model,

@@ -59,7 +59,7 @@ from theory.canonical import canonical
 from theory.flat import parse_flat
 from theory.operations import OPERATIONS
 from theory.program import Program, ProgramError
-from translators.evidence import FILLED_SOURCES, ShownExample, TranslationEvidence
+from translators.evidence import FILLED_SOURCES, LEAST_LIKELY_READING, ShownExample, TranslationEvidence
 
 __all__ = [
     "ConfidenceParts",
@@ -281,8 +281,9 @@ def confidence(parts: ConfidenceParts) -> float:
 
 
 def weights_digest() -> str:
-    """A short digest of the fitted weights: a calibration holds for these weights only."""
-    text = repr(WEIGHTS) + "|agreement-factor"
+    """A short digest of the fitted weights and the token reading they were fitted on: a calibration
+    holds for these only."""
+    text = repr(WEIGHTS) + "|agreement-factor|" + LEAST_LIKELY_READING
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
