@@ -436,7 +436,7 @@ def test_words_the_ontology_lacks_that_name_things_are_classes():
             "What kind of fruit does the woman hold?",
             "query(unique(relate(select(scene(), woman), fruit, holding, object)), name)",
         ),
-        # an open value (WordNet's adjective) denied after "which kind of"
+        # an open value (WordNet's adjective) denied after "what kind of"
         (
             "What kind of vehicle is not comfortable?",
             "query(unique(negate(filter_any(select(scene(), vehicle), comfortable), select(scene(), vehicle))), name)",

@@ -95,6 +95,14 @@ def test_calibration_settings_name_the_bank_and_the_weights():
     assert found["bank"] == "bank-digest" and found["examples"] == 3 and len(found["confidence_weights"]) == 12
 
 
+def test_a_calibration_is_tied_to_the_token_reading_the_weights_were_fitted_on(monkeypatch):
+    import trust.confidence
+
+    shipped = calibration_settings({}, "bank-digest")["confidence_weights"]
+    monkeypatch.setattr(trust.confidence, "LEAST_LIKELY_READING", "whole")
+    assert calibration_settings({}, "bank-digest")["confidence_weights"] != shipped
+
+
 def test_nested_and_flat_give_one_skeleton():
     assert program_skeleton(parse_nested("exist(select(scene(), cat))")) == program_skeleton(CAT)
 
