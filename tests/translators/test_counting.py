@@ -38,7 +38,16 @@ def test_counting_families_come_after_gqa_s_so_the_other_families_are_drawn_as_b
     first = TEMPLATES.index(COUNTING[0])
     assert TEMPLATES[first : first + len(COUNTING)] == tuple(COUNTING)
     later = {t.family for t in TEMPLATES[first + len(COUNTING) :]}
-    assert later == {"choose_place", "query_who_o", "all_same_plain", "query_rel_o_fronted", "query_rel_s_verb"}
+    assert later == {
+        "choose_place",
+        "query_who_o",
+        "all_same_plain",
+        "query_rel_o_fronted",
+        "query_rel_s_verb",
+        "query_group_rel_o_do",
+        "query_group_not_other",
+        "choose_weather",
+    }
     ontology = bundled_ontology()
     others = generate_examples(ontology, per_template=3, templates=TEMPLATES[:first])
     everything = generate_examples(ontology, per_template=3)
