@@ -3,12 +3,13 @@
 For each question of one part of the split (evaluation.splits; questions in a fixed pseudo-random
 order, a digest of the id), whether the program is semantically equivalent to the GQA program and
 what the confidence reads: kind `n1fill`, the default translator (a program filled from the bank's
-examples of the question's form, else the model's; the source, the fill's vote); kind `n1`, the
+examples of the question's form, or composed, else the model's; the source, the fill's vote and
+retrieval score); kind `n1`, the
 model alone, with its retrieved examples and their scores, attempts and schema fixes; kind `extra3`,
 for the first `--sampled` questions, the further samples of an n-sample translation (the same model
 shown the retrieved examples in rotated order, as `TranslationSettings.samples` does at
-temperature 0), each with its verdict. An `n1fill` record whose question has no filled program
-takes the model's program from the question's `n1` record, or from its n1fill record of earlier
+temperature 0), each with its verdict. An `n1fill` record whose question the rules (template
+fill, composition, coordination) do not translate takes the model's program from the question's `n1` record, or from its n1fill record of earlier
 fill rules, when there is one (fill does not change the model's prompt), so the model is asked
 once per question. Records carry the fill rules they were made with (`FILL_RULES_VERSION`); those
 of earlier rules are made again. They also name how the least likely token was read
@@ -35,6 +36,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from app.components import Components  # noqa: E402
 from app.config import load_settings  # noqa: E402
 from evaluation.splits import split_questions  # noqa: E402
 from theory.cache import cache_dir  # noqa: E402
@@ -119,14 +121,18 @@ def current_fill_rules(record: dict[str, Any]) -> bool:
 
 
 def filled_record(
-    translator: Translator, target: dict[str, Any], exclude: list[str], model_record: dict[str, Any] | None
+    translator: Translator,
+    rules: Translator,
+    target: dict[str, Any],
+    exclude: list[str],
+    model_record: dict[str, Any] | None,
 ) -> dict[str, Any]:
-    """The default translator's record: a filled program when the bank has the question's form; else the
-    model's, taken from its "n1" record when there is one (template fill does not change the model's
-    prompt, and at temperature 0 the model writes the same program) or translated now."""
-    assert translator.filler is not None
-    filled = translator.filler.fill(target["question"], exclude)
-    if filled is None and model_record is not None and "min_logprob" in model_record:
+    """The default translator's record: the rules' program when they write one (`rules`: the same
+    translator without a model); else the model's, taken from its "n1" record when there is one
+    (template fill does not change the model's prompt, and at temperature 0 the model writes the same
+    program) or translated now."""
+    by_rules = rules.translate(target["question"], exclude_ids=exclude).program is not None
+    if not by_rules and model_record is not None and "min_logprob" in model_record:
         keep = ("question", "program", "correct", "attempts", "schema_fixes", "examples", "seconds", "min_logprob")
         return {k: model_record[k] for k in keep} | {"source": "model"}
     result = translator.translate(target["question"], exclude_ids=exclude)
@@ -190,9 +196,11 @@ def main() -> int:
         Translator(settings, bank, translator.backend, retriever=RotatedRetriever(translator.retriever, shift))  # type: ignore[arg-type]
         for shift in range(1, SAMPLES)
     ]
-    default = Translator(
-        TranslationSettings(llm=args.llm), bank, translator.backend, retriever=translator.retriever
-    )  # template fill on
+    # The service's translator (its ontology and WordNet readers, template fill on), and the same
+    # without a model: the rules alone.
+    components = Components(load_settings())
+    default = components.translator(components.translation_settings({"llm": args.llm}))
+    rules = components.translator(components.translation_settings({"llm": "none"}))
     LOG.parent.mkdir(parents=True, exist_ok=True)
     kinds = args.kinds.split(",")
     jobs = [(kind, t) for kind in ("n1fill", "n1") if kind in kinds for t in targets]
@@ -208,7 +216,7 @@ def main() -> int:
         record: dict[str, Any] = {"kind": kind, "part": args.part, "id": target["id"], "gold": target["gold"]}
         record["least_likely"] = LEAST_LIKELY_READING
         if kind == "n1fill":
-            record |= filled_record(default, target, exclude, earlier.get(target["id"]))
+            record |= filled_record(default, rules, target, exclude, earlier.get(target["id"]))
             record["fill_rules"] = FILL_RULES_VERSION
         elif kind == "n1" and target["id"] in logged:
             found = logged[target["id"]]

@@ -48,6 +48,7 @@ class TranslationEvidence:
     source: str = "model"
     fill_votes: int | None = None  # a filled program: its form's examples that give it ...
     fill_voters: int | None = None  # ... out of those that give a program
+    fill_similarity: float | None = None  # ... and the best retrieval score of the question's examples
     min_logprob: float | None = None  # the least likely token the model wrote (None: filled, not reported)
 
     @classmethod
@@ -77,5 +78,6 @@ class TranslationEvidence:
             source=source,
             fill_votes=fill.get("votes") if fill else None,
             fill_voters=fill.get("voters") if fill else None,
+            fill_similarity=fill.get("similarity") if fill else None,
             min_logprob=min_logprob,
         )

@@ -27,11 +27,13 @@ class ExampleRecord(TypedDict):
 
 
 class FillShown(TypedDict):
-    """The form a program was filled from, and how many of its examples gave that program."""
+    """The form a program was filled from, how many of its examples gave that program, and how close
+    the bank's examples retrieved for the question come to it (the best retrieval score)."""
 
     form: str
     votes: int
     voters: int
+    similarity: NotRequired[float]
 
 
 class FixShown(TypedDict):

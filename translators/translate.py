@@ -223,6 +223,10 @@ class Translator:
         judge = self._judge(reading)
         filled = self._from_bank(question, question_id, judge, exclude, start)
         if filled is not None:
+            if filled.fill is not None and self.backend.writes_programs:  # evidence a model's program has too
+                s = self.settings
+                found = self.retriever.retrieve(judge.asked, s.examples, s.sampling, exclude_ids=exclude, vector=vector)
+                filled.fill["similarity"] = round(max((r.score for r in found), default=0.0), 4)
             return self._finish(filled, start, key)
         if not self.backend.writes_programs:
             seconds = time.perf_counter() - start

@@ -13,7 +13,8 @@ The parts, each computed from what the pipeline already has:
   applies the grammar itself (llama.cpp at temperature 0), so that a token the grammar forces is
   little or no doubt; over the whole vocabulary at a temperature above 0; none from other backends;
 - ``retrieval_similarity``: the retrieval score of the most similar example shown (question
-  templates and words, translators.model.retrieval);
+  templates and words, translators.model.retrieval); for a filled program, of the most similar
+  example retrieved for the question, as the model would have been shown (where a model is set);
 - ``skeleton_agreement``: the share of the examples shown whose program skeleton (operations and
   dependencies, arguments blanked) is the chosen program's;
 - ``retries``: failed attempts before a valid program (the model's output did not parse or
@@ -159,19 +160,20 @@ class Weights:
 
 
 # Fitted on the 300 tuning-part questions of the GQA split that bench/confidence_data.py translated
-# twice: with the default translator (template fill on) and with the model alone, so that the
-# model's own parts are weighed on its programs (bench/confidence.py --fit; scikit-learn's L2
-# logistic regression). The least likely token is read among the tokens the grammar allowed.
+# twice: with the service's translator (template fill and composition on, each filled program with
+# its question's retrieval score) and with the model alone, so that the model's own parts are
+# weighed on its programs (bench/confidence.py --fit; scikit-learn's L2 logistic regression). The
+# least likely token is read among the tokens the grammar allowed.
 WEIGHTS = Weights(
-    intercept=-0.956,
-    retrieval_similarity=2.697,
-    skeleton_agreement=1.317,
-    retries=-0.746,
-    word_coverage=0.298,
-    word_grounding=-0.632,
-    filled=1.995,
-    fill_agreement=1.834,
-    min_token_logprob=1.35,
+    intercept=-1.538,
+    retrieval_similarity=3.278,
+    skeleton_agreement=1.022,
+    retries=-0.711,
+    word_coverage=0.387,
+    word_grounding=-0.571,
+    filled=0.476,
+    fill_agreement=0.513,
+    min_token_logprob=1.403,
 )
 
 
@@ -253,7 +255,8 @@ def confidence_parts(
         source=evidence.source,
         fill_agreement=votes / voters if votes is not None and voters else None,
         min_token_probability=math.exp(evidence.min_logprob) if evidence.min_logprob is not None else None,
-        retrieval_similarity=max(scores) if scores else None,
+        # A filled program's examples are its form's, unscored: the question's retrieval score stands in.
+        retrieval_similarity=max(scores) if scores else evidence.fill_similarity,
         skeleton_agreement=sum(s == own for s in known) / len(known) if known else None,
         retries=max(evidence.attempts - 1, 0),
         schema_fixes=evidence.schema_fixes,

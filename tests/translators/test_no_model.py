@@ -31,6 +31,8 @@ def test_what_the_rules_write_needs_no_retrieval(bank):
     assert translator.retriever.embedder is None  # no encoder loaded for a translator that asks no model
     result = translator.translate("Is there a red cup?")
     assert result.program is not None and result.source in {"template", "composed"}
+    assert result.fill is not None and "similarity" not in result.fill  # no retrieval score looked up
+    assert translator.retriever.embedder is None
 
 
 def test_a_question_the_rules_cannot_write_is_declined_with_the_reason(bank):

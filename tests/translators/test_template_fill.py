@@ -236,6 +236,8 @@ def test_the_translator_fills_without_a_model_call_and_says_so():
     result = translator.translate("Is there a yellow kite?")
     assert result.flat == "scene(0). select(1, 0, kite). filter(2, 1, color, yellow). exist(3, 2). end(3)."
     assert result.source == "template" and result.attempts == [] and result.fill["votes"] == 2
+    # how close the bank comes to the question, as the model would have been shown it (Jaccard here)
+    assert 0.0 < result.fill["similarity"] <= 1.0
     assert result.to_json()["source"] == "template" and "fill_s" in result.timings
     off = Translator(TranslationSettings(sampling="jaccard", llm="replay", template_fill=False), bank, NoModel())
     try:

@@ -125,6 +125,10 @@ def test_a_filled_program_reports_its_source_and_the_vote_of_its_form():
     assert parts.source == "template" and parts.fill_agreement == 0.75 and parts.agreement is None
     assert parts.retrieval_similarity is None and parts.skeleton_agreement == 1.0 and parts.retries == 0
     assert 0.0 < confidence(parts) <= 1.0
+    # the question's retrieval score, where the translator looked it up, stands in for the unscored form's examples
+    filled.fill = {"form": "is there color thing", "votes": 3, "voters": 4, "similarity": 0.9}
+    near = confidence_parts(filled.evidence)
+    assert near.retrieval_similarity == 0.9 and confidence(near) > confidence(parts)
 
 
 def test_no_translation_gives_the_answers_parts_only():

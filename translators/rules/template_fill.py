@@ -82,8 +82,9 @@ _MEANINGFUL_WORDS = frozenset(
 _APOSTROPHE_S = re.compile(r"\b([A-Za-z]+)['’]s\b")
 _CONTRACTED = frozenset("what who where when why how which that it there here he she this let".split())
 _POSITION_WORDS = frozenset({"part", "side"})  # after which/what: where in the image
-# Changes whenever the rules above change what is filled, so stored translations are not reused.
-FILL_RULES_VERSION = 27
+# Changes whenever the rules above change what is filled, or what a fill records (28: the question's
+# retrieval score), so stored translations are not reused.
+FILL_RULES_VERSION = 28
 
 
 @dataclass(frozen=True)
