@@ -82,7 +82,8 @@ class TranslateResponse(BaseModel):
         default_factory=dict,
         description="how the program was made: model, attempts, source (template: filled from the bank's "
         "examples of the question's form, without a model call; composed: from the question's object references "
-        "and a form the bank has, without a model call; model), fill (form, votes, voters), usage "
+        "and a form the bank has, without a model call; model), fill (form, votes, voters, similarity: the best "
+        "retrieval score of the question's examples), usage "
         "(prompt_tokens, evaluated_tokens: those not taken from the cached prompt prefix, output_tokens, "
         "prompt_s, output_s), schema_fixes, mappings, samples, agreement",
     )
