@@ -2,16 +2,16 @@
 
 For each question of one part of the split (evaluation.splits; questions in a fixed pseudo-random
 order, a digest of the id), whether the program is semantically equivalent to the GQA program and
-what the confidence reads: kind `n1fill`, the default translator (a program filled from the bank's
-examples of the question's form, or composed, else the model's; the source, the fill's vote and
-retrieval score); kind `n1`, the
-model alone, with its retrieved examples and their scores, attempts and schema fixes; kind `extra3`,
-for the first `--sampled` questions, the further samples of an n-sample translation (the same model
-shown the retrieved examples in rotated order, as `TranslationSettings.samples` does at
-temperature 0), each with its verdict. An `n1fill` record whose question the rules (template
-fill, composition, coordination) do not translate takes the model's program from the question's `n1` record, or from its n1fill record of earlier
-fill rules, when there is one (fill does not change the model's prompt), so the model is asked
-once per question. Records carry the fill rules they were made with (`FILL_RULES_VERSION`); those
+what the confidence reads: kind `n1fill`, the service's translator (a program filled from the
+bank's examples of the question's form, or composed, else the model's; the source, the fill's vote
+and retrieval score); kind `n1`, the model alone, with its retrieved examples and their scores,
+attempts and schema fixes; kind `extra3`, for the first `--sampled` questions, the further samples
+of an n-sample translation (the same model shown the retrieved examples in rotated order, as
+`TranslationSettings.samples` does at temperature 0), each with its verdict. An `n1fill` record
+whose question the rules (template fill, composition, coordination) do not translate takes the
+model's program from the question's `n1` record, or from its n1fill record of earlier fill rules,
+when there is one (fill does not change the model's prompt), so the model is asked once per
+question. Records carry the fill rules they were made with (`FILL_RULES_VERSION`); those
 of earlier rules are made again. They also name how the least likely token was read
 (`LEAST_LIKELY_READING`), and bench/confidence.py fits on the current reading's records only.
 
