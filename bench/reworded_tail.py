@@ -34,7 +34,7 @@ from app.config import load_settings  # noqa: E402
 from app.pipeline import Pipeline, PipelineError  # noqa: E402
 from theory.equivalence import equivalent  # noqa: E402
 from translators.model.backends.base import GenerationRequest  # noqa: E402
-from translators.model.backends.local import LlamaCppBackend  # noqa: E402
+from translators.model.backends.registry import get_backend  # noqa: E402
 from translators.model.prompts import Prompt  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "reworded_tail.json"
@@ -73,7 +73,7 @@ def reword_prompt(question: str) -> Prompt:
 def main() -> None:
     questions, _ = labelled_questions()
     tail = rules_tail(questions)
-    model = LlamaCppBackend()
+    model = get_backend()  # the bundled model, as the service loads it
     model.generate(GenerationRequest(reword_prompt("Is the car red?"), "warm", max_tokens=24))  # the fixed part, once
     with mock.patch.dict(os.environ, {"ASPVQA_LLM": empty_recording(), "ASPVQA_CALIBRATION": "off"}):
         rules = Pipeline(load_settings())
@@ -105,8 +105,10 @@ def main() -> None:
         f"reworded: {read} of {len(tail)} rewordings read by the rules, {right} right "
         f"({report['right_share']}); rewording p50 {report['rewording_p50_s']} s"
     )
-    met = report["right_share"] is not None and report["right_share"] >= TARGET_RIGHT
-    sys.exit(0 if met and seconds and statistics.median(seconds) <= TARGET_P50_S else 1)
+    right_share, p50 = report["right_share"], report["rewording_p50_s"]
+    sys.exit(
+        0 if right_share is not None and right_share >= TARGET_RIGHT and p50 is not None and p50 <= TARGET_P50_S else 1
+    )
 
 
 if __name__ == "__main__":

@@ -154,6 +154,7 @@ class GrammarCheck:
 
 def _log_share(logit: float, allowed: np.ndarray) -> float:
     """log(exp(logit) / sum(exp(allowed))), computed without overflow; `allowed` holds `logit` itself."""
+    # By hand (scipy.special.logsumexp, three lines): the decoding path imports numpy only.
     top = float(allowed.max())
     return float(logit - top - np.log(np.exp(allowed - top).sum()))
 
