@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 # from them while the rest (torch, the language model's build) installs.
 CORE := $(VENV)/.core-$(shell sha1sum pyproject.toml | cut -c1-12)
 
-.PHONY: install wordnet llm bank bank-forms browser demo check test docs bench reliability scale stress first-run
+.PHONY: install wordnet llm bank bank-forms student browser demo check test docs bench reliability scale stress first-run
 
 $(CORE): pyproject.toml
 	@echo "==> core: the virtual environment, the core and service packages"
@@ -39,6 +39,11 @@ bank: $(STAMP)
 bank-forms: $(CORE)
 	@echo "==> bank-forms: the default example bank (generated once, about a minute)"
 	@$(BIN)/aspvqa bank generate --no-index
+
+# The long-tail writer's weights (translators/data/student/), trained again from the bank and the GQA
+# programs in ../shared (ASPVQA_GQA_DIR): about 25 minutes on 2 cores; resumes from its checkpoint.
+student: $(STAMP) bank
+	$(BIN)/aspvqa student train --gqa $${ASPVQA_GQA_DIR:-../shared/data/gqa}
 
 wordnet:
 	@echo "==> wordnet: WordNet 3.0"

@@ -79,6 +79,12 @@ COMMANDS = (
     ),
     LazyCommand("bank", "app.commands.bank", "bank_app", "Example banks for question translation."),
     LazyCommand(
+        "student",
+        "app.commands.student",
+        "student_app",
+        "The student: the small trained program writer (ASPVQA_LLM=student).",
+    ),
+    LazyCommand(
         "models",
         "app.commands.models",
         "models_app",

@@ -51,7 +51,8 @@ class Settings(BaseSettings, TranslationOptions):
     # Translation (question -> program), beside the inherited options.
     llm: str | None = Field(
         None,
-        description="language model: a bundled local model name (default qwen2.5-coder-1.5b), local:PATH.gguf, "
+        description="program writer of what the rules leave: student (the default, a small trained writer), a "
+        "bundled local model name (qwen2.5-coder-1.5b, smollm2-135m), local:PATH.gguf, "
         "openai:MODEL@BASE_URL[#grammar=none|llama.cpp|vllm|vllm-guided] (key from OPENAI_API_KEY; grammar kind "
         "else from ASPVQA_LLM_GRAMMAR), replay:RECORDING.jsonl, or none (template fill and composition alone: a "
         "question they cannot write is declined)",
@@ -275,10 +276,10 @@ class Settings(BaseSettings, TranslationOptions):
 
     @property
     def default_llm(self) -> str:
-        """The language model a request gets unless it names another: ASPVQA_LLM, else the bundled one."""
-        from translators.model.backends.models import DEFAULT_LOCAL_MODEL  # the backends load the prompts
+        """The program writer a request gets unless it names another: ASPVQA_LLM, else the student."""
+        from translators.model.backends.registry import DEFAULT_WRITER  # the backends load the prompts
 
-        return self.llm or DEFAULT_LOCAL_MODEL
+        return self.llm or DEFAULT_WRITER
 
     @property
     def offered_llms(self) -> tuple[str, ...]:

@@ -20,7 +20,7 @@ from pydantic import JsonValue
 from evaluation.manifest import FileDigest, JobProvenance, ModelIdentity, RunProvenance
 from evaluation.runs import Run
 from evaluation.workers import GIB, Footprint
-from translators.model.backends.registry import is_local_model
+from translators.model.backends.registry import STUDENT, is_local_model
 
 if TYPE_CHECKING:
     from translators.examples.bank import ExampleBank
@@ -103,6 +103,10 @@ def model_identity(name: str) -> ModelIdentity:
             return {"name": name, "file": None, "error": str(exc)}
     if name.startswith("replay:"):
         return {"name": name, "recording": file_digest(name.removeprefix("replay:"))}
+    if name == STUDENT:
+        from translators.model.student.writer import WEIGHTS_DIR
+
+        return {"name": name, "file": file_digest(WEIGHTS_DIR / "weights.npz")}
     if name.startswith("openai:"):
         model, _, rest = name.removeprefix("openai:").partition("@")
         return {"name": name, "model": model, "endpoint": rest.partition("#")[0]}

@@ -48,6 +48,7 @@ class Request:
     prompt: Prompt
     sample: int
     grammar: str | None
+    asked: str | None = None  # the question as read (`GenerationRequest.asked`)
 
 
 def ask_model(
@@ -103,6 +104,7 @@ def _generation_request(
         attempt=attempt,
         sample=request.sample,
         repair=tuple(repairs),
+        asked=request.asked,
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import ConfigDict, Field, field_validator
 
-from translators.model.backends.models import DEFAULT_LOCAL_MODEL
+from translators.model.backends.registry import DEFAULT_WRITER
 from translators.model.prompts import DEFAULT_PROMPT, PROMPTS
 from translators.model.repair import MAX_REPAIRS
 from translators.options import TranslationOptions
@@ -15,7 +15,7 @@ class TranslationSettings(TranslationOptions):
 
     model_config = ConfigDict(frozen=True)
 
-    llm: str = DEFAULT_LOCAL_MODEL
+    llm: str = DEFAULT_WRITER
     prompt_version: str = DEFAULT_PROMPT
     constrained: bool = True
     template_retrieval: bool = (

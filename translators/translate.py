@@ -169,6 +169,9 @@ class Translator:
         key["grounded"] = GROUNDING_VERSION
         key["least_likely"] = LEAST_LIKELY_READING
         key["kinship"] = self.kinship is not None
+        # A backend whose weights ship with the project (the student) names them.
+        if (identity := getattr(self.backend, "identity", None)) is not None:
+            key["writer"] = identity
         return key
 
     def warm_up(self) -> None:
@@ -382,7 +385,8 @@ class Translator:
                 judge.asked, order, s.representation, s.prompt_version, self.fixed, self.ontology, exclude_ids=exclude
             )
             try:
-                program, candidates.error = self._ask(Request(question, prompt, sample, grammar), judge, attempts)
+                request = Request(question, prompt, sample, grammar, judge.asked)
+                program, candidates.error = self._ask(request, judge, attempts)
             except RetryableBackendError as exc:
                 # A vote over fewer candidates would not be this setting's answer: stop here.
                 candidates.retryable, candidates.error = True, str(exc)

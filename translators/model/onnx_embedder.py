@@ -53,8 +53,9 @@ def _folder_digest(folder: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def _export(folder: Path, target: Path) -> None:
-    """Export the model's whole forward pass (token ids to sentence embedding) to `target`."""
+def _export(folder: Path, target: Path, output: str = "sentence_embedding") -> None:
+    """Export the model's whole forward pass (token ids to `output`: the sentence embedding, or each
+    token's state, ``token_embeddings``) to `target`."""
     import torch
     from sentence_transformers import SentenceTransformer
 
@@ -67,10 +68,11 @@ def _export(folder: Path, target: Path) -> None:
             self.model = model
 
         def forward(self, *inputs: torch.Tensor) -> torch.Tensor:
-            return self.model(dict(zip(names, inputs)))["sentence_embedding"]
+            return self.model(dict(zip(names, inputs)))[output]
 
     sample = model.tokenizer(["a sample question?", "another one"], return_tensors="pt", padding=True)
-    axes = {name: {0: "batch", 1: "tokens"} for name in names} | {"embedding": {0: "batch"}}
+    out_axes = {0: "batch"} if output == "sentence_embedding" else {0: "batch", 1: "tokens"}
+    axes = {name: {0: "batch", 1: "tokens"} for name in names} | {"embedding": out_axes}
     with replaced_whole(target) as temporary, torch.inference_mode(), warnings.catch_warnings():
         # The tracer warns of shapes taken as constants; each is constant for this graph (one
         # attention mask per text), which the tests check against PyTorch on a padded batch.
@@ -86,6 +88,43 @@ def _export(folder: Path, target: Path) -> None:
             opset_version=17,
             dynamo=False,
         )
+
+
+def _max_length(folder: Path, tokenizer) -> int:  # noqa: ANN001
+    try:
+        config = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))
+        return int(config["max_seq_length"])
+    except (OSError, ValueError, KeyError):
+        return int((tokenizer.truncation or {}).get("max_length", 512))
+
+
+def onnx_session(folder: Path, name: str, threads: int, output: str = "sentence_embedding"):  # noqa: ANN201
+    """(ONNX Runtime session, tokenizer) of the model folder's forward pass to `output`, the graph
+    exported on first use and kept in the cache folder under the folder's digest."""
+    try:
+        import onnxruntime
+        from tokenizers import Tokenizer
+    except ImportError as exc:
+        raise ModelNotAvailableError(f"ONNX Runtime is not installed ({exc.name})") from exc
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+    kind = "" if output == "sentence_embedding" else f".{output}"
+    graph = cache_dir() / "models" / f"{safe}-{_folder_digest(folder)}{kind}.onnx"
+    with _EXPORT_LOCK:
+        if not graph.exists():
+            _export(folder, graph, output)
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    # Threads that spin after a call would take the cores the language model needs next.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    session = onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    # The file's own padding may be to a fixed length; pad a batch to its longest text instead,
+    # and truncate where sentence-transformers does.
+    padding = tokenizer.padding or {}
+    tokenizer.enable_padding(pad_id=padding.get("pad_id", 0), pad_token=padding.get("pad_token", "[PAD]"))
+    tokenizer.enable_truncation(_max_length(folder, tokenizer))
+    return session, tokenizer
 
 
 class OnnxSentenceEmbedder:
@@ -106,38 +145,9 @@ class OnnxSentenceEmbedder:
         """(session, tokenizer), built on first use."""
         with self._lock:
             if self._session is None:
-                try:
-                    import onnxruntime
-                    from tokenizers import Tokenizer
-                except ImportError as exc:
-                    raise ModelNotAvailableError(f"ONNX Runtime is not installed ({exc.name})") from exc
-                safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in self.name)
-                graph = cache_dir() / "models" / f"{safe}-{_folder_digest(self.path)}.onnx"
-                with _EXPORT_LOCK:
-                    if not graph.exists():
-                        _export(self.path, graph)
-                options = onnxruntime.SessionOptions()
-                options.intra_op_num_threads = self.threads
-                options.inter_op_num_threads = 1
-                # Threads that spin after a call would take the cores the language model needs next.
-                options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-                session = onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
-                tokenizer = Tokenizer.from_file(str(self.path / "tokenizer.json"))
-                # The file's own padding may be to a fixed length; pad a batch to its longest text instead,
-                # and truncate where sentence-transformers does.
-                padding = tokenizer.padding or {}
-                tokenizer.enable_padding(pad_id=padding.get("pad_id", 0), pad_token=padding.get("pad_token", "[PAD]"))
-                tokenizer.enable_truncation(self._max_length(tokenizer))
-                self._inputs = [i.name for i in session.get_inputs()]
-                self._tokenizer, self._session = tokenizer, session
+                self._session, self._tokenizer = onnx_session(self.path, self.name, self.threads)
+                self._inputs = [i.name for i in self._session.get_inputs()]
         return self._session, self._tokenizer
-
-    def _max_length(self, tokenizer) -> int:  # noqa: ANN001
-        try:
-            config = json.loads((self.path / "sentence_bert_config.json").read_text(encoding="utf-8"))
-            return int(config["max_seq_length"])
-        except (OSError, ValueError, KeyError):
-            return int((tokenizer.truncation or {}).get("max_length", 512))
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Normalised embeddings of `texts`, shape (len(texts), dim), float32."""

@@ -36,6 +36,9 @@ class GenerationRequest:
     attempt: int = 0
     sample: int = 0
     repair: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    # The question as the translator reads it (asked directly, image phrases as the scene), for a
+    # backend that reads the question rather than the prompt (the student).
+    asked: str | None = None
 
     def messages(self) -> list[dict[str, str]]:
         """Chat messages: the prompt, then each failed attempt and the error it caused."""

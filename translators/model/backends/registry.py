@@ -4,7 +4,8 @@
 ``openai:MODEL@BASE_URL[#grammar=KIND]``: an OpenAI-compatible endpoint (key from OPENAI_API_KEY),
 grammar-constrained when KIND (else the caller's default, the setting ASPVQA_LLM_GRAMMAR, else
 ``none``) names how its server takes a grammar: ``llama.cpp``, ``vllm``, ``vllm-guided`` or ``none``;
-``replay:/path/recording.jsonl``: recorded outputs; ``none``: no model, the rules alone.
+``replay:/path/recording.jsonl``: recorded outputs; ``student``: the small trained program writer
+(`translators.model.student`); ``none``: no model, the rules alone.
 """
 
 from __future__ import annotations
@@ -12,14 +13,20 @@ from __future__ import annotations
 from functools import lru_cache
 
 from translators.model.backends.base import Backend, BackendError
-from translators.model.backends.models import DEFAULT_LOCAL_MODEL, LOCAL_MODELS
+from translators.model.backends.models import LOCAL_MODELS
 from translators.model.backends.no_model import NO_MODEL, NoModel
+
+STUDENT = "student"
+# The program writer of the questions the rules leave, unless a setting names another: the student
+# writes as many right programs the abstention keeps as the bundled 1.5B model, in a twentieth of its
+# time (bench/student.py).
+DEFAULT_WRITER = STUDENT
 
 GRAMMAR_VARIABLE = "ASPVQA_LLM_GRAMMAR"
 OPENAI_SYNTAX = "openai:MODEL@BASE_URL or openai:MODEL@BASE_URL#grammar=KIND"
 
 
-def get_backend(name: str = DEFAULT_LOCAL_MODEL, gpu_layers: int = 0, default_grammar: str = "") -> Backend:
+def get_backend(name: str = DEFAULT_WRITER, gpu_layers: int = 0, default_grammar: str = "") -> Backend:
     """The backend a name stands for (local models stay loaded between calls); `gpu_layers` of a
     local model go to the GPU (-1: all; ignored by llama.cpp builds without GPU support);
     `default_grammar` is how an openai: server without ``#grammar=`` takes a grammar."""
@@ -43,11 +50,15 @@ def _backend(name: str, default_grammar: str, gpu_layers: int = 0) -> Backend:
         return _openai_backend(name.removeprefix("openai:"), default_grammar)
     if name == NO_MODEL:
         return NoModel()
+    if name == STUDENT:
+        from translators.model.backends.student import StudentBackend
+
+        return StudentBackend()
     if name.startswith("replay:"):
         from translators.model.backends.replay import ReplayBackend
 
         return ReplayBackend.from_file(name.removeprefix("replay:"))
-    known = f"{', '.join(LOCAL_MODELS)}, local:PATH.gguf, openai:MODEL@URL, replay:FILE or {NO_MODEL}"
+    known = f"{', '.join(LOCAL_MODELS)}, local:PATH.gguf, openai:MODEL@URL, replay:FILE, {STUDENT} or {NO_MODEL}"
     raise BackendError(f"unknown language model {name!r}; use {known}")
 
 

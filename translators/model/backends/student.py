@@ -1,0 +1,67 @@
+"""The trained student as a backend (``ASPVQA_LLM=student``): the question in, its likeliest program
+out, a refused program's repair being the student's next-ranked program.
+
+It reads the question, not the prompt: the retrieved examples a language model is shown are what
+the student learnt from. It takes no grammar; the translator's parser and checks judge its output.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from theory.errors import ModelNotAvailableError
+from translators.model.backends.base import Backend, BackendError, Generation, GenerationRequest
+from translators.model.student.writer import StudentWriter, Written
+
+# Programs ranked per question: the first, then one per repair the translator asks for.
+BEAMS = 4
+
+
+class StudentBackend(Backend):
+    """The student's programs, ranked by its beam search, one per attempt."""
+
+    name = "student"  # as the registry spells it (`registry.STUDENT`)
+    supports_grammar = False
+    grammar_field = None
+
+    def __init__(self, writer: StudentWriter | None = None) -> None:
+        self.writer = writer or StudentWriter()
+        self._last: tuple[str, list[Written]] | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def identity(self) -> str:
+        """The trained weights' digest: a translation cached with other weights is not reused."""
+        return self.writer.digest()
+
+    def _ranked(self, question: str) -> list[Written]:
+        """The ranked programs of `question`; the last question's are kept for its repairs."""
+        with self._lock:
+            if self._last is not None and self._last[0] == question:
+                return self._last[1]
+        try:
+            ranked = self.writer.write(question, BEAMS)
+        except ModelNotAvailableError as exc:
+            raise BackendError(str(exc)) from exc
+        with self._lock:
+            self._last = (question, ranked)
+        return ranked
+
+    def generate(self, request: GenerationRequest) -> Generation:
+        """The attempt's program: the next-ranked one not already refused."""
+        start = time.perf_counter()
+        question = request.asked or request.question
+        refused = {output for output, _ in request.repair}
+        left = [w for w in self._ranked(question) if w.text not in refused]
+        if not left:
+            raise BackendError(f"the student has no other program for this question after {len(refused)} refused")
+        chosen = left[0]
+        return Generation(
+            text=chosen.text,
+            seconds=time.perf_counter() - start,
+            model=self.name,
+            completion_tokens=len(chosen.token_logprobs),
+            token_logprobs=chosen.token_logprobs,
+            allowed_logprobs=chosen.token_logprobs,
+        )

@@ -1,0 +1,224 @@
+"""The trained student run with NumPy: a question's token states in, its likeliest programs out.
+
+The pre-norm Transformer layers of `translators.model.student.network` are written out here over the
+saved float16 weights (NumPy has no Transformer layer, and importing PyTorch would add two seconds
+to every start for a network this small). A beam search keeps the parentheses balanced; the
+translator's parser and checks judge the rest, and a refused program's next-ranked rival is the
+repair.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from theory.errors import ModelNotAvailableError
+from translators.model.student.encoder import TokenStates
+from translators.model.student.vocabulary import END, START, ProgramVocabulary, program_text
+
+WEIGHTS_DIR = Path(__file__).resolve().parents[2] / "data" / "student"
+_EPSILON = 1e-5  # PyTorch's LayerNorm default
+
+
+@dataclass(frozen=True)
+class Written:
+    """One program the student wrote: its text and each token's log-probability (END's included)."""
+
+    text: str
+    token_logprobs: tuple[float, ...]
+
+    @property
+    def logprob(self) -> float:
+        """The whole program's log-probability."""
+        return float(sum(self.token_logprobs))
+
+
+def _norm(x: np.ndarray, w: dict[str, np.ndarray], name: str) -> np.ndarray:
+    mean = x.mean(-1, keepdims=True)
+    var = x.var(-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + _EPSILON) * w[f"{name}.weight"] + w[f"{name}.bias"]
+
+
+def _with_transposed(weights: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The weights with a contiguous transposed copy of each matrix (``NAME^T``; an attention's packed
+    input projection split by queries, keys and values, ``NAME^T0..2``): NumPy multiplies by a
+    transposed view several times slower than by a contiguous matrix."""
+    out = dict(weights)
+    for name, value in weights.items():
+        if value.ndim != 2 or name == "position.weight":
+            continue
+        if name.endswith("in_proj_weight"):
+            for part, rows in enumerate(np.split(value, 3)):
+                out[f"{name}^T{part}"] = np.ascontiguousarray(rows.T)
+        else:
+            out[f"{name}^T"] = np.ascontiguousarray(value.T)
+    return out
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    x = x - x.max(-1, keepdims=True)
+    e = np.exp(x)
+    return e / e.sum(-1, keepdims=True)
+
+
+def _log_softmax(x: np.ndarray) -> np.ndarray:
+    x = x - x.max(-1, keepdims=True)
+    return x - np.log(np.exp(x).sum(-1, keepdims=True))
+
+
+class StudentWriter:
+    """The student's weights, loaded on first use from `folder`."""
+
+    def __init__(self, folder: Path = WEIGHTS_DIR, reader: TokenStates | None = None) -> None:
+        self.folder = folder
+        self.reader = reader or TokenStates()
+        self._weights: dict[str, np.ndarray] | None = None
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def available(folder: Path = WEIGHTS_DIR) -> bool:
+        """Whether trained weights are in `folder`."""
+        return all((folder / name).exists() for name in ("weights.npz", "shape.json", "vocabulary.json"))
+
+    def digest(self) -> str:
+        """A digest of the weight files ("missing" without them)."""
+        if not self.available(self.folder):
+            return "missing"
+        digest = hashlib.sha256()
+        for name in ("weights.npz", "shape.json", "vocabulary.json"):
+            digest.update((self.folder / name).read_bytes())
+        return digest.hexdigest()[:12]
+
+    def _load(self) -> dict[str, np.ndarray]:
+        with self._lock:
+            if self._weights is None:
+                if not self.available(self.folder):
+                    raise ModelNotAvailableError(
+                        f"no trained student in {self.folder}: `aspvqa student train` writes one"
+                    )
+                with np.load(self.folder / "weights.npz") as saved:
+                    self._weights = _with_transposed({name: saved[name].astype(np.float32) for name in saved.files})
+                self.shape = json.loads((self.folder / "shape.json").read_text(encoding="utf-8"))
+                self.vocabulary = ProgramVocabulary.load(self.folder / "vocabulary.json")
+                index = self.vocabulary.index
+                self._start, self._end = index[START], index[END]
+                self._open, self._close = index.get("("), index.get(")")
+        return self._weights
+
+    def _projected(self, w: dict[str, np.ndarray], name: str, x: np.ndarray, part: int) -> np.ndarray:
+        """Queries (0), keys (1) or values (2) of PyTorch's MultiheadAttention `name`, split by head:
+        (batch, T, d) -> (batch, heads, T, d / heads)."""
+        d, heads = x.shape[-1], self.shape["heads"]
+        offset = w[f"{name}.in_proj_bias"]
+        t = x @ w[f"{name}.in_proj_weight^T{part}"] + offset[part * d : (part + 1) * d]
+        return t.reshape(t.shape[0], t.shape[1], heads, d // heads).transpose(0, 2, 1, 3)
+
+    def _attended(self, w: dict[str, np.ndarray], name: str, q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """Split queries over split keys and values, merged and projected out: (batch, T, d)."""
+        scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(q.shape[-1])
+        mixed = _softmax(scores) @ v
+        batch, heads, length, part = mixed.shape
+        merged = mixed.transpose(0, 2, 1, 3).reshape(batch, length, heads * part)
+        return merged @ w[f"{name}.out_proj.weight^T"] + w[f"{name}.out_proj.bias"]
+
+    def _feed_forward(self, w: dict[str, np.ndarray], name: str, x: np.ndarray) -> np.ndarray:
+        hidden = np.maximum(x @ w[f"{name}.linear1.weight^T"] + w[f"{name}.linear1.bias"], 0.0)
+        return hidden @ w[f"{name}.linear2.weight^T"] + w[f"{name}.linear2.bias"]
+
+    def _memory(self, w: dict[str, np.ndarray], states: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The question read by the encoder layers, as each decoder layer's cross-attention keys and values."""
+        x = states @ w["adapter.weight^T"] + w["adapter.bias"]
+        for layer in range(self.shape["encoder_layers"]):
+            name = f"encoder.layers.{layer}.self_attn"
+            h = _norm(x, w, f"encoder.layers.{layer}.norm1")
+            x = x + self._attended(w, name, *(self._projected(w, name, h, part) for part in range(3)))
+            x = x + self._feed_forward(w, f"encoder.layers.{layer}", _norm(x, w, f"encoder.layers.{layer}.norm2"))
+        names = [f"decoder.layers.{layer}.multihead_attn" for layer in range(self.shape["decoder_layers"])]
+        return [(self._projected(w, name, x, 1), self._projected(w, name, x, 2)) for name in names]
+
+    def _step(
+        self,
+        w: dict[str, np.ndarray],
+        memory: list[tuple[np.ndarray, np.ndarray]],
+        cache: list[tuple[np.ndarray, np.ndarray]],
+        tokens: np.ndarray,
+        position: int,
+    ) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
+        """The next token's log-probabilities (beams, vocabulary) after each beam's newest token, and each
+        decoder layer's self-attention keys and values with that token's added (written once, not per step)."""
+        x = (w["embed.weight"][tokens] * np.sqrt(self.shape["width"]) + w["position.weight"][position])[:, None]
+        grown = []
+        for layer, ((cross_k, cross_v), (keys, values)) in enumerate(zip(memory, cache)):
+            name = f"decoder.layers.{layer}"
+            h = _norm(x, w, f"{name}.norm1")
+            keys = np.concatenate([keys, self._projected(w, f"{name}.self_attn", h, 1)], axis=2)
+            values = np.concatenate([values, self._projected(w, f"{name}.self_attn", h, 2)], axis=2)
+            grown.append((keys, values))
+            x = x + self._attended(w, f"{name}.self_attn", self._projected(w, f"{name}.self_attn", h, 0), keys, values)
+            q = self._projected(w, f"{name}.multihead_attn", _norm(x, w, f"{name}.norm2"), 0)
+            x = x + self._attended(w, f"{name}.multihead_attn", q, cross_k, cross_v)
+            x = x + self._feed_forward(w, name, _norm(x, w, f"{name}.norm3"))
+        last = _norm(x[:, 0], w, "norm")
+        return _log_softmax(last @ w["embed.weight^T"]), grown
+
+    def _empty_cache(self, beams: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        heads, width = self.shape["heads"], self.shape["width"]
+        empty = np.zeros((beams, heads, 0, width // heads), dtype=np.float32)
+        return [(empty, empty) for _ in range(self.shape["decoder_layers"])]
+
+    def prefix_logprobs(self, states: np.ndarray, prefix: list[int]) -> np.ndarray:
+        """The log-probabilities of the token after `prefix` (START first) for one question's states."""
+        w = self._load()
+        memory, cache = self._memory(w, states), self._empty_cache(1)
+        for position, token in enumerate(prefix):
+            logprobs, cache = self._step(w, memory, cache, np.array([token]), position)
+        return logprobs[0]
+
+    def _allowed(self, logprobs: np.ndarray, depth: int, written: int) -> np.ndarray:
+        """Mask what cannot come next: END inside parentheses or first, a ')' with none open."""
+        logprobs = logprobs.copy()
+        if depth > 0 or written == 0:
+            logprobs[self._end] = -np.inf
+        if depth == 0 and self._close is not None:
+            logprobs[self._close] = -np.inf
+        return logprobs
+
+    def write(self, question: str, beams: int = 4) -> list[Written]:
+        """The `beams` likeliest programs of `question`, likeliest first."""
+        w = self._load()
+        states, _ = self.reader.states([question])
+        memory = self._memory(w, states)
+        limit = self.shape["max_tokens"]
+        # Per live beam: token ids, per-token log-probabilities, open parentheses; and the layers' cache.
+        alive: list[tuple[list[int], list[float], int]] = [([self._start], [], 0)]
+        cache = self._empty_cache(1)
+        done: list[tuple[list[int], list[float]]] = []
+        while alive and len(done) < beams:
+            newest = np.array([ids[-1] for ids, _, _ in alive], dtype=np.int64)
+            scores, cache = self._step(w, memory, cache, newest, len(alive[0][0]) - 1)
+            grown: list[tuple[float, int, list[int], list[float], int]] = []
+            for parent, ((ids, logprobs, depth), row) in enumerate(zip(alive, scores)):
+                row = self._allowed(row, depth, len(ids) - 1)
+                for token in np.argsort(row)[::-1][:beams]:
+                    if not np.isfinite(row[token]):
+                        break
+                    opened = depth + (token == self._open) - (token == self._close)
+                    value = float(row[token])
+                    grown.append((sum(logprobs) + value, parent, [*ids, int(token)], [*logprobs, value], opened))
+            grown.sort(key=lambda g: -g[0])
+            alive, parents = [], []
+            for _, parent, ids, logprobs, depth in grown[:beams]:
+                if ids[-1] == self._end:
+                    done.append((ids, logprobs))
+                elif len(ids) < limit:
+                    alive.append((ids, logprobs, depth))
+                    parents.append(parent)
+            cache = [(keys[parents], values[parents]) for keys, values in cache]
+        done.sort(key=lambda d: -sum(d[1]))
+        tokens = self.vocabulary.tokens
+        return [Written(program_text(tokens[i] for i in ids[1:-1]), tuple(lp)) for ids, lp in done[:beams]]
