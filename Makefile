@@ -53,12 +53,12 @@ browser:
 	@sh scripts/install_chromium.sh
 
 # On a first install the rules answer the demo first (no language model: ASPVQA_LLM=none), then the
-# rest installs and the whole demo runs with the bundled model.
+# rest installs and the whole demo runs with the default writer of what the rules leave (the student).
 demo: $(CORE) wordnet bank-forms
 	@test -f $(STAMP) || { echo "==> demo-rules: the demo questions by the rules alone, before the rest installs"; \
 		$(BIN)/aspvqa demo --llm none; }
 	@$(MAKE) --no-print-directory install
-	@echo "==> demo: the demo questions on the demo scenes, with the bundled language model"
+	@echo "==> demo: the demo questions on the demo scenes, with the default program writer"
 	$(BIN)/aspvqa demo
 
 # The line every change must hold: lint, formatting and types (tool versions pinned in pyproject's test extra).

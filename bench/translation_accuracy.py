@@ -54,7 +54,7 @@ from theory.program import ProgramError  # noqa: E402
 from translators.examples.bank import Example, ExampleBank, legacy_bank, load_bank, save_bank  # noqa: E402
 from translators.examples.bundled import bundled_digest, default_bank  # noqa: E402
 from translators.gqa.gqa_program import GQAProgramError, gqa_to_program  # noqa: E402
-from translators.model.backends.registry import get_backend  # noqa: E402
+from translators.model.backends.registry import DEFAULT_WRITER, get_backend  # noqa: E402
 from translators.model.embeddings import load_embedder  # noqa: E402
 from translators.model.retrieval import Retriever  # noqa: E402
 from translators.rules.compositional_fill import COMPOSITION_VERSION  # noqa: E402
@@ -351,7 +351,7 @@ def render(table: dict[str, dict], llm: str, info: dict[str, Any]) -> str:
             lines.append(f"| {row['run']} | {row['bank']} | " + " | ".join(cells) + " |")
     lines += [
         "",
-        "p50/p90 s: wall time per translation in this run (llama.cpp, 2 threads on a 2-core machine). "
+        "p50/p90 s: wall time per translation in this run (2 threads on a 2-core machine). "
         "The latency benchmark is bench/translate.py.",
     ]
     return "\n".join(lines) + "\n"
@@ -409,7 +409,9 @@ def make_bank(kind: str, val_examples: list[Example]) -> ExampleBank:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--llm", default="qwen2.5-coder-1.5b")
+    parser.add_argument(
+        "--llm", default=DEFAULT_WRITER, help="the writer of what the rules leave (the service's default)"
+    )
     parser.add_argument(
         "--runs",
         default="default",

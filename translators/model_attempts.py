@@ -81,6 +81,10 @@ def ask_model(
         if outcome.program is not None and problem is not None:
             if attempt == 0 and judge.problems(outcome.program, meaning[1]) is None:
                 lenient_fallback = outcome.program
+            # A program refused before its meaning was read (an invented word: a writer without a
+            # grammar, the student) is read for the question words it leaves out too, so that a
+            # question no program can mean is declined with the word, as after a constrained model.
+            meaning[1](outcome.program)
             # Never answer with a word the question does not say: fed back like a parse error.
             outcome = replace(outcome, program=None, error=problem)
         attempts.append(_attempt(generation, outcome.error))

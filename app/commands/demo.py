@@ -1,4 +1,4 @@
-"""`aspvqa demo`: the whole pipeline on the bundled demo scenes with the bundled language model."""
+"""`aspvqa demo`: the whole pipeline on the bundled demo scenes with the default program writer."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def demo_command(
     top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, max=MAX_TOP_K, help="Answers per question.")] = 3,
     llm: Annotated[
         str | None,
-        typer.Option("--llm", help="Language model (default: the bundled local model; none: the rules alone)."),
+        typer.Option("--llm", help="Writer of what the rules leave (default: the student; none: the rules alone)."),
     ] = None,
 ) -> None:
     """Translate the demo questions, answer them on the demo scenes, print answers and programs."""

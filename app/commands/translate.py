@@ -115,8 +115,8 @@ LlmOption = Annotated[
     str | None,
     typer.Option(
         "--llm",
-        help="qwen2.5-coder-1.5b, smollm2-135m, local:FILE.gguf, openai:MODEL@URL[#grammar=KIND] or replay:FILE "
-        "(default: ASPVQA_LLM, else the bundled model).",
+        help="student, qwen2.5-coder-1.5b, smollm2-135m, local:FILE.gguf, openai:MODEL@URL[#grammar=KIND], "
+        "replay:FILE or none (default: ASPVQA_LLM, else student).",
     ),
 ]
 BankOption = Annotated[

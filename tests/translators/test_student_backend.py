@@ -21,7 +21,7 @@ class _Ranked(StudentWriter):
         self.ranked = [Written(text, (-0.1 * (i + 1),) * 3) for i, text in enumerate(ranked)]
         self.asked: list[str] = []
 
-    def write(self, question: str, beams: int = 4) -> list[Written]:
+    def write(self, question: str, beams: int = 4, said=None) -> list[Written]:  # noqa: ANN001
         self.asked.append(question)
         return self.ranked
 

@@ -13,6 +13,7 @@ import time
 from theory.errors import ModelNotAvailableError
 from translators.model.backends.base import Backend, BackendError, Generation, GenerationRequest
 from translators.model.student.writer import StudentWriter, Written
+from translators.wording.grounded_words import question_words
 
 # Programs ranked per question: the first, then one per repair the translator asks for.
 BEAMS = 4
@@ -40,8 +41,9 @@ class StudentBackend(Backend):
         with self._lock:
             if self._last is not None and self._last[0] == question:
                 return self._last[1]
+        words = question_words(question)
         try:
-            ranked = self.writer.write(question, BEAMS)
+            ranked = self.writer.write(question, BEAMS, lambda w: words.supports(w) or words.supports_relation(w))
         except ModelNotAvailableError as exc:
             raise BackendError(str(exc)) from exc
         with self._lock:

@@ -9,14 +9,16 @@ here: its development half is what the student is measured on.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from theory.nested import format_nested
+from theory.nested import format_nested, parse_nested
+from theory.operations import OPERATIONS
+from theory.program import ProgramError
 from translators.examples.bank import ExampleBank
 from translators.gqa.gqa_program import GQAProgramError, gqa_to_program, load_attribute_categories
-from translators.model.student.vocabulary import program_tokens
+from translators.model.student.vocabulary import program_text, program_tokens
 
 # GQA files the student may learn from, in the shared folder's layout. The test-dev sample is not one.
 GQA_TRAINING_FILES = ("questions/val_balanced_sample.json", "questions/train_balanced_sample50.json")
@@ -29,6 +31,25 @@ class Pair:
     question: str
     tokens: tuple[str, ...]
     source: str
+
+
+# The argument roles whose words must be the question's (`grounded_words.invented`).
+_WORD_ROLES = frozenset({"class", "value", "relation"})
+
+
+def structure_tokens(pairs: Iterable[Pair]) -> frozenset[str]:
+    """The constants the pairs' programs use in other roles (categories, polarity, position,
+    comparison): what a program may say whatever the question's words."""
+    found: set[str] = set()
+    for pair in pairs:
+        try:
+            program = parse_nested(program_text(pair.tokens))
+        except ProgramError:
+            continue
+        for step in program:
+            roles = OPERATIONS[step.operation].arguments
+            found.update(a for role, a in zip(roles, step.arguments) if role not in _WORD_ROLES)
+    return frozenset(found)
 
 
 def bank_pairs(bank: ExampleBank) -> Iterator[Pair]:

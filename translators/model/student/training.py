@@ -20,7 +20,7 @@ import numpy as np
 from theory.cache import cache_dir
 from translators.examples.bundled import default_bank
 from translators.model.student.encoder import TokenStates
-from translators.model.student.pairs import Pair, bank_pairs, gqa_pairs
+from translators.model.student.pairs import Pair, bank_pairs, gqa_pairs, structure_tokens
 from translators.model.student.vocabulary import PAD, ProgramVocabulary
 
 # GQA's real wordings are few beside the generated ones; each is seen this many times an epoch.
@@ -127,14 +127,18 @@ def train(
                 torch.save(state | {"schedule": schedule.state_dict(), "step": step, "rng": rng}, temporary)
                 temporary.replace(checkpoint)
     bar.close()
-    save_weights(model, vocabulary, out)
+    save_weights(model, vocabulary, out, structure_tokens(pairs))
     return {"steps": step, "loss_last_50": float(np.mean(losses[-50:])) if losses else float("nan")}
 
 
-def save_weights(model, vocabulary: ProgramVocabulary, out: Path) -> None:  # noqa: ANN001 - a torch module
-    """The weights as float16 arrays by name, the sizes and the vocabulary."""
+def save_weights(  # noqa: ANN001 - a torch module
+    model, vocabulary: ProgramVocabulary, out: Path, structure: Collection[str] = ()
+) -> None:
+    """The weights as float16 arrays by name, the sizes, the vocabulary and the structure tokens
+    (`structure_tokens`: the constants the writer may use whatever the question says)."""
     out.mkdir(parents=True, exist_ok=True)
     arrays = {name: value.detach().numpy().astype(np.float16) for name, value in model.state_dict().items()}
     np.savez_compressed(out / "weights.npz", **arrays)
     (out / "shape.json").write_text(json.dumps(model.shape.as_dict(), indent=1), encoding="utf-8")
     vocabulary.save(out / "vocabulary.json")
+    (out / "structure.json").write_text(json.dumps(sorted(structure)), encoding="utf-8")

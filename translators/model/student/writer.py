@@ -12,14 +12,16 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from theory.errors import ModelNotAvailableError
+from theory.operations import OPERATIONS
 from translators.model.student.encoder import TokenStates
-from translators.model.student.vocabulary import END, START, ProgramVocabulary, program_text
+from translators.model.student.vocabulary import END, SPECIALS, START, ProgramVocabulary, program_text
 
 WEIGHTS_DIR = Path(__file__).resolve().parents[2] / "data" / "student"
 _EPSILON = 1e-5  # PyTorch's LayerNorm default
@@ -60,6 +62,16 @@ def _with_transposed(weights: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return out
 
 
+def _word_tokens(folder: Path, vocabulary: ProgramVocabulary) -> dict[int, str]:
+    """The tokens that name a class, value or relation (id -> token): those the question must say.
+    Without the weights' structure file (weights saved before it) none are told apart."""
+    path = folder / "structure.json"
+    if not path.exists():
+        return {}
+    fixed = set(SPECIALS) | {"(", ")", ","} | set(OPERATIONS) | set(json.loads(path.read_text(encoding="utf-8")))
+    return {i: token for i, token in enumerate(vocabulary.tokens) if token not in fixed}
+
+
 def _softmax(x: np.ndarray) -> np.ndarray:
     x = x - x.max(-1, keepdims=True)
     e = np.exp(x)
@@ -90,7 +102,9 @@ class StudentWriter:
         if not self.available(self.folder):
             return "missing"
         digest = hashlib.sha256()
-        for name in ("weights.npz", "shape.json", "vocabulary.json"):
+        for name in ("weights.npz", "shape.json", "vocabulary.json", "structure.json"):
+            if not (self.folder / name).exists():
+                continue
             digest.update((self.folder / name).read_bytes())
         return digest.hexdigest()[:12]
 
@@ -108,6 +122,7 @@ class StudentWriter:
                 index = self.vocabulary.index
                 self._start, self._end = index[START], index[END]
                 self._open, self._close = index.get("("), index.get(")")
+                self._words = _word_tokens(self.folder, self.vocabulary)
         return self._weights
 
     def _projected(self, w: dict[str, np.ndarray], name: str, x: np.ndarray, part: int) -> np.ndarray:
@@ -188,9 +203,20 @@ class StudentWriter:
             logprobs[self._close] = -np.inf
         return logprobs
 
-    def write(self, question: str, beams: int = 4) -> list[Written]:
-        """The `beams` likeliest programs of `question`, likeliest first."""
+    def _unsaid(self, said: Callable[[str], bool] | None) -> np.ndarray:
+        """-inf on the word tokens `said` refuses (the question does not say them), else 0."""
+        mask = np.zeros(len(self.vocabulary.tokens), dtype=np.float32)
+        if said is not None:
+            refused = [i for i, token in self._words.items() if not said(token)]
+            mask[refused] = -np.inf
+        return mask
+
+    def write(self, question: str, beams: int = 4, said: Callable[[str], bool] | None = None) -> list[Written]:
+        """The `beams` likeliest programs of `question`, likeliest first; with `said`, only programs
+        whose classes, values and relations it accepts (the words of the question, as the
+        translator's grammar allows a language model)."""
         w = self._load()
+        unsaid = self._unsaid(said)
         states, _ = self.reader.states([question])
         memory = self._memory(w, states)
         limit = self.shape["max_tokens"]
@@ -203,7 +229,7 @@ class StudentWriter:
             scores, cache = self._step(w, memory, cache, newest, len(alive[0][0]) - 1)
             grown: list[tuple[float, int, list[int], list[float], int]] = []
             for parent, ((ids, logprobs, depth), row) in enumerate(zip(alive, scores)):
-                row = self._allowed(row, depth, len(ids) - 1)
+                row = self._allowed(row + unsaid, depth, len(ids) - 1)
                 for token in np.argsort(row)[::-1][:beams]:
                     if not np.isfinite(row[token]):
                         break
