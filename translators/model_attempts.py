@@ -81,10 +81,12 @@ def ask_model(
         if outcome.program is not None and problem is not None:
             if attempt == 0 and judge.problems(outcome.program, meaning[1]) is None:
                 lenient_fallback = outcome.program
-            # A program refused before its meaning was read (an invented word: a writer without a
-            # grammar, the student) is read for the question words it leaves out too, so that a
-            # question no program can mean is declined with the word, as after a constrained model.
-            meaning[1](outcome.program)
+            if not backend.supports_grammar:
+                # A writer without a grammar (the student) is refused for an invented word where a
+                # constrained model's program would be refused for a question word it leaves out: its
+                # program is read for those too, so that a question no program can mean is declined
+                # with the word. (A constrained model's invented word is a slip, reported as it is.)
+                meaning[1](outcome.program)
             # Never answer with a word the question does not say: fed back like a parse error.
             outcome = replace(outcome, program=None, error=problem)
         attempts.append(_attempt(generation, outcome.error))

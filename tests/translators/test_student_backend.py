@@ -69,3 +69,18 @@ def test_the_translator_takes_its_first_program_that_means_the_question(bank) ->
     assert translation.program is not None
     assert translation.flat == "scene(0). select(1, 0, zebra). exist(2, 1). end(2)."
     assert [a.raw for a in translation.attempts] == [w.text for w in writer.ranked]
+
+
+def test_a_question_no_program_can_mean_is_declined_with_its_word(bank) -> None:  # noqa: ANN001
+    # Without a grammar the student's programs are refused for words the question does not say; they
+    # are read for the question words they leave out too, so the decline names the word.
+    writer = _Ranked(
+        [
+            "query(unique(select(scene(), place)), name)",
+            "query(unique(relate(select(scene(), apple), place, located_in, subject)), name)",
+        ]
+    )
+    settings = TranslationSettings(llm=STUDENT, template_fill=False, sampling="jaccard")
+    translation = Translator(settings, bank, StudentBackend(writer)).translate("Which country grows the apples?")
+    assert translation.program is None and translation.unsupported is not None
+    assert "country" in (translation.error or "")
