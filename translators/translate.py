@@ -169,8 +169,7 @@ class Translator:
         key["grounded"] = GROUNDING_VERSION
         key["least_likely"] = LEAST_LIKELY_READING
         key["kinship"] = self.kinship is not None
-        # A backend whose weights ship with the project (the student) names them.
-        if (identity := getattr(self.backend, "identity", None)) is not None:
+        if (identity := getattr(self.backend, "identity", None)) is not None:  # the student's weights
             key["writer"] = identity
         return key
 
@@ -185,6 +184,8 @@ class Translator:
             return
         # The sentence embedder and the bank's index load with the first retrieval.
         self.retriever.retrieve("?", s.examples, s.sampling, cover_operators=s.cover_operators, seed=s.seed)
+        with contextlib.suppress(BackendError):  # a writer that cannot load says so at its first question
+            self.backend.prepare()
         if self.backend.keeps_prefix:
             self._warm_prefix()
 

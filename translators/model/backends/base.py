@@ -103,6 +103,10 @@ class Backend(Protocol):
 
     def generate(self, request: GenerationRequest) -> Generation: ...
 
+    def prepare(self) -> None:
+        """Load what the first call needs (weights, graphs), so a warmed service does not load it
+        then; nothing by default (a model loads on its first call or in `warm`)."""
+
     def warm(self, request: GenerationRequest) -> object:
         """Evaluate the request's prompt so that later calls start from it; a plain call by default."""
         return self.generate(request)

@@ -36,6 +36,13 @@ class StudentBackend(Backend):
         """The trained weights' digest: a translation cached with other weights is not reused."""
         return self.writer.digest()
 
+    def prepare(self) -> None:
+        """Load the weights and the question's token graph (exported on the first use ever)."""
+        try:
+            self.writer.write("Is there a cat?", 1)
+        except ModelNotAvailableError as exc:
+            raise BackendError(str(exc)) from exc
+
     def _ranked(self, question: str) -> list[Written]:
         """The ranked programs of `question`; the last question's are kept for its repairs."""
         with self._lock:
