@@ -10,7 +10,7 @@ import typer
 
 from app.commands.io import fail
 from evaluation.splits import split_questions
-from translators.model.student.writer import WEIGHTS_DIR
+from translators.model.student.writer import DEFAULT_STEPS, WEIGHTS_DIR
 
 student_app = typer.Typer(
     help="The student: the small trained program writer (ASPVQA_LLM=student).", no_args_is_help=True
@@ -38,7 +38,7 @@ def train_command(
         ),
     ] = None,
     out: Annotated[Path, typer.Option("--out", help="Folder for the weights.")] = WEIGHTS_DIR,
-    steps: Annotated[int, typer.Option("--steps", min=1, help="Training steps of 64 pairs.")] = 3000,
+    steps: Annotated[int, typer.Option("--steps", min=1, help="Training steps of 64 pairs.")] = DEFAULT_STEPS,
 ) -> None:
     """Train the student (about 25 minutes on 2 cores; resumes from its checkpoint) and write its weights."""
     try:

@@ -106,6 +106,7 @@ class Backend(Protocol):
     def prepare(self) -> None:
         """Load what the first call needs (weights, graphs), so a warmed service does not load it
         then; nothing by default (a model loads on its first call or in `warm`)."""
+        return None
 
     def warm(self, request: GenerationRequest) -> object:
         """Evaluate the request's prompt so that later calls start from it; a plain call by default."""

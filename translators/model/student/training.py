@@ -22,12 +22,10 @@ from translators.examples.bundled import default_bank
 from translators.model.student.encoder import TokenStates
 from translators.model.student.pairs import Pair, bank_pairs, gqa_pairs, structure_tokens
 from translators.model.student.vocabulary import PAD, ProgramVocabulary
+from translators.model.student.writer import DEFAULT_STEPS
 
 # GQA's real wordings are few beside the generated ones; each is seen this many times an epoch.
 GQA_REPEATS = 8
-
-
-DEFAULT_STEPS = 3000
 
 
 def training_pairs(gqa_dir: Path | None, exclude: Collection[str] = ()) -> list[Pair]:
@@ -63,7 +61,6 @@ def train(
     from translators.model.student.network import Shape, Student
 
     torch.manual_seed(seed)
-    torch.set_num_threads(max(1, torch.get_num_threads()))
     rng = random.Random(seed)
     vocabulary = ProgramVocabulary.build([p.tokens for p in pairs])
     shape = Shape(vocabulary=len(vocabulary.tokens))
