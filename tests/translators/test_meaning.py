@@ -35,6 +35,8 @@ def _query(cls: str, category: str) -> str:
         ("What is the bench made of?", _query("bench", "color"), ("made",)),
         ("How many dogs are there?", "scene(0). select(1, 0, dog). count(2, 1). end(2).", ()),
         ("Is the tennis racket black?", "scene(0). select(1, 0, racket). verify_attr(2, 1, color, black). end(2).", ()),
+        # A word whose usual name is two words ("tshirt" is GQA's t-shirt) is said by that name.
+        ("What color is the tshirt?", _query("t_shirt", "color"), ()),
         (
             "Are the sofa and the lamp the same color?",
             "scene(0). select(1, 0, sofa). unique(2, 1). select(3, 0, lamp). unique(4, 3). "

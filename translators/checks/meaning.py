@@ -193,7 +193,8 @@ def _accounted(word: str, named: _Named, kinship: WordKinship | None) -> bool:
     if stem(word) in named.stems or word in named.words:
         return True
     other = SPELLINGS.get(word) or IRREGULAR_PLURALS.get(word)
-    if other is not None and stem(other) in named.stems:
+    # The usual name may be two words ("tshirt" is `t_shirt`), each of them an argument's word.
+    if other is not None and (stem(other) in named.stems or set(other.split("_")) <= named.words):
         return True
     cue = FRAME_CUES.get(word) or FRAME_CUES.get(stem(word))
     if cue is not None and cue(named):
