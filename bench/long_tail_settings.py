@@ -28,6 +28,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,12 +90,12 @@ def new_form_sample(questions: dict[str, dict], development: list[str], count: i
     return new_forms[:count]
 
 
-def _measure(questions: dict[str, dict], ids: list[str]) -> dict:
-    """The model's programs among `ids`, how many are right, and the p50 seconds a question."""
+def writer_programs(questions: dict[str, dict], ids: list[str]) -> tuple[list[float], list[tuple[Any, bool]]]:
+    """Each question of `ids` translated as `POST /translate` does: the seconds each took, and each
+    program the writer (not the rules) wrote, with whether it is equivalent to GQA's."""
     pipeline = Pipeline(load_settings())
     pipeline.warm_up()
-    written = right = 0
-    seconds = []
+    seconds, written = [], []
     for qid in ids:
         record = questions[qid]
         started = time.perf_counter()
@@ -104,10 +105,15 @@ def _measure(questions: dict[str, dict], ids: list[str]) -> dict:
             seconds.append(time.perf_counter() - started)
             continue
         seconds.append(time.perf_counter() - started)
-        if translation.details is None or translation.details.source != "model":
-            continue
-        written += 1
-        right += equivalent(translation.program, gold_program(record), scenes=30).equivalent
+        if translation.details is not None and translation.details.source == "model":
+            written.append((translation, equivalent(translation.program, gold_program(record), scenes=30).equivalent))
+    return seconds, written
+
+
+def _measure(questions: dict[str, dict], ids: list[str]) -> dict:
+    """The model's programs among `ids`, how many are right, and the p50 seconds a question."""
+    seconds, programs = writer_programs(questions, ids)
+    written, right = len(programs), sum(r for _, r in programs)
     return {
         "questions": len(ids),
         "model_programs": written,

@@ -30,19 +30,21 @@ import json
 import os
 import statistics
 import sys
-import time
 from pathlib import Path
 from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from long_tail_settings import gold_program, labelled_questions, new_form_sample, rules_tail  # noqa: E402
+from long_tail_settings import (  # noqa: E402
+    gold_program,
+    labelled_questions,
+    new_form_sample,
+    rules_tail,
+    writer_programs,
+)
 
 from app.components import bundled_calibration_path  # noqa: E402
-from app.config import load_settings  # noqa: E402
-from app.pipeline import Pipeline, PipelineError  # noqa: E402
-from theory.equivalence import equivalent  # noqa: E402
 from trust.calibration import Calibration  # noqa: E402
 from trust.confidence import confidence_parts, program_confidence  # noqa: E402
 from trust.conformal import auroc  # noqa: E402
@@ -54,22 +56,9 @@ TARGET_RIGHT, TARGET_P50_S = 0.75, 1.0
 def _measure(questions: dict[str, dict], ids: list[str], threshold: float) -> dict:
     """The writer's programs among `ids`: how many, how many right, the p50 seconds a question, the
     confidence's AUROC on them, and how many the threshold keeps (and how many of those are wrong)."""
-    pipeline = Pipeline(load_settings())
-    pipeline.warm_up()
-    seconds, scores, right = [], [], []
-    for qid in ids:
-        record = questions[qid]
-        started = time.perf_counter()
-        try:
-            translation = pipeline.translate(record["question"])
-        except PipelineError:
-            seconds.append(time.perf_counter() - started)
-            continue
-        seconds.append(time.perf_counter() - started)
-        if translation.details is None or translation.details.source != "model":
-            continue
-        scores.append(program_confidence(confidence_parts(translation.evidence)))
-        right.append(equivalent(translation.program, gold_program(record), scenes=30).equivalent)
+    seconds, programs = writer_programs(questions, ids)
+    scores = [program_confidence(confidence_parts(t.evidence)) for t, _ in programs]
+    right = [r for _, r in programs]
     kept = [r for s, r in zip(scores, right) if s >= threshold]
     area = auroc(scores, right)
     return {

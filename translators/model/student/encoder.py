@@ -29,7 +29,8 @@ class TokenStates:
         self._loaded = None
         self._lock = threading.Lock()
 
-    def _load(self):  # noqa: ANN202 - onnxruntime is an optional import
+    def load(self):  # noqa: ANN201 - onnxruntime is an optional import
+        """(session, tokenizer, input names), built on first use."""
         with self._lock:
             if self._loaded is None:
                 session, tokenizer = onnx_session(self.path, "all-MiniLM-L6-v2", self.threads, TOKEN_STATES)
@@ -38,7 +39,7 @@ class TokenStates:
 
     def states(self, questions: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """The states and the mask of a batch of questions, padded to the longest."""
-        session, tokenizer, inputs = self._load()
+        session, tokenizer, inputs = self.load()
         encodings = tokenizer.encode_batch(list(questions))
         arrays = {
             "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),

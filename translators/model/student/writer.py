@@ -205,6 +205,11 @@ class StudentWriter:
             logprobs[self._close] = -np.inf
         return logprobs
 
+    def load(self) -> None:
+        """Load the weights and the question reader's graph now (exported on its first use ever)."""
+        self._load()
+        self.reader.load()
+
     def _unsaid(self, said: Callable[[str], bool] | None) -> np.ndarray:
         """-inf on the word tokens `said` refuses (the question does not say them), else 0."""
         mask = np.zeros(len(self.vocabulary.tokens), dtype=np.float32)
