@@ -41,7 +41,7 @@ bank-forms: $(CORE)
 	@$(BIN)/aspvqa bank generate --no-index
 
 # The long-tail writer's weights (translators/data/student/), trained again from the bank and the GQA
-# programs in ../shared (ASPVQA_GQA_DIR): about 25 minutes on 2 cores; resumes from its checkpoint.
+# programs in ../shared (ASPVQA_GQA_DIR): about 35 minutes on 2 cores; resumes from its checkpoint.
 student: $(STAMP) bank
 	$(BIN)/aspvqa student train --gqa $${ASPVQA_GQA_DIR:-../shared/data/gqa}
 

@@ -40,7 +40,7 @@ def train_command(
     out: Annotated[Path, typer.Option("--out", help="Folder for the weights.")] = WEIGHTS_DIR,
     steps: Annotated[int, typer.Option("--steps", min=1, help="Training steps of 64 pairs.")] = DEFAULT_STEPS,
 ) -> None:
-    """Train the student (about 25 minutes on 2 cores; resumes from its checkpoint) and write its weights."""
+    """Train the student (about 35 minutes on 2 cores; resumes from its checkpoint) and write its weights."""
     try:
         import torch  # noqa: F401 - only to say clearly what is missing
     except ImportError:

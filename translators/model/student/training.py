@@ -2,7 +2,7 @@
 ``make student``, writes ``translators/data/student/``).
 
 Training needs PyTorch (the ``llm`` extra has it). It reads each question through the ONNX token
-graph the service uses (`TokenStates`), learns on two cores in about 25 minutes at the default
+graph the service uses (`TokenStates`), learns on two cores in about 35 minutes at the default
 steps, keeps a checkpoint in the user cache every 250 steps and resumes from it when run again
 with the same pairs, sizes and steps.
 """
@@ -19,18 +19,22 @@ import numpy as np
 
 from theory.cache import cache_dir
 from translators.examples.bundled import default_bank
+from translators.model.student.composed import composed_pairs
 from translators.model.student.encoder import TokenStates
 from translators.model.student.pairs import Pair, bank_pairs, gqa_pairs, structure_tokens
 from translators.model.student.vocabulary import PAD, ProgramVocabulary
 from translators.model.student.writer import DEFAULT_STEPS
+from translators.wording.ontology import bundled_ontology
 
 # GQA's real wordings are few beside the generated ones; each is seen this many times an epoch.
 GQA_REPEATS = 8
 
 
 def training_pairs(gqa_dir: Path | None, exclude: Collection[str] = ()) -> list[Pair]:
-    """The bank's pairs and GQA's (each `GQA_REPEATS` times), but for GQA's ids in `exclude`."""
+    """The bank's pairs, some of them with an object described further (`composed_pairs`), and
+    GQA's (each `GQA_REPEATS` times), but for GQA's ids in `exclude`."""
     pairs = list(bank_pairs(default_bank()))
+    pairs += list(composed_pairs(pairs, bundled_ontology()))
     if gqa_dir is not None and gqa_dir.exists():
         pairs += [p for p in gqa_pairs(gqa_dir, exclude) for _ in range(GQA_REPEATS)]
     return pairs

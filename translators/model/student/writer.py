@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,11 +23,13 @@ from theory.errors import ModelNotAvailableError
 from theory.operations import OPERATIONS
 from translators.model.student.encoder import TokenStates
 from translators.model.student.vocabulary import END, SPECIALS, START, ProgramVocabulary, program_text
+from translators.wording.grounded_words import singular
 
 WEIGHTS_DIR = Path(__file__).resolve().parents[2] / "data" / "student"
-# The training steps (batches of 64 pairs, about three passes) the shipped weights were trained for.
-DEFAULT_STEPS = 3000
+# The training steps (batches of 64 pairs, about two and a half passes) the shipped weights were trained for.
+DEFAULT_STEPS = 3500
 _EPSILON = 1e-5  # PyTorch's LayerNorm default
+_WORD = re.compile(r"[a-z]+")
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,23 @@ def _word_tokens(folder: Path, vocabulary: ProgramVocabulary) -> dict[int, str]:
         return {}
     fixed = set(SPECIALS) | {"(", ")", ","} | set(OPERATIONS) | set(json.loads(path.read_text(encoding="utf-8")))
     return {i: token for i, token in enumerate(vocabulary.tokens) if token not in fixed}
+
+
+def parts_of_longer_names(question: str, names: Iterable[str]) -> set[str]:
+    """The one-word names the question says only inside a longer one of `names` ("train" and "car"
+    of "the train car" when `train_car` is one): a program naming them alone leaves a word of the
+    question unmeant, and the translator's check refuses it."""
+    surface = _WORD.findall(question.lower())
+    covered: set[int] = set()
+    for name in names:
+        parts = name.split("_")
+        if len(parts) < 2:
+            continue
+        for start in range(len(surface) - len(parts) + 1):
+            if surface[start : start + len(parts)] == parts:
+                covered.update(range(start, start + len(parts)))
+    inside = {surface[i] for i in covered}
+    return {word for word in inside if all(i in covered for i, w in enumerate(surface) if w == word)}
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:
@@ -210,11 +230,15 @@ class StudentWriter:
         self._load()
         self.reader.load()
 
-    def _unsaid(self, said: Callable[[str], bool] | None) -> np.ndarray:
-        """-inf on the word tokens `said` refuses (the question does not say them), else 0."""
+    def _unsaid(self, question: str, said: Callable[[str], bool] | None) -> np.ndarray:
+        """-inf on the word tokens `said` refuses (the question does not say them) and on the words
+        the question says only inside a longer name it says (`parts_of_longer_names`), in the
+        singular or the plural, else 0."""
         mask = np.zeros(len(self.vocabulary.tokens), dtype=np.float32)
         if said is not None:
-            refused = [i for i, token in self._words.items() if not said(token)]
+            allowed = {i: token for i, token in self._words.items() if said(token)}
+            parts = {singular(part) for part in parts_of_longer_names(question, allowed.values())}
+            refused = [i for i, token in self._words.items() if i not in allowed or singular(token) in parts]
             mask[refused] = -np.inf
         return mask
 
@@ -223,7 +247,7 @@ class StudentWriter:
         whose classes, values and relations it accepts (the words of the question, as the
         translator's grammar allows a language model)."""
         w = self._load()
-        unsaid = self._unsaid(said)
+        unsaid = self._unsaid(question, said)
         states, _ = self.reader.states([question])
         memory = self._memory(w, states)
         limit = self.shape["max_tokens"]
