@@ -90,9 +90,12 @@ def new_form_sample(questions: dict[str, dict], development: list[str], count: i
     return new_forms[:count]
 
 
-def writer_programs(questions: dict[str, dict], ids: list[str]) -> tuple[list[float], list[tuple[Any, bool]]]:
+def writer_programs(
+    questions: dict[str, dict], ids: list[str], every_source: bool = False
+) -> tuple[list[float], list[tuple[str, Any, bool]]]:
     """Each question of `ids` translated as `POST /translate` does: the seconds each took, and each
-    program the writer (not the rules) wrote, with whether it is equivalent to GQA's."""
+    program the writer (not the rules; with `every_source`, whatever wrote it) wrote, as its
+    question's id, the translation and whether it is equivalent to GQA's."""
     pipeline = Pipeline(load_settings())
     pipeline.warm_up()
     seconds, written = [], []
@@ -105,15 +108,17 @@ def writer_programs(questions: dict[str, dict], ids: list[str]) -> tuple[list[fl
             seconds.append(time.perf_counter() - started)
             continue
         seconds.append(time.perf_counter() - started)
-        if translation.details is not None and translation.details.source == "model":
-            written.append((translation, equivalent(translation.program, gold_program(record), scenes=30).equivalent))
+        if translation.details is not None and (every_source or translation.details.source == "model"):
+            written.append(
+                (qid, translation, equivalent(translation.program, gold_program(record), scenes=30).equivalent)
+            )
     return seconds, written
 
 
 def _measure(questions: dict[str, dict], ids: list[str]) -> dict:
     """The model's programs among `ids`, how many are right, and the p50 seconds a question."""
     seconds, programs = writer_programs(questions, ids)
-    written, right = len(programs), sum(r for _, r in programs)
+    written, right = len(programs), sum(r for _, _, r in programs)
     return {
         "questions": len(ids),
         "model_programs": written,

@@ -57,8 +57,8 @@ def _measure(questions: dict[str, dict], ids: list[str], threshold: float) -> di
     """The writer's programs among `ids`: how many, how many right, the p50 seconds a question, the
     confidence's AUROC on them, and how many the threshold keeps (and how many of those are wrong)."""
     seconds, programs = writer_programs(questions, ids)
-    scores = [program_confidence(confidence_parts(t.evidence)) for t, _ in programs]
-    right = [r for _, r in programs]
+    scores = [program_confidence(confidence_parts(t.evidence)) for _, t, _ in programs]
+    right = [r for _, _, r in programs]
     kept = [r for s, r in zip(scores, right) if s >= threshold]
     area = auroc(scores, right)
     return {

@@ -29,11 +29,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT.parent))
 
 from confidence import features, fit_weights  # noqa: E402
-from long_tail_settings import gold_program, labelled_questions  # noqa: E402
+from long_tail_settings import gold_program, labelled_questions, writer_programs  # noqa: E402
 
-from app.config import load_settings  # noqa: E402
-from app.pipeline import Pipeline, PipelineError  # noqa: E402
-from theory.equivalence import equivalent  # noqa: E402
 from trust.confidence import ConfidenceParts, Weights, confidence_parts, program_confidence  # noqa: E402
 from trust.conformal import auroc  # noqa: E402
 
@@ -43,28 +40,16 @@ FOLDS = 5
 
 def _translated(questions: dict[str, dict], ids: list[str]) -> list[tuple[str, ConfidenceParts, bool, str]]:
     """(id, confidence parts, right, source) of each question the current settings translate."""
-    pipeline = Pipeline(load_settings())
-    pipeline.warm_up()
-    rows = []
-    for qid in ids:
-        record = questions[qid]
-        try:
-            translation = pipeline.translate(record["question"])
-        except PipelineError:
-            continue
-        if translation.evidence is None or translation.details is None:
-            continue
-        right = equivalent(translation.program, gold_program(record), scenes=30).equivalent
-        rows.append((qid, confidence_parts(translation.evidence), right, translation.details.source))
-    return rows
+    _, programs = writer_programs(questions, ids, every_source=True)
+    return [
+        (qid, confidence_parts(t.evidence), right, t.details.source)
+        for qid, t, right in programs
+        if t.evidence is not None
+    ]
 
 
 def _fold(image: str) -> int:
     return sum(map(ord, image)) % FOLDS
-
-
-def _weights(fitted: dict[str, float]) -> Weights:
-    return Weights(**fitted)
 
 
 def main() -> None:
@@ -81,7 +66,7 @@ def main() -> None:
     out_of_fold: list[float] = [0.0] * len(rows)
     for fold in range(FOLDS):
         train = [i for i, f in enumerate(folds) if f != fold]
-        fitted = _weights(fit_weights([rows[i][0][1] for i in train], [not rows[i][0][2] for i in train]))
+        fitted = Weights(**fit_weights([rows[i][0][1] for i in train], [not rows[i][0][2] for i in train]))
         for i, f in enumerate(folds):
             if f == fold:
                 out_of_fold[i] = fitted.program_confidence(rows[i][0][1])

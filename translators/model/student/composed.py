@@ -115,13 +115,13 @@ class Describer:
         relation = self._relation(cls, "subject")
         if relation is None:
             return None
-        other = self._member(relation.object, cls).replace("_", " ")
-        words, name = relation.name.replace("_", " "), relation.name
+        other = self._member(relation.object, cls)
+        said, words, name = other.replace("_", " "), relation.name.replace("_", " "), relation.name
         phrase = self.rng.choice(
-            [f"{{x}} {words} the {other}", f"{{x}} that is {words} the {other}", f"{{x}} which is {words} the {other}"]
-            + ([f"{{x}} that {VERB_FORMS[name][0]} the {other}"] if name in VERB_FORMS else [])
+            [f"{{x}} {words} the {said}", f"{{x}} that is {words} the {said}", f"{{x}} which is {words} the {said}"]
+            + ([f"{{x}} that {VERB_FORMS[name][0]} the {said}"] if name in VERB_FORMS else [])
         )
-        return Description(phrase, f"relate(select(scene(), {other.replace(' ', '_')}), {cls}, {name}, subject)")
+        return Description(phrase, f"relate(select(scene(), {other}), {cls}, {name}, subject)")
 
     def _relating(self, cls: str) -> Description | None:
         """The object of another's action: "the hat (that) the man wears"."""
