@@ -97,6 +97,12 @@ class WordNetKinship:
         with READER_LOCK:
             return _object_noun(self, word)
 
+    def thing(self, word: str) -> bool:
+        """Whether `word` may name a thing a scene shows: its usual sense is one (`object_noun`), or one of
+        its usual noun senses is and it is no adjective ("tap": a knock, then a faucet)."""
+        with READER_LOCK:
+            return _thing(self, word)
+
     def knows(self, word: str) -> bool:
         """Whether WordNet has `word` (a compound's words joined by "_")."""
         with READER_LOCK:
@@ -121,6 +127,15 @@ def _object_noun(kin: WordNetKinship, word: str) -> bool:
     if noun_uses or other_uses:
         return noun_uses >= other_uses
     return not any(sense.pos() in ("a", "s") for sense in others)
+
+
+@lru_cache(maxsize=65536)
+def _thing(kin: WordNetKinship, word: str) -> bool:
+    if _object_noun(kin, word):
+        return True
+    if kin._synsets(word, "a") or kin._synsets(word, "s"):
+        return False
+    return any(sense.lexname() in PHYSICAL_NOUNS for sense in kin._synsets(word, "n")[:_SENSES])
 
 
 def _uses(senses: list[Synset], word: str) -> int:

@@ -49,6 +49,7 @@ class Request:
     sample: int
     grammar: str | None
     asked: str | None = None  # the question as read (`GenerationRequest.asked`)
+    things: tuple[str, ...] = ()  # its words that may name a thing (`GenerationRequest.things`)
 
 
 def ask_model(
@@ -111,6 +112,7 @@ def _generation_request(
         sample=request.sample,
         repair=tuple(repairs),
         asked=request.asked,
+        things=request.things,
     )
 
 

@@ -45,3 +45,10 @@ def test_a_word_known_only_as_an_adjective(kin, word, only):
                                             ("standing", False), ("xyzzy", False)])  # fmt: skip
 def test_a_word_whose_usual_sense_is_a_thing_a_scene_may_show(kin, word, thing):
     assert kin.object_noun(word) is thing
+
+
+@pytest.mark.parametrize(("word", "thing"), [("weapon", True), ("tap", True), ("staircase", True), ("short", False),
+                                            ("electric", False), ("brand", False), ("think", False),
+                                            ("xyzzy", False)])  # fmt: skip
+def test_a_word_that_may_name_a_thing_though_its_usual_sense_is_another(kin, word, thing):
+    assert kin.thing(word) is thing

@@ -57,7 +57,7 @@ def test_missing_weights_are_a_backend_error(tmp_path) -> None:  # noqa: ANN001
     backend = StudentBackend(StudentWriter(tmp_path))
     with pytest.raises(BackendError, match="no trained student"):
         backend.generate(_request("Is there a cat?"))
-    assert backend.identity == "missing"
+    assert backend.identity.startswith("missing.")
 
 
 def test_the_translator_takes_its_first_program_that_means_the_question(bank) -> None:  # noqa: ANN001
@@ -84,3 +84,17 @@ def test_a_question_no_program_can_mean_is_declined_with_its_word(bank) -> None:
     translation = Translator(settings, bank, StudentBackend(writer)).translate("Which country grows the apples?")
     assert translation.program is None and translation.unsupported is not None
     assert "country" in (translation.error or "")
+
+
+def test_the_translator_tells_the_student_which_words_may_name_things(bank) -> None:  # noqa: ANN001
+    from scene.word_kinship import WordNetKinship
+
+    class _Recording(StudentBackend):
+        def generate(self, request: GenerationRequest):  # noqa: ANN202
+            self.things = request.things
+            return super().generate(request)
+
+    backend = _Recording(_Ranked(["exist(select(scene(), staircase))"]))
+    settings = TranslationSettings(llm=STUDENT, template_fill=False, sampling="jaccard")
+    Translator(settings, bank, backend, kinship=WordNetKinship()).translate("Is there a staircase?")
+    assert backend.things == ("staircase",)

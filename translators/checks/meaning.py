@@ -178,6 +178,10 @@ class WordKinship(Protocol):
         """Whether `word`'s usual sense is a thing a scene may show ("weapon", "pastry"), a noun first."""
         ...
 
+    def thing(self, word: str) -> bool:
+        """Whether one of `word`'s usual senses is a thing a scene may show ("tap": a faucet, or a knock)."""
+        ...
+
 
 def content_words(question: str) -> tuple[str, ...]:
     """The question's words that say what it is about, in order, without repeats."""

@@ -39,6 +39,9 @@ class GenerationRequest:
     # The question as the translator reads it (asked directly, image phrases as the scene), for a
     # backend that reads the question rather than the prompt (the student).
     asked: str | None = None
+    # The words of `asked` that may name a thing (WordNet's reading), for a writer with a closed
+    # vocabulary to stand a name it knows in for one it never learnt (the student's stand-ins).
+    things: tuple[str, ...] = ()
 
     def messages(self) -> list[dict[str, str]]:
         """Chat messages: the prompt, then each failed attempt and the error it caused."""

@@ -12,6 +12,7 @@ import time
 
 from theory.errors import ModelNotAvailableError
 from translators.model.backends.base import Backend, BackendError, Generation, GenerationRequest
+from translators.model.student.stand_ins import STAND_INS_VERSION, stand_ins
 from translators.model.student.writer import StudentWriter, Written
 from translators.wording.grounded_words import question_words
 
@@ -28,13 +29,13 @@ class StudentBackend(Backend):
 
     def __init__(self, writer: StudentWriter | None = None) -> None:
         self.writer = writer or StudentWriter()
-        self._last: tuple[str, list[Written]] | None = None
+        self._last: tuple[tuple[str, tuple[str, ...]], list[Written]] | None = None
         self._lock = threading.Lock()
 
     @property
     def identity(self) -> str:
-        """The trained weights' digest: a translation cached with other weights is not reused."""
-        return self.writer.digest()
+        """The trained weights' digest and the stand-ins' version: a translation cached with others is not reused."""
+        return f"{self.writer.digest()}.{STAND_INS_VERSION}"
 
     def prepare(self) -> None:
         """Load the weights and the question's token graph (exported on the first use ever)."""
@@ -43,18 +44,21 @@ class StudentBackend(Backend):
         except ModelNotAvailableError as exc:
             raise BackendError(str(exc)) from exc
 
-    def _ranked(self, question: str) -> list[Written]:
-        """The ranked programs of `question`; the last question's are kept for its repairs."""
+    def _ranked(self, question: str, things: tuple[str, ...]) -> list[Written]:
+        """The ranked programs of `question` (the things of `things` it cannot name stood in and put
+        back); the last question's are kept for its repairs."""
         with self._lock:
-            if self._last is not None and self._last[0] == question:
+            if self._last is not None and self._last[0] == (question, things):
                 return self._last[1]
-        words = question_words(question)
         try:
-            ranked = self.writer.write(question, BEAMS, lambda w: words.supports(w) or words.supports_relation(w))
+            swapped = stand_ins(question, things, self.writer.known())
+            words = question_words(swapped.asked)
+            written = self.writer.write(swapped.asked, BEAMS, lambda w: words.supports(w) or words.supports_relation(w))
         except ModelNotAvailableError as exc:
             raise BackendError(str(exc)) from exc
+        ranked = [Written(swapped.restore(w.text), w.token_logprobs) for w in written]
         with self._lock:
-            self._last = (question, ranked)
+            self._last = ((question, things), ranked)
         return ranked
 
     def generate(self, request: GenerationRequest) -> Generation:
@@ -62,7 +66,7 @@ class StudentBackend(Backend):
         start = time.perf_counter()
         question = request.asked or request.question
         refused = {output for output, _ in request.repair}
-        left = [w for w in self._ranked(question) if w.text not in refused]
+        left = [w for w in self._ranked(question, request.things) if w.text not in refused]
         if not left:
             raise BackendError(f"the student has no other program for this question after {len(refused)} refused")
         chosen = left[0]

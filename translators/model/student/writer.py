@@ -147,6 +147,11 @@ class StudentWriter:
                 self._words = _word_tokens(self.folder, self.vocabulary)
         return self._weights
 
+    def known(self) -> frozenset[str]:
+        """Every name and constant the student can write (its vocabulary but the specials and punctuation)."""
+        self._load()
+        return frozenset(self.vocabulary.tokens) - {*SPECIALS, "(", ")", ","}
+
     def _projected(self, w: dict[str, np.ndarray], name: str, x: np.ndarray, part: int) -> np.ndarray:
         """Queries (0), keys (1) or values (2) of PyTorch's MultiheadAttention `name`, split by head:
         (batch, T, d) -> (batch, heads, T, d / heads)."""
