@@ -38,7 +38,15 @@ _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("reason", r"^(why|how come)\b|\bfor what reason\b|\bwhat is the reason\b"),
         ("hypothetical", r"^(what if|what would happen|what will happen|suppose|imagine)\b"),
         ("manner", r"^how (did|does|do|can|could|would|will|should|to)\b(?!.*\b(look|looks|seem|seems)\b)"),
-        ("time", r"^when\b|\bwhat time is it\b|\bwhat (day|year|season) is it\b"),
+        # "How long has the car been waiting?", "How long do dogs live?": a duration. "How long is the
+        # table?" asks for a length and stays.
+        (
+            "time",
+            r"^when\b|\bwhat time is it\b|\bwhat (day|year|season) is it\b"
+            r"|\bhow long (has|have|had|did|does|do|will|would|can|could|should|ago|until)\b|\bhow long\b.*\bbeen\b",
+        ),
+        # "make" as a noun is a maker's name: "What make is the car?", "what make of car".
+        ("brand", r"\bwhat make\b|\bmake (and model )?of (the |this |that |a )?\w+"),
         ("ownership", r"^whose\b|\bbelong(s|ed)? to\b|\b(owner|owners|owns|owned)\b"),
         (
             "opinion",
@@ -61,7 +69,8 @@ _EXPLANATIONS = {
     "reason": "it asks why, and a picture shows what is there, not reasons",
     "hypothetical": "it asks about something that is not in the picture (what if)",
     "manner": "it asks how something is done, not what the picture shows",
-    "time": "it asks when, and the scene has no time",
+    "time": "it asks when or for how long, and the scene has no time",
+    "brand": "it asks for a make or a brand, a name the scene does not hold",
     "ownership": "it asks whose something is, and the scene does not say who owns what",
     "opinion": "it asks for an opinion or advice",
     "text": "it asks for text written in the picture, which the scene does not read",
