@@ -94,6 +94,17 @@ def parts_of_longer_names(question: str, names: Iterable[str]) -> set[str]:
     return {word for word in inside if all(i in covered for i, w in enumerate(surface) if w == word)}
 
 
+def _settled(done: list[tuple[list[int], list[float]]], alive: list[list[float]], beams: int) -> bool:
+    """Whether the search is over: `beams` programs are finished and no live beam can beat the last
+    of them (a beam's log-probability only falls as it grows). Stopping at the first `beams` finished
+    would miss a longer program likelier than a short one that ended first ("Is the bus behind the
+    other bus white and rectangular?" reads the described bus twice)."""
+    if len(done) < beams:
+        return False
+    last = sorted((sum(logprobs) for _, logprobs in done), reverse=True)[beams - 1]
+    return all(sum(logprobs) <= last for logprobs in alive)
+
+
 def _softmax(x: np.ndarray) -> np.ndarray:
     x = x - x.max(-1, keepdims=True)
     e = np.exp(x)
@@ -260,7 +271,7 @@ class StudentWriter:
         alive: list[tuple[list[int], list[float], int]] = [([self._start], [], 0)]
         cache = self._empty_cache(1)
         done: list[tuple[list[int], list[float]]] = []
-        while alive and len(done) < beams:
+        while alive and not _settled(done, [logprobs for _, logprobs, _ in alive], beams):
             newest = np.array([ids[-1] for ids, _, _ in alive], dtype=np.int64)
             scores, cache = self._step(w, memory, cache, newest, len(alive[0][0]) - 1)
             grown: list[tuple[float, int, list[int], list[float], int]] = []

@@ -100,3 +100,27 @@ def test_shipped_student_writes_a_plain_question() -> None:
         except ProgramError:
             continue
     assert any(p.step(p.answer).operation == "exist" for p in programs), [w.text for w in written]
+
+
+def test_the_search_goes_on_while_a_live_beam_can_beat_a_finished_one() -> None:
+    from translators.model.student.writer import _settled
+
+    done = [([1, 2], [-1.0]), ([1, 3], [-5.0])]
+    assert not _settled(done, [[-0.5, -0.1]], beams=2)  # a longer program may still be likelier
+    assert _settled(done, [[-4.0, -2.0]], beams=2)
+    assert not _settled(done[:1], [[-9.0]], beams=2)  # fewer finished than asked for
+    assert _settled(done, [], beams=2)
+
+
+@pytest.mark.skipif(not StudentWriter.available(), reason="no trained student in translators/data/student")
+def test_shipped_student_reads_a_described_object_twice_when_that_is_likelier() -> None:
+    # Two checks of "the bus behind the other bus": the likeliest program describes it in both; a
+    # search that stopped at the first finished programs returned a shorter, far less likely one.
+    pytest.importorskip("onnxruntime", reason="the question's token states run on ONNX Runtime")
+    from translators.wording.grounded_words import question_words
+
+    question = "Does the bus behind the other bus look white and rectangular?"
+    words = question_words(question)
+    written = StudentWriter().write(question, 4, lambda w: words.supports(w) or words.supports_relation(w))
+    described = "unique(relate(select(scene(), bus), bus, behind, subject))"
+    assert written[0].text.count(described) == 2, written[0].text
