@@ -10,7 +10,10 @@ the calibration off:
   outputs), translated with the default pipeline and the writer;
 - ``new forms, writer alone``: 60 development questions of a form the bank lacks (the seeded shuffle
   of bench/long_tail_settings.py), template fill and composition off;
-- ``development half, writer alone`` (``--whole``): every labelled development question, the writer alone.
+- ``development half, writer alone`` (``--whole``): every labelled development question, the writer alone;
+- ``val validation part, writer alone`` (``--validation``): the val sample's validation part
+  (evaluation.splits), which the student never learnt from but the rules were written against
+  (validation).
 
 For each: how many programs the writer wrote, how many are semantically equivalent to GQA's
 (30 generated scenes), the p50 seconds a question, how well the program confidence (the shipped
@@ -45,6 +48,7 @@ from long_tail_settings import (  # noqa: E402
 )
 
 from app.components import bundled_calibration_path  # noqa: E402
+from evaluation.splits import split_questions  # noqa: E402
 from trust.calibration import Calibration  # noqa: E402
 from trust.confidence import confidence_parts, program_confidence  # noqa: E402
 from trust.conformal import auroc  # noqa: E402
@@ -77,6 +81,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--llm", default="student", help="the long-tail writer (ASPVQA_LLM)")
     parser.add_argument("--whole", action="store_true", help="also the whole development half, writer alone")
+    parser.add_argument("--validation", action="store_true", help="also the val validation part, writer alone")
     args = parser.parse_args()
     os.environ["ASPVQA_CALIBRATION"] = "off"
     questions, development = labelled_questions()
@@ -91,6 +96,10 @@ def main() -> None:
             if args.whole:
                 labelled = [qid for qid in development if gold_program(questions[qid]) is not None]
                 figures["development half, writer alone"] = _measure(questions, labelled, threshold)
+            if args.validation:
+                val = {qid: record for qid, record in questions.items() if not qid.startswith("dev-")}
+                validation = [q for q in split_questions(val).test if gold_program(val[q]) is not None]
+                figures["val validation part, writer alone"] = _measure(questions, validation, threshold)
     report = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.is_file() else {}
     report["data"] = (
         "the test-dev development half of ../shared/data/gqa (used while developing; the student never learnt from it)"
