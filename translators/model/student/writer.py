@@ -2,7 +2,8 @@
 
 The pre-norm Transformer layers of `translators.model.student.network` are written out here over the
 saved float16 weights (NumPy has no Transformer layer, and importing PyTorch would add two seconds
-to every start for a network this small). A beam search keeps the parentheses balanced; the
+to every start for a network this small). A beam search keeps to programs the operations' signatures
+allow (`call_grammar`); the
 translator's parser and checks judge the rest, and a refused program's next-ranked rival is the
 repair.
 """
@@ -21,6 +22,7 @@ import numpy as np
 
 from theory.errors import ModelNotAvailableError
 from theory.operations import OPERATIONS
+from translators.model.student.call_grammar import CallGrammar, CallState
 from translators.model.student.encoder import TokenStates
 from translators.model.student.vocabulary import END, SPECIALS, START, ProgramVocabulary, program_text
 from translators.wording.grounded_words import singular
@@ -154,7 +156,7 @@ class StudentWriter:
                 self.vocabulary = ProgramVocabulary.load(self.folder / "vocabulary.json")
                 index = self.vocabulary.index
                 self._start, self._end = index[START], index[END]
-                self._open, self._close = index.get("("), index.get(")")
+                self._grammar = CallGrammar(self.vocabulary.tokens)
                 self._words = _word_tokens(self.folder, self.vocabulary)
         return self._weights
 
@@ -232,15 +234,6 @@ class StudentWriter:
             logprobs, cache = self._step(w, memory, cache, np.array([token]), position)
         return logprobs[0]
 
-    def _allowed(self, logprobs: np.ndarray, depth: int, written: int) -> np.ndarray:
-        """Mask what cannot come next: END inside parentheses or first, a ')' with none open."""
-        logprobs = logprobs.copy()
-        if depth > 0 or written == 0:
-            logprobs[self._end] = -np.inf
-        if depth == 0 and self._close is not None:
-            logprobs[self._close] = -np.inf
-        return logprobs
-
     def load(self) -> None:
         """Load the weights and the question reader's graph now (exported on its first use ever)."""
         self._load()
@@ -267,29 +260,30 @@ class StudentWriter:
         states, _ = self.reader.states([question])
         memory = self._memory(w, states)
         limit = self.shape["max_tokens"]
-        # Per live beam: token ids, per-token log-probabilities, open parentheses; and the layers' cache.
-        alive: list[tuple[list[int], list[float], int]] = [([self._start], [], 0)]
+        # Per live beam: token ids, per-token log-probabilities, where it is in the program; and the layers' cache.
+        grammar = self._grammar
+        alive: list[tuple[list[int], list[float], CallState]] = [([self._start], [], grammar.start())]
         cache = self._empty_cache(1)
         done: list[tuple[list[int], list[float]]] = []
         while alive and not _settled(done, [logprobs for _, logprobs, _ in alive], beams):
             newest = np.array([ids[-1] for ids, _, _ in alive], dtype=np.int64)
             scores, cache = self._step(w, memory, cache, newest, len(alive[0][0]) - 1)
-            grown: list[tuple[float, int, list[int], list[float], int]] = []
-            for parent, ((ids, logprobs, depth), row) in enumerate(zip(alive, scores)):
-                row = self._allowed(row + unsaid, depth, len(ids) - 1)
+            grown: list[tuple[float, int, list[int], list[float], CallState]] = []
+            for parent, ((ids, logprobs, state), row) in enumerate(zip(alive, scores)):
+                row = np.where(grammar.mask(state), row + unsaid, -np.inf)
                 for token in np.argsort(row)[::-1][:beams]:
                     if not np.isfinite(row[token]):
                         break
-                    opened = depth + (token == self._open) - (token == self._close)
                     value = float(row[token])
-                    grown.append((sum(logprobs) + value, parent, [*ids, int(token)], [*logprobs, value], opened))
+                    after = grammar.advance(state, int(token))
+                    grown.append((sum(logprobs) + value, parent, [*ids, int(token)], [*logprobs, value], after))
             grown.sort(key=lambda g: -g[0])
             alive, parents = [], []
-            for _, parent, ids, logprobs, depth in grown[:beams]:
+            for _, parent, ids, logprobs, state in grown[:beams]:
                 if ids[-1] == self._end:
                     done.append((ids, logprobs))
                 elif len(ids) < limit:
-                    alive.append((ids, logprobs, depth))
+                    alive.append((ids, logprobs, state))
                     parents.append(parent)
             cache = [(keys[parents], values[parents]) for keys, values in cache]
         done.sort(key=lambda d: -sum(d[1]))
