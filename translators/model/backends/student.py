@@ -13,7 +13,7 @@ import time
 from theory.errors import ModelNotAvailableError
 from translators.model.backends.base import Backend, BackendError, Generation, GenerationRequest
 from translators.model.student.stand_ins import STAND_INS_VERSION, stand_ins
-from translators.model.student.writer import StudentWriter, Written
+from translators.model.student.writer import SEARCH_VERSION, StudentWriter, Written
 from translators.wording.grounded_words import question_words
 
 # Programs ranked per question: the first, then one per repair the translator asks for.
@@ -34,8 +34,9 @@ class StudentBackend(Backend):
 
     @property
     def identity(self) -> str:
-        """The trained weights' digest and the stand-ins' version: a translation cached with others is not reused."""
-        return f"{self.writer.digest()}.{STAND_INS_VERSION}"
+        """The trained weights' digest, the search's and the stand-ins' versions: a translation cached
+        with others is not reused."""
+        return f"{self.writer.digest()}.{SEARCH_VERSION}.{STAND_INS_VERSION}"
 
     def prepare(self) -> None:
         """Load the weights and the question's token graph (exported on the first use ever)."""

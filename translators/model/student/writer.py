@@ -3,9 +3,8 @@
 The pre-norm Transformer layers of `translators.model.student.network` are written out here over the
 saved float16 weights (NumPy has no Transformer layer, and importing PyTorch would add two seconds
 to every start for a network this small). A beam search keeps to programs the operations' signatures
-allow (`call_grammar`); the
-translator's parser and checks judge the rest, and a refused program's next-ranked rival is the
-repair.
+allow (`call_grammar`); the translator's parser and checks judge the rest, and a refused program's
+next-ranked rival is the repair.
 """
 
 from __future__ import annotations
@@ -28,6 +27,8 @@ from translators.model.student.vocabulary import END, SPECIALS, START, ProgramVo
 from translators.wording.grounded_words import singular
 
 WEIGHTS_DIR = Path(__file__).resolve().parents[2] / "data" / "student"
+# The beam search's rules (when it stops, the grammar it keeps to): part of the translation cache key.
+SEARCH_VERSION = "search-2"
 # The training steps (batches of 64 pairs, about two and a half passes) the shipped weights were trained for.
 DEFAULT_STEPS = 3500
 _EPSILON = 1e-5  # PyTorch's LayerNorm default
