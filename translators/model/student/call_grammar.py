@@ -76,7 +76,7 @@ class CallGrammar:
         return mask
 
     def start(self) -> CallState:
-        """Before the first token: any operation."""
+        """Before the first token: an operation that gives an answer."""
         return CallState()
 
     def mask(self, state: CallState) -> np.ndarray:

@@ -28,7 +28,7 @@ from translators.model.student.vocabulary import program_text, program_tokens
 from translators.wording.grounded_words import FUNCTION_WORDS, IRREGULAR_PLURALS, SPELLINGS, singular, stem
 
 # Changes what the student's programs say: part of the translation cache key.
-STAND_INS_VERSION = "stand-ins-1"
+STAND_INS_VERSION = "stand-ins-2"
 # Plain hand-held objects with regular plurals that the bank asks about in every form, in the order
 # they are tried (the first the question does not say is used).
 STAND_INS: tuple[tuple[str, str], ...] = (("box", "boxes"), ("bag", "bags"), ("bottle", "bottles"), ("cup", "cups"))
@@ -65,30 +65,37 @@ def stand_ins(question: str, things: Collection[str], known: Collection[str]) ->
     said = {word for _, _, word in words}
     parts = {stem(part) for name in known for part in name.split("_")}
     free = [pair for pair in STAND_INS if not said & set(pair)]
+    # One stand-in per name, whatever its number, so that "the tap near the other taps" keeps its form.
+    chosen: dict[str, tuple[str, str]] = {}
     pieces: list[str] = []
-    swaps: list[StandIn] = []
+    swaps: dict[StandIn, None] = {}
     at = index = 0
     while index < len(words):
         start, end, word = words[index]
-        if not free or word not in things or word in FUNCTION_WORDS or _known(word, parts):
+        if word not in things or word in FUNCTION_WORDS or _known(word, parts):
             index += 1
             continue
         run = [word]
         # "storage box": the thing after an unknown one is the compound's head.
         if index + 1 < len(words) and words[index + 1][2] in things and question[end : words[index + 1][0]] == " ":
+            run.append(words[index + 1][2])
+        singular_name, said_name = _names(run)
+        if singular_name not in chosen and free:
+            chosen[singular_name] = free.pop(0)
+        if singular_name not in chosen:  # every stand-in is taken: the word stays
             index += 1
-            end = words[index][1]
-            run.append(words[index][2])
-        singular_name, plural_name = _names(run)
-        one, many = free.pop(0)
-        plural = singular_name != plural_name
-        stand_in = many if plural else one
+            continue
+        one, many = chosen[singular_name]
+        stand_in = one if said_name == singular_name else many
         pieces += [question[at:start], stand_in]
-        swaps.append(StandIn(plural_name, stand_in))
-        at, index = end, index + 1
+        swaps[StandIn(said_name, stand_in)] = None
+        # The singular stands for the name too: the student may write either number of a plural.
+        swaps[StandIn(singular_name, one)] = None
+        index += len(run)
+        at = words[index - 1][1]
     if not swaps:
         return StandIns(question)
-    return StandIns("".join([*pieces, question[at:]]), _with_singulars(swaps))
+    return StandIns("".join([*pieces, question[at:]]), tuple(swaps))
 
 
 def _known(word: str, parts: Collection[str]) -> bool:
@@ -100,15 +107,3 @@ def _known(word: str, parts: Collection[str]) -> bool:
 def _names(run: Sequence[str]) -> tuple[str, str]:
     """The compound's name with its last word in the singular, and as said."""
     return "_".join([*run[:-1], singular(run[-1])]), "_".join(run)
-
-
-def _with_singulars(swaps: list[StandIn]) -> tuple[StandIn, ...]:
-    """Each plural swap with its singular beside it: the student may write either number of a name."""
-    out: list[StandIn] = []
-    for swap in swaps:
-        out.append(swap)
-        for one, many in STAND_INS:
-            if swap.stand_in == many:
-                head = swap.name.rsplit("_", 1)
-                out.append(StandIn("_".join([*head[:-1], singular(head[-1])]), one))
-    return tuple(out)

@@ -29,6 +29,13 @@ def test_a_plural_is_stood_in_by_a_plural_and_either_number_comes_back() -> None
     assert swapped.restore("exist(select(scene(), box))") == "exist(select(scene(), tap))"
 
 
+def test_one_name_keeps_one_stand_in_in_either_number() -> None:
+    swapped = stand_ins("Is the tap near the other taps?", ("tap", "taps"), KNOWN)
+    assert swapped.asked == "Is the box near the other boxes?"
+    program = "verify_rel(unique(select(scene(), box)), boxes, near, subject)"
+    assert swapped.restore(program) == "verify_rel(unique(select(scene(), tap)), taps, near, subject)"
+
+
 def test_an_unknown_thing_before_another_is_one_compound_name() -> None:
     swapped = stand_ins("Is the storage box empty?", ("storage", "box"), KNOWN)
     assert swapped.asked == "Is the bag empty?"  # the question says "box": the next stand-in
