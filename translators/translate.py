@@ -32,7 +32,7 @@ from theory.program import Program
 from translators.cache import TranslationCache, cache_key
 from translators.checks.consistency import majority_vote
 from translators.checks.declines import beyond_language, decline
-from translators.checks.meaning import FRAME_CUES, WordKinship, content_words
+from translators.checks.meaning import WordKinship
 from translators.checks.meaning_checks import QuestionJudge, WordStems, not_named
 from translators.checks.question_scope import Unsupported
 from translators.evidence import LEAST_LIKELY_READING
@@ -386,7 +386,7 @@ class Translator:
                 judge.asked, order, s.representation, s.prompt_version, self.fixed, self.ontology, exclude_ids=exclude
             )
             try:
-                request = Request(question, prompt, sample, grammar, judge.asked, self._things(judge.asked))
+                request = Request(question, prompt, sample, grammar, judge.asked, judge.things())
                 program, candidates.error = self._ask(request, judge, attempts)
             except RetryableBackendError as exc:
                 # A vote over fewer candidates would not be this setting's answer: stop here.
@@ -398,13 +398,6 @@ class Translator:
             candidates.programs.append(program)
             candidates.fixes.append(made)
         return candidates
-
-    def _things(self, asked: str) -> tuple[str, ...]:
-        """The question's content words that may name a thing (WordNet's reading; none without it)."""
-        kinship = self.kinship
-        if kinship is None:
-            return ()
-        return tuple(w for w in content_words(asked) if w not in FRAME_CUES and kinship.thing(w))
 
     def _ask(self, request: Request, judge: QuestionJudge, attempts: list[Attempt]) -> tuple[Program | None, str]:
         """The model's program for one prompt (see `ask_model`), the prompt's fixed part evaluated first."""

@@ -193,6 +193,13 @@ def content_words(question: str) -> tuple[str, ...]:
     return tuple(seen)
 
 
+def thing_words(question: str, kinship: WordKinship | None) -> tuple[str, ...]:
+    """The question's content words that may name a thing (`WordKinship.thing`; none without a kinship)."""
+    if kinship is None:
+        return ()
+    return tuple(w for w in content_words(question) if w not in FRAME_CUES and kinship.thing(w))
+
+
 def _accounted(word: str, named: _Named, kinship: WordKinship | None) -> bool:
     if stem(word) in named.stems or word in named.words:
         return True

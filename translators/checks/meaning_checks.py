@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from theory.program import Program
-from translators.checks.meaning import WordKinship, uncovered
+from translators.checks.meaning import WordKinship, thing_words, uncovered
 from translators.checks.read_back import mismatch
 from translators.rules.compositional_fill import CompositionalFiller
 from translators.rules.named_objects import named_objects, said_groups, said_values, unnamed, unsaid
@@ -139,6 +139,10 @@ class QuestionJudge:
             return self.meaning(program, strict)
 
         return check
+
+    def things(self) -> tuple[str, ...]:
+        """The question's words that may name a thing (`thing_words`), for a writer's stand-ins."""
+        return thing_words(self.asked, self.kinship)
 
     def said(self) -> Said:
         """What the question names (needs a composer)."""
