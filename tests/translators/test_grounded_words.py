@@ -22,6 +22,12 @@ def test_inflections_runs_and_frame_words_are_supported():
     assert "train_car" in words.names() and "who" not in words.names()
 
 
+def test_a_name_may_hold_a_function_word_after_its_first():
+    words = question_words("Is the trash can black and white?")
+    assert words.supports("trash_can") and words.supports("black_and_white")
+    assert not words.supports("the_trash") and not words.supports("is_the")
+
+
 def test_a_comparative_supports_its_base_value():
     words = question_words("Who is taller, the man or the woman? Which is bigger, healthier or larger?")
     assert all(words.supports(v) for v in ("tall", "big", "healthy", "large"))

@@ -2,7 +2,7 @@
 
 A program may name a class, an attribute value or a relation only when the question says it:
 its words and their inflections ("wears" supports `wearing`, "cups" supports `cup`), runs of up
-to four words joined as one name (`train_car`, `to_the_left_of`), and the small declared table
+to four words joined as one name (`train_car`, `trash_can`, `to_the_left_of`), and the small declared table
 `FRAME_WORDS` of words a question's frame implies ("who" asks about a `person`, the whole image
 is GQA's `scene`), and the base of a comparative ("taller" supports `tall`). Categories (`color`,
 `hposition`) are the operations' own words and always allowed. Decoding is limited to these
@@ -161,7 +161,7 @@ def _key(name: str) -> tuple[str, ...]:
 class QuestionWords:
     """What one question supports: its word runs by stem, its words by stem, and the implied words."""
 
-    runs: frozenset[tuple[str, ...]]  # every run of 1-4 words without function words, by stem
+    runs: frozenset[tuple[str, ...]]  # every run of 1-4 words not starting with a function word, by stem
     stems: frozenset[str]  # every word of the question, by stem
     implied: frozenset[str]  # FRAME_WORDS, SPELLINGS and IRREGULAR_PLURALS of the question's words
     implied_relations: frozenset[str]  # FRAME_RELATIONS of the question's words
@@ -237,11 +237,12 @@ def question_words(question: str) -> QuestionWords:
     """The words `question` supports as arguments (see the module docstring)."""
     surface = tuple(_TOKEN.findall(question.lower()))
     stems = tuple(stem(w) for w in surface)
+    # A name may hold a function word after its first ("trash can", "black and white"), never start with one.
     runs = {
         stems[start : start + width]
         for start in range(len(stems))
         for width in range(1, _MAX_WORDS + 1)
-        if start + width <= len(stems) and not FUNCTION_WORDS & set(surface[start : start + width])
+        if start + width <= len(stems) and surface[start] not in FUNCTION_WORDS
     }
     implied = {word for w in surface for word in FRAME_WORDS.get(w, ())}
     # A comparative asks about its base value ("Who is taller, ...?" compares by `tall`).
