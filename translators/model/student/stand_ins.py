@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from translators.model.student.vocabulary import program_text, program_tokens
 from translators.wording.grounded_words import FUNCTION_WORDS, IRREGULAR_PLURALS, SPELLINGS, singular, stem
@@ -63,7 +64,7 @@ def stand_ins(question: str, things: Collection[str], known: Collection[str]) ->
     the thing after it if there is one, replaced by a known plain object the question does not say."""
     words = [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(question)]
     said = {word for _, _, word in words}
-    parts = {stem(part) for name in known for part in name.split("_")}
+    parts = _name_stems(frozenset(known))
     free = [pair for pair in STAND_INS if not said & set(pair)]
     # One stand-in per name, whatever its number, so that "the tap near the other taps" keeps its form.
     chosen: dict[str, tuple[str, str]] = {}
@@ -96,6 +97,12 @@ def stand_ins(question: str, things: Collection[str], known: Collection[str]) ->
     if not swaps:
         return StandIns(question)
     return StandIns("".join([*pieces, question[at:]]), tuple(swaps))
+
+
+@lru_cache(maxsize=4)
+def _name_stems(known: frozenset[str]) -> frozenset[str]:
+    """The stems of every word of the known names: one writer's vocabulary is read once, not per question."""
+    return frozenset(stem(part) for name in known for part in name.split("_"))
 
 
 def _known(word: str, parts: Collection[str]) -> bool:

@@ -159,12 +159,13 @@ class StudentWriter:
                 self._start, self._end = index[START], index[END]
                 self._grammar = CallGrammar(self.vocabulary.tokens)
                 self._words = _word_tokens(self.folder, self.vocabulary)
+                self._known = frozenset(self.vocabulary.tokens) - {*SPECIALS, "(", ")", ","}
         return self._weights
 
     def known(self) -> frozenset[str]:
         """Every name and constant the student can write (its vocabulary but the specials and punctuation)."""
         self._load()
-        return frozenset(self.vocabulary.tokens) - {*SPECIALS, "(", ")", ","}
+        return self._known
 
     def _projected(self, w: dict[str, np.ndarray], name: str, x: np.ndarray, part: int) -> np.ndarray:
         """Queries (0), keys (1) or values (2) of PyTorch's MultiheadAttention `name`, split by head:
