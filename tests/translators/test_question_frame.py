@@ -4,8 +4,9 @@ import pytest
 
 from evaluation.splits import split_questions
 from theory.nested import parse_nested
+from theory.operations import ARGUMENT_CHOICES, OPERATIONS, Kind
 from translators.gqa.gqa_program import GQAProgramError, gqa_to_program
-from translators.wording.question_frame import Frame, frame_of, misfit
+from translators.wording.question_frame import Frame, final_operations, frame_of, misfit
 from translators.wording.question_text import read_as_scene
 
 from .conftest import gqa_dir
@@ -74,3 +75,17 @@ def test_every_gqa_program_fits_its_question_frame():
         assert misfit(program, frame_of(read_as_scene(data[qid]["question"]))) is None, data[qid]["question"]
         checked += 1
     assert checked > 800
+
+
+@pytest.mark.parametrize("frame", list(Frame))
+def test_the_final_operations_of_a_frame_are_those_misfit_lets_through(frame: Frame) -> None:
+    for operation, spec in OPERATIONS.items():
+        inputs = [
+            "count(scene())" if kind is Kind.NUMBER else "exist(scene())" if kind is Kind.BOOL else "scene()"
+            for kind in spec.inputs
+        ]
+        arguments = [ARGUMENT_CHOICES.get(name, ("x",))[0] for name in spec.arguments]
+        calls = ", ".join(inputs + arguments)
+        program = parse_nested(f"{operation}({calls})") if spec.output is not Kind.STATE else None
+        if program is not None:
+            assert (misfit(program, frame) is None) == (operation in final_operations(frame)), operation

@@ -82,6 +82,16 @@ def final_kinds(frame: Frame) -> frozenset[Kind]:
     return frozenset({Kind.BOOL, Kind.VALUE, Kind.NUMBER})
 
 
+def final_operations(frame: Frame) -> frozenset[str]:
+    """The operations a program in this frame may end in (what `misfit` lets through)."""
+    if frame is Frame.CHOICE:
+        return CHOICE_OPERATIONS
+    if frame is Frame.EITHER:
+        return EITHER_OPERATIONS
+    kinds = final_kinds(frame)
+    return frozenset(name for name, spec in OPERATIONS.items() if spec.output in kinds)
+
+
 def misfit(program: Program, frame: Frame) -> str | None:
     """Why `program` does not fit `frame`, or None when it does (see `frame_of`)."""
     operation = program.step(program.answer).operation

@@ -15,6 +15,7 @@ from translators.model.backends.base import Backend, BackendError, Generation, G
 from translators.model.student.stand_ins import STAND_INS_VERSION, stand_ins
 from translators.model.student.writer import SEARCH_VERSION, StudentWriter, Written
 from translators.wording.grounded_words import question_words
+from translators.wording.question_frame import final_operations, frame_of
 
 # Programs ranked per question: the first, then one per repair the translator asks for.
 BEAMS = 4
@@ -54,7 +55,13 @@ class StudentBackend(Backend):
         try:
             swapped = stand_ins(question, things, self.writer.known())
             words = question_words(swapped.asked)
-            written = self.writer.write(swapped.asked, BEAMS, lambda w: words.supports(w) or words.supports_relation(w))
+            written = self.writer.write(
+                swapped.asked,
+                BEAMS,
+                lambda w: words.supports(w) or words.supports_relation(w),
+                # Programs the frame refuses ("... looking down or posing?" ended in `or`) are not written.
+                final_operations(frame_of(swapped.asked)),
+            )
         except ModelNotAvailableError as exc:
             raise BackendError(str(exc)) from exc
         ranked = [Written(swapped.restore(w.text), w.token_logprobs) for w in written]

@@ -7,8 +7,10 @@ are constants. The student's beam search is kept to such programs, so each of it
 one the parser accepts (a wrong number of arguments, or a yes/no where objects are read, can no
 longer be written), as a language model is kept to the program grammar. The answer is a call that
 gives a value, a yes/no or a number, and an argument of a closed set (`theory.operations.ARGUMENT_CHOICES`:
-subject or object, ...) takes one of its words; which other constant fits which argument is left to
-the student and the translator's checks.
+subject or object, ...) takes one of its words, and the second of two options ("choose_attr(..., color,
+red, blue)") is not the first again. The caller may narrow the answer to the final operations the
+question's frame allows (a choice ends in a ``choose``). Which other constant fits which argument is
+left to the student and the translator's checks.
 
 Example:
     >>> grammar = CallGrammar(("<s>", "</s>", "exist", "select", "scene", "(", ")", ",", "cat"))
@@ -23,7 +25,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,11 +39,14 @@ _OPEN, _CLOSE, _COMMA = "(", ")", ","
 @dataclass(frozen=True)
 class CallState:
     """Where a program is: its open calls, each with how many of its inputs and arguments are written,
-    and what comes next (``call``: an operation; ``open``: its parenthesis; ``next``: the next input or
-    argument; ``between``: a comma or the closing parenthesis; ``end``: the end of the program)."""
+    and the token of the last constant it was given (-1: none yet), what comes next (``call``: an
+    operation; ``open``: its parenthesis; ``next``: the next input or argument; ``between``: a comma or
+    the closing parenthesis; ``end``: the end of the program), and the answer's allowed operations
+    (`CallGrammar.start`)."""
 
-    calls: tuple[tuple[str, int], ...] = ()
+    calls: tuple[tuple[str, int, int], ...] = ()
     need: str = "call"
+    answers: frozenset[str] | None = None
 
 
 class CallGrammar:
@@ -75,20 +80,22 @@ class CallGrammar:
         mask[list(ids)] = True
         return mask
 
-    def start(self) -> CallState:
-        """Before the first token: an operation that gives an answer."""
-        return CallState()
+    def start(self, answers: Collection[str] | None = None) -> CallState:
+        """Before the first token: an operation that gives an answer, one of `answers` when given."""
+        return CallState(answers=None if answers is None else frozenset(answers))
 
     def mask(self, state: CallState) -> np.ndarray:
         """Which tokens may come next (a boolean per token)."""
         if state.need == "call":
             if not state.calls:
-                return self._answers
-            operation, written = state.calls[-1]
+                if state.answers is None:
+                    return self._answers
+                return self._answers & self._mask(self.index[t] for t in state.answers if t in self.index)
+            operation, written, _ = state.calls[-1]
             return self._calls[OPERATIONS[operation].inputs[written]]
         if state.need in ("open", "end"):
             return self._only.get(_OPEN if state.need == "open" else END, self._none)
-        operation, written = state.calls[-1]
+        operation, written, last = state.calls[-1]
         spec = OPERATIONS[operation]
         total = len(spec.inputs) + len(spec.arguments)
         if state.need == "between":
@@ -97,7 +104,13 @@ class CallGrammar:
             return self._only.get(_CLOSE, self._none)
         if written < len(spec.inputs):
             return self._calls[spec.inputs[written]]
-        return self._choices.get(spec.arguments[written - len(spec.inputs)], self._constants)
+        at = written - len(spec.inputs)
+        allowed = self._choices.get(spec.arguments[at], self._constants)
+        if at > 0 and spec.arguments[at] == spec.arguments[at - 1] and last >= 0:
+            # The second of two options (two values, two relations) differs from the first.
+            allowed = allowed.copy()
+            allowed[last] = False
+        return allowed
 
     def allowed(self, state: CallState) -> list[int]:
         """The ids of the tokens that may come next."""
@@ -110,7 +123,7 @@ class CallGrammar:
         if state.need == "end":  # the end token itself
             return state
         if state.need == "call" or (state.need == "next" and _reads_call(calls[-1])):
-            return CallState((*calls, (text, 0)), "open")
+            return CallState((*calls, (text, 0, -1)), "open")
         if state.need == "open":
             return CallState(calls, "next")
         if text == _COMMA:
@@ -120,16 +133,16 @@ class CallGrammar:
             if not calls:
                 return CallState((), "end")
             return CallState(_one_more(calls), "between")
-        return CallState(_one_more(calls), "between")  # a constant
+        return CallState(_one_more(calls, token), "between")  # a constant
 
 
-def _reads_call(call: tuple[str, int]) -> bool:
+def _reads_call(call: tuple[str, int, int]) -> bool:
     """Whether the call's next input or argument is itself a call."""
-    operation, written = call
+    operation, written, _ = call
     return written < len(OPERATIONS[operation].inputs)
 
 
-def _one_more(calls: tuple[tuple[str, int], ...]) -> tuple[tuple[str, int], ...]:
-    """The innermost call with one more input or argument written."""
-    operation, written = calls[-1]
-    return (*calls[:-1], (operation, written + 1))
+def _one_more(calls: tuple[tuple[str, int, int], ...], constant: int = -1) -> tuple[tuple[str, int, int], ...]:
+    """The innermost call with one more input or argument written (`constant`: the token of an argument)."""
+    operation, written, last = calls[-1]
+    return (*calls[:-1], (operation, written + 1, constant if constant >= 0 else last))

@@ -13,7 +13,7 @@ import hashlib
 import json
 import re
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +28,7 @@ from translators.wording.grounded_words import singular
 
 WEIGHTS_DIR = Path(__file__).resolve().parents[2] / "data" / "student"
 # The beam search's rules (when it stops, the grammar it keeps to): part of the translation cache key.
-SEARCH_VERSION = "search-2"
+SEARCH_VERSION = "search-3"
 # The training steps (batches of 64 pairs, about two and a half passes) the shipped weights were trained for.
 DEFAULT_STEPS = 3500
 _EPSILON = 1e-5  # PyTorch's LayerNorm default
@@ -253,10 +253,17 @@ class StudentWriter:
             mask[refused] = -np.inf
         return mask
 
-    def write(self, question: str, beams: int = 4, said: Callable[[str], bool] | None = None) -> list[Written]:
+    def write(
+        self,
+        question: str,
+        beams: int = 4,
+        said: Callable[[str], bool] | None = None,
+        answers: Collection[str] | None = None,
+    ) -> list[Written]:
         """The `beams` likeliest programs of `question`, likeliest first; with `said`, only programs
         whose classes, values and relations it accepts (the words of the question, as the
-        translator's grammar allows a language model)."""
+        translator's grammar allows a language model); with `answers`, only programs ending in one
+        of those operations (what the question's frame allows)."""
         w = self._load()
         unsaid = self._unsaid(question, said)
         states, _ = self.reader.states([question])
@@ -264,7 +271,7 @@ class StudentWriter:
         limit = self.shape["max_tokens"]
         # Per live beam: token ids, per-token log-probabilities, where it is in the program; and the layers' cache.
         grammar = self._grammar
-        alive: list[tuple[list[int], list[float], CallState]] = [([self._start], [], grammar.start())]
+        alive: list[tuple[list[int], list[float], CallState]] = [([self._start], [], grammar.start(answers))]
         cache = self._empty_cache(1)
         done: list[tuple[list[int], list[float]]] = []
         while alive and not _settled(done, [logprobs for _, logprobs, _ in alive], beams):

@@ -11,6 +11,7 @@ from theory.nested import parse_nested
 from theory.operations import ARGUMENT_CHOICES, OPERATIONS, Kind
 from translators.model.student.call_grammar import CallGrammar
 from translators.model.student.vocabulary import END, SPECIALS, program_tokens
+from translators.wording.question_frame import final_operations, frame_of
 
 CONSTANTS = ("cat", "table", "color", "red", "on", "scene", *(w for words in ARGUMENT_CHOICES.values() for w in words))
 GRAMMAR = CallGrammar((*SPECIALS, "(", ")", ",", *OPERATIONS, *CONSTANTS))
@@ -23,12 +24,17 @@ def _call(rng: random.Random, kind: Kind | None, depth: int) -> str:
         specs = [s for s in specs if not s.inputs] or [s for s in specs if set(s.inputs) <= {Kind.STATE}] or specs
     spec = rng.choice(specs)
     inputs = [_call(rng, k, depth + 1) if depth < 6 else "scene()" for k in spec.inputs]
-    arguments = [rng.choice(ARGUMENT_CHOICES.get(name, CONSTANTS)) for name in spec.arguments]
+    arguments: list[str] = []
+    for at, name in enumerate(spec.arguments):
+        choices = ARGUMENT_CHOICES.get(name, CONSTANTS)
+        if at and spec.arguments[at - 1] == name:  # the second of two options is another word
+            choices = tuple(c for c in choices if c != arguments[-1])
+        arguments.append(rng.choice(choices))
     return f"{spec.name}({', '.join([*inputs, *arguments])})"
 
 
-def _accepts(tokens: list[str]) -> bool:
-    state = GRAMMAR.start()
+def _accepts(tokens: list[str], answers: frozenset[str] | None = None) -> bool:
+    state = GRAMMAR.start(answers)
     for token in [*tokens, END]:
         if not GRAMMAR.mask(state)[GRAMMAR.index[token]]:
             return False
@@ -64,3 +70,25 @@ def test_a_wrong_number_of_arguments_or_a_wrong_kind_of_input_is_refused() -> No
     assert not _accepts(program_tokens("verify_rel(unique(select(scene(), cat)), table, on, more)"))
     assert _accepts(program_tokens("verify_rel(unique(select(scene(), cat)), table, on, subject)"))
     assert _accepts(program_tokens("exist(select(scene(), scene))"))  # an operation's name as a constant
+
+
+def test_the_second_of_two_options_is_not_the_first_again() -> None:
+    assert not _accepts(program_tokens("choose_attr(unique(select(scene(), cat)), color, red, red)"))
+    assert _accepts(program_tokens("choose_attr(unique(select(scene(), cat)), color, red, table)"))
+    assert not _accepts(program_tokens("choose_rel(unique(select(scene(), cat)), table, on, on, subject)"))
+    # Arguments of different roles may be the same word.
+    assert _accepts(program_tokens("verify_attr(unique(select(scene(), color)), color, red)"))
+
+
+def test_the_answer_may_be_narrowed_to_the_operations_a_frame_allows() -> None:
+    choice = frame_of("Is the cat red or white?")
+    assert not _accepts(
+        program_tokens("or(verify_attr(unique(select(scene(), cat)), color, red), exist(select(scene(), cat)))"),
+        final_operations(choice),
+    )
+    assert _accepts(
+        program_tokens("choose_attr(unique(select(scene(), cat)), color, red, table)"), final_operations(choice)
+    )
+    assert not _accepts(
+        program_tokens("exist(select(scene(), cat))"), final_operations(frame_of("How many cats are there?"))
+    )
