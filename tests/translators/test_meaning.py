@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 from scene.word_kinship import WordNetKinship
 from tests.support import GQA_DIR
 from theory.flat import parse_flat
+from theory.nested import parse_nested
 from translators.checks.meaning import NOT_CONTENT, content_words, inexpressible, uncovered
+from translators.checks.meaning_checks import WordStems, things_as_values
 from translators.wording.grounded_words import stem
 from translators.wording.ontology import bundled_ontology
 from translators.wording.question_text import read_as_scene
@@ -76,6 +78,24 @@ def _known(word: str) -> bool:
 )
 def test_words_no_scene_holds_are_found_before_any_program(question):
     assert inexpressible(question, _known, WordNetKinship())
+
+
+def test_a_noun_before_a_thing_is_part_of_its_name():
+    kin = WordNetKinship()
+    # "video" alone is a broadcast, "storage" an act; before "camera" and "box" they name the thing.
+    assert inexpressible("Is the man holding a phone or a video camera?", _known, kin) == ()
+    assert inexpressible("Is the storage box black?", _known, kin) == ()
+    assert inexpressible("What brand is the video camera?", _known, kin) == ("brand",)
+
+
+def test_a_thing_is_no_value_to_filter_by():
+    values = WordStems.of(bundled_ontology()).values
+    kin = WordNetKinship()
+    storage = parse_nested("exist(filter_any(select(scene(), box), storage))")
+    assert things_as_values(storage, values, kin) == ("storage",)
+    wooden = parse_nested("exist(filter(select(scene(), box), material, wooden))")
+    assert things_as_values(wooden, values, kin) == ()
+    assert things_as_values(storage, values, None) == ()
 
 
 def test_without_wordnet_nothing_is_ruled_out_early():

@@ -11,6 +11,7 @@ from translators.model.backends.student import StudentBackend
 from translators.model.prompts import build_prompt
 from translators.model.student.writer import StudentWriter, Written
 from translators.translate import TranslationSettings, Translator
+from translators.wording.question_frame import Frame, final_operations
 
 
 class _Ranked(StudentWriter):
@@ -20,9 +21,11 @@ class _Ranked(StudentWriter):
         super().__init__()
         self.ranked = [Written(text, (-0.1 * (i + 1),) * 3) for i, text in enumerate(ranked)]
         self.asked: list[str] = []
+        self.answers: list[frozenset[str] | None] = []
 
-    def write(self, question: str, beams: int = 4, said=None) -> list[Written]:  # noqa: ANN001
+    def write(self, question: str, beams: int = 4, said=None, answers=None) -> list[Written]:  # noqa: ANN001
         self.asked.append(question)
+        self.answers.append(None if answers is None else frozenset(answers))
         return self.ranked
 
 
@@ -51,6 +54,13 @@ def test_it_reads_the_question_as_the_translator_reads_it() -> None:
     writer = _Ranked(["exist(select(scene(), cat))"])
     StudentBackend(writer).generate(_request("Could you tell me if there is a cat?", asked="Is there a cat?"))
     assert writer.asked == ["Is there a cat?"]
+    assert writer.answers == [final_operations(Frame.YES_NO)]
+
+
+def test_a_choice_is_written_as_a_choice() -> None:
+    writer = _Ranked(["choose_attr(unique(select(scene(), cat)), color, white, black)"])
+    StudentBackend(writer).generate(_request("Is the cat white or black?"))
+    assert writer.answers == [frozenset({"choose_attr", "choose_rel"})]
 
 
 def test_missing_weights_are_a_backend_error(tmp_path) -> None:  # noqa: ANN001

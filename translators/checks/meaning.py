@@ -259,6 +259,16 @@ def inexpressible(question: str, known: Callable[[str], bool], kinship: WordKins
     compounded = {
         w for pair in zip(words, words[1:]) if kinship.knows("_".join(pair)) and known_or(kinship, pair) for w in pair
     }
+    # A noun before a thing modifies its name ("video camera", "storage box"): a thing's name, whatever
+    # the noun alone most often means.
+    compounded |= {
+        first
+        for first, head in zip(words, words[1:])
+        if first not in NOT_CONTENT
+        and kinship.knows(first)
+        and not kinship.adjective_only(first)
+        and kinship.thing(head)
+    }
     return tuple(
         w
         for w in content_words(question)

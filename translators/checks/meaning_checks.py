@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from theory.operations import OPERATIONS
 from theory.program import Program
 from translators.checks.meaning import WordKinship, thing_words, uncovered
 from translators.checks.read_back import mismatch
@@ -54,6 +55,20 @@ def problems(program: Program, words: QuestionWords, frame: Frame, meaning: Judg
     if wrong_kind is not None or meaning is None:
         return wrong_kind
     return meaning(program)
+
+
+def things_as_values(program: Program, values: frozenset[str], kinship: WordKinship | None) -> tuple[str, ...]:
+    """Attribute values of `program` that name a thing rather than say something of one: no value
+    of the ontology (`values`, by stem) and a thing by WordNet (`WordKinship.thing`). "The storage box"
+    filtered by "storage" is a box of some other kind, not a box that is storage."""
+    if kinship is None:
+        return ()
+    found: dict[str, None] = {}
+    for step in program:
+        for role, argument in zip(OPERATIONS[step.operation].arguments, step.arguments):
+            if role == "value" and argument.isalpha() and stem(argument) not in values and kinship.thing(argument):
+                found.setdefault(argument, None)
+    return tuple(found)
 
 
 def _stems(words: Iterable[str]) -> frozenset[str]:
@@ -164,6 +179,9 @@ class QuestionJudge:
             self.unmeant.append(Unmeant(left_out, problem))
             return problem
         wrong_reading = mismatch(program, self.asked, self.ontology, self.kinship)
+        things = things_as_values(program, self.stems.values, self.kinship)
+        if wrong_reading is None and things:
+            wrong_reading = f"{', '.join(repr(w) for w in things)} names a thing, not a value the program can filter by"
         if wrong_reading is not None:
             self.unmeant.append(Unmeant((), wrong_reading))
         return wrong_reading
