@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from theory.operations import OPERATIONS
 from theory.program import Program
 from translators.checks.meaning import WordKinship, thing_words, uncovered
 from translators.checks.read_back import mismatch
@@ -58,15 +57,17 @@ def problems(program: Program, words: QuestionWords, frame: Frame, meaning: Judg
 
 
 def things_as_values(program: Program, values: frozenset[str], kinship: WordKinship | None) -> tuple[str, ...]:
-    """Attribute values of `program` that name a thing rather than say something of one: no value
-    of the ontology (`values`, by stem) and a thing by WordNet (`WordKinship.thing`). "The storage box"
-    filtered by "storage" is a box of some other kind, not a box that is storage."""
+    """Values of no category (`filter_any`) in `program` that name a thing rather than say something
+    of one: no value of the ontology (`values`, by stem) and a thing by WordNet (`WordKinship.thing`).
+    "The storage box" filtered by "storage" is a box of some other kind, not a box that is storage. A
+    value of a category stays: a name ("a cow or a sheep") or a material ("made of wire") is a thing's."""
     if kinship is None:
         return ()
     found: dict[str, None] = {}
     for step in program:
-        for role, argument in zip(OPERATIONS[step.operation].arguments, step.arguments):
-            if role == "value" and argument.isalpha() and stem(argument) not in values and kinship.thing(argument):
+        if step.operation == "filter_any":
+            (argument,) = step.arguments
+            if argument.isalpha() and stem(argument) not in values and kinship.thing(argument):
                 found.setdefault(argument, None)
     return tuple(found)
 
