@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from evaluation.splits import split_questions
 from theory.nested import format_nested, parse_nested
 from translators.gqa.gqa_program import GQAProgramError, gqa_to_program
-from translators.wording.grounded_words import invented, question_words, singular
+from translators.wording.grounded_words import invented, offered_either_side, question_words, sides_of_or, singular
 from translators.wording.question_text import read_as_scene
 
 from .conftest import gqa_dir
@@ -84,3 +84,11 @@ def test_things_are_named_as_gqa_names_them():
 
 def test_buses_are_a_bus_and_houses_a_house():
     assert singular("buses") == "bus" and singular("houses") == "house"
+
+
+def test_the_sides_of_or_are_the_names_said_near_it() -> None:
+    before, after = sides_of_or(question_words("Is the man holding a phone or two video cameras?"))
+    assert {"phone", "holding_a_phone"} <= before and "camera" not in before
+    assert {"video_camera", "camera", "two_video_camera"} <= after
+    assert sides_of_or(question_words("Is the man holding a phone?")) is None
+    assert offered_either_side("video_camera", "phone", question_words("Is it a phone or a video camera?"))

@@ -23,7 +23,7 @@ class _Ranked(StudentWriter):
         self.asked: list[str] = []
         self.answers: list[frozenset[str] | None] = []
 
-    def write(self, question: str, beams: int = 4, said=None, answers=None) -> list[Written]:  # noqa: ANN001
+    def write(self, question: str, beams: int = 4, said=None, answers=None, sides=None) -> list[Written]:  # noqa: ANN001
         self.asked.append(question)
         self.answers.append(None if answers is None else frozenset(answers))
         return self.ranked

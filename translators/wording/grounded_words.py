@@ -319,13 +319,24 @@ def offered_either_side(first: str, second: str, words: QuestionWords) -> bool:
     """Whether two choice values are said one on each side of the question's first "or", near it
     (in either order, each in either number), as a choice between them must be ("..., an orange
     or a banana?", "on the left side or on the right side")."""
-    if "or" not in words.surface or first == second:
+    sides = sides_of_or(words)
+    if sides is None or first == second:
         return False
-    at = words.surface.index("or")
-    before = _runs(words.surface[max(0, at - _NEAR_OR) : at])
-    after = _runs(words.surface[at + 1 : at + 1 + _NEAR_OR])
+    before, after = sides
     return (singular(first) in before and singular(second) in after) or (
         singular(second) in before and singular(first) in after
+    )
+
+
+def sides_of_or(words: QuestionWords) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The names said near the question's first "or", before it and after it (runs of up to three
+    words, in the singular), or None without an "or"."""
+    if "or" not in words.surface:
+        return None
+    at = words.surface.index("or")
+    return (
+        frozenset(_runs(words.surface[max(0, at - _NEAR_OR) : at])),
+        frozenset(_runs(words.surface[at + 1 : at + 1 + _NEAR_OR])),
     )
 
 

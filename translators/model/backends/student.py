@@ -14,7 +14,7 @@ from theory.errors import ModelNotAvailableError
 from translators.model.backends.base import Backend, BackendError, Generation, GenerationRequest
 from translators.model.student.stand_ins import STAND_INS_VERSION, stand_ins
 from translators.model.student.writer import SEARCH_VERSION, StudentWriter, Written
-from translators.wording.grounded_words import question_words
+from translators.wording.grounded_words import question_words, sides_of_or
 from translators.wording.question_frame import final_operations, frame_of
 
 # Programs ranked per question: the first, then one per repair the translator asks for.
@@ -59,8 +59,10 @@ class StudentBackend(Backend):
                 swapped.asked,
                 BEAMS,
                 lambda w: words.supports(w) or words.supports_relation(w),
-                # Programs the frame refuses ("... looking down or posing?" ended in `or`) are not written.
+                # Programs the checks would refuse are not written: an answer the frame does not ask for
+                # ("... looking down or posing?" ended in `or`), a choice between words not offered.
                 final_operations(frame_of(swapped.asked)),
+                sides_of_or(words),
             )
         except ModelNotAvailableError as exc:
             raise BackendError(str(exc)) from exc

@@ -26,7 +26,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -41,12 +41,34 @@ class CallState:
     """Where a program is: its open calls, each with how many of its inputs and arguments are written,
     and the token of the last constant it was given (-1: none yet), what comes next (``call``: an
     operation; ``open``: its parenthesis; ``next``: the next input or argument; ``between``: a comma or
-    the closing parenthesis; ``end``: the end of the program), and the answer's allowed operations
-    (`CallGrammar.start`)."""
+    the closing parenthesis; ``end``: the end of the program), the answer's allowed operations and
+    the words a choice offers (`CallGrammar.start`)."""
 
     calls: tuple[tuple[str, int, int], ...] = ()
     need: str = "call"
     answers: frozenset[str] | None = None
+    offered: Offered | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, eq=False)
+class Offered:
+    """The tokens a question says before its "or" and after it (a boolean per token): a choice's two
+    values are one of each ("Is the cup white or black?")."""
+
+    before: np.ndarray
+    after: np.ndarray
+
+    def first(self) -> np.ndarray:
+        return self.before | self.after
+
+    def second(self, first: int) -> np.ndarray:
+        """The tokens on the other side from `first`."""
+        other = np.zeros_like(self.before)
+        if self.before[first]:
+            other |= self.after
+        if self.after[first]:
+            other |= self.before
+        return other
 
 
 class CallGrammar:
@@ -80,9 +102,10 @@ class CallGrammar:
         mask[list(ids)] = True
         return mask
 
-    def start(self, answers: Collection[str] | None = None) -> CallState:
-        """Before the first token: an operation that gives an answer, one of `answers` when given."""
-        return CallState(answers=None if answers is None else frozenset(answers))
+    def start(self, answers: Collection[str] | None = None, offered: Offered | None = None) -> CallState:
+        """Before the first token: an operation that gives an answer, one of `answers` when given; with
+        `offered`, a `choose_attr`'s two values are one said on each side of the question's "or"."""
+        return CallState(answers=None if answers is None else frozenset(answers), offered=offered)
 
     def mask(self, state: CallState) -> np.ndarray:
         """Which tokens may come next (a boolean per token)."""
@@ -106,6 +129,8 @@ class CallGrammar:
             return self._calls[spec.inputs[written]]
         at = written - len(spec.inputs)
         allowed = self._choices.get(spec.arguments[at], self._constants)
+        if operation == "choose_attr" and state.offered is not None and at > 0:
+            allowed = allowed & (state.offered.first() if at == 1 else state.offered.second(last))
         if at > 0 and spec.arguments[at] == spec.arguments[at - 1] and last >= 0:
             # The second of two options (two values, two relations) differs from the first.
             allowed = allowed.copy()
@@ -123,17 +148,15 @@ class CallGrammar:
         if state.need == "end":  # the end token itself
             return state
         if state.need == "call" or (state.need == "next" and _reads_call(calls[-1])):
-            return CallState((*calls, (text, 0, -1)), "open")
-        if state.need == "open":
-            return CallState(calls, "next")
-        if text == _COMMA:
-            return CallState(calls, "next")
+            return replace(state, calls=(*calls, (text, 0, -1)), need="open")
+        if state.need == "open" or text == _COMMA:
+            return replace(state, need="next")
         if text == _CLOSE:
             calls = calls[:-1]
             if not calls:
-                return CallState((), "end")
-            return CallState(_one_more(calls), "between")
-        return CallState(_one_more(calls, token), "between")  # a constant
+                return replace(state, calls=(), need="end")
+            return replace(state, calls=_one_more(calls), need="between")
+        return replace(state, calls=_one_more(calls, token), need="between")  # a constant
 
 
 def _reads_call(call: tuple[str, int, int]) -> bool:

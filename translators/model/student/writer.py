@@ -21,14 +21,14 @@ import numpy as np
 
 from theory.errors import ModelNotAvailableError
 from theory.operations import OPERATIONS
-from translators.model.student.call_grammar import CallGrammar, CallState
+from translators.model.student.call_grammar import CallGrammar, CallState, Offered
 from translators.model.student.encoder import TokenStates
 from translators.model.student.vocabulary import END, SPECIALS, START, ProgramVocabulary, program_text
 from translators.wording.grounded_words import singular
 
 WEIGHTS_DIR = Path(__file__).resolve().parents[2] / "data" / "student"
 # The beam search's rules (when it stops, the grammar it keeps to): part of the translation cache key.
-SEARCH_VERSION = "search-3"
+SEARCH_VERSION = "search-4"
 # The training steps (batches of 64 pairs, about two and a half passes) the shipped weights were trained for.
 DEFAULT_STEPS = 3500
 _EPSILON = 1e-5  # PyTorch's LayerNorm default
@@ -253,17 +253,30 @@ class StudentWriter:
             mask[refused] = -np.inf
         return mask
 
+    def _offered(self, sides: tuple[Collection[str], Collection[str]] | None) -> Offered | None:
+        """The word tokens said on each side of the question's "or", in either number."""
+        if sides is None:
+            return None
+        masks = []
+        for side in sides:
+            mask = np.zeros(len(self.vocabulary.tokens), dtype=bool)
+            mask[[i for i, token in self._words.items() if singular(token) in side]] = True
+            masks.append(mask)
+        return Offered(*masks)
+
     def write(
         self,
         question: str,
         beams: int = 4,
         said: Callable[[str], bool] | None = None,
         answers: Collection[str] | None = None,
+        sides: tuple[Collection[str], Collection[str]] | None = None,
     ) -> list[Written]:
         """The `beams` likeliest programs of `question`, likeliest first; with `said`, only programs
         whose classes, values and relations it accepts (the words of the question, as the
         translator's grammar allows a language model); with `answers`, only programs ending in one
-        of those operations (what the question's frame allows)."""
+        of those operations (what the question's frame allows); with `sides` (the names said before and
+        after the question's "or", in the singular), a choice only between one of each."""
         w = self._load()
         unsaid = self._unsaid(question, said)
         states, _ = self.reader.states([question])
@@ -271,7 +284,9 @@ class StudentWriter:
         limit = self.shape["max_tokens"]
         # Per live beam: token ids, per-token log-probabilities, where it is in the program; and the layers' cache.
         grammar = self._grammar
-        alive: list[tuple[list[int], list[float], CallState]] = [([self._start], [], grammar.start(answers))]
+        alive: list[tuple[list[int], list[float], CallState]] = [
+            ([self._start], [], grammar.start(answers, self._offered(sides)))
+        ]
         cache = self._empty_cache(1)
         done: list[tuple[list[int], list[float]]] = []
         while alive and not _settled(done, [logprobs for _, logprobs, _ in alive], beams):

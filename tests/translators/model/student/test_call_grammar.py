@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
 from theory.nested import parse_nested
 from theory.operations import ARGUMENT_CHOICES, OPERATIONS, Kind
-from translators.model.student.call_grammar import CallGrammar
+from translators.model.student.call_grammar import CallGrammar, Offered
 from translators.model.student.vocabulary import END, SPECIALS, program_tokens
 from translators.wording.question_frame import final_operations, frame_of
 
@@ -33,8 +34,8 @@ def _call(rng: random.Random, kind: Kind | None, depth: int) -> str:
     return f"{spec.name}({', '.join([*inputs, *arguments])})"
 
 
-def _accepts(tokens: list[str], answers: frozenset[str] | None = None) -> bool:
-    state = GRAMMAR.start(answers)
+def _accepts(tokens: list[str], answers: frozenset[str] | None = None, offered: Offered | None = None) -> bool:
+    state = GRAMMAR.start(answers, offered)
     for token in [*tokens, END]:
         if not GRAMMAR.mask(state)[GRAMMAR.index[token]]:
             return False
@@ -92,3 +93,23 @@ def test_the_answer_may_be_narrowed_to_the_operations_a_frame_allows() -> None:
     assert not _accepts(
         program_tokens("exist(select(scene(), cat))"), final_operations(frame_of("How many cats are there?"))
     )
+
+
+def _side(*words: str) -> np.ndarray:
+    mask = np.zeros(len(GRAMMAR.tokens), dtype=bool)
+    mask[[GRAMMAR.index[w] for w in words]] = True
+    return mask
+
+
+def test_a_choice_is_between_a_word_said_before_or_and_one_said_after() -> None:
+    offered = Offered(before=_side("red", "cat"), after=_side("table"))
+
+    def choice(first: str, second: str) -> bool:
+        text = f"choose_attr(unique(select(scene(), cat)), color, {first}, {second})"
+        return _accepts(program_tokens(text), offered=offered)
+
+    assert choice("red", "table") and choice("table", "red")
+    assert not choice("red", "cat")  # both before "or"
+    assert not choice("red", "on")  # "on" is not offered
+    # Only a choice's values are held to the offered words.
+    assert _accepts(program_tokens("exist(filter(select(scene(), scene), color, on))"), offered=offered)
