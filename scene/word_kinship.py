@@ -103,6 +103,12 @@ class WordNetKinship:
         with READER_LOCK:
             return _thing(self, word)
 
+    def value(self, word: str) -> bool:
+        """Whether `word` (a compound's words joined by "_") may be an attribute value: WordNet knows it as
+        an adjective, and its usual sense is no thing ("dull", "bushy", "black_and_white")."""
+        with READER_LOCK:
+            return bool(self._synsets(word, "a") or self._synsets(word, "s")) and not _object_noun(self, word)
+
     def knows(self, word: str) -> bool:
         """Whether WordNet has `word` (a compound's words joined by "_")."""
         with READER_LOCK:

@@ -50,6 +50,7 @@ class Request:
     grammar: str | None
     asked: str | None = None  # the question as read (`GenerationRequest.asked`)
     things: tuple[str, ...] = ()  # its words that may name a thing (`GenerationRequest.things`)
+    values: tuple[str, ...] = ()  # its words that may be attribute values (`GenerationRequest.values`)
 
 
 def ask_model(
@@ -113,6 +114,7 @@ def _generation_request(
         repair=tuple(repairs),
         asked=request.asked,
         things=request.things,
+        values=request.values,
     )
 
 

@@ -386,7 +386,7 @@ class Translator:
                 judge.asked, order, s.representation, s.prompt_version, self.fixed, self.ontology, exclude_ids=exclude
             )
             try:
-                request = Request(question, prompt, sample, grammar, judge.asked, judge.things())
+                request = Request(question, prompt, sample, grammar, judge.asked, judge.things(), judge.values())
                 program, candidates.error = self._ask(request, judge, attempts)
             except RetryableBackendError as exc:
                 # A vote over fewer candidates would not be this setting's answer: stop here.

@@ -52,3 +52,10 @@ def test_a_word_whose_usual_sense_is_a_thing_a_scene_may_show(kin, word, thing):
                                             ("xyzzy", False)])  # fmt: skip
 def test_a_word_that_may_name_a_thing_though_its_usual_sense_is_another(kin, word, thing):
     assert kin.thing(word) is thing
+
+
+@pytest.mark.parametrize(("word", "value"), [("dull", True), ("bushy", True), ("black_and_white", True),
+                                            ("silver", True), ("orange", False), ("weapon", False),
+                                            ("xyzzy", False)])  # fmt: skip
+def test_a_word_that_may_be_an_attribute_value(kin, word, value):
+    assert kin.value(word) is value

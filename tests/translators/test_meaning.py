@@ -13,8 +13,8 @@ from scene.word_kinship import WordNetKinship
 from tests.support import GQA_DIR
 from theory.flat import parse_flat
 from theory.nested import parse_nested
-from translators.checks.meaning import NOT_CONTENT, content_words, inexpressible, uncovered
-from translators.checks.meaning_checks import WordStems, things_as_values
+from translators.checks.meaning import NOT_CONTENT, content_words, inexpressible, uncovered, value_words
+from translators.checks.meaning_checks import WordStems, things_as_values, values_as_things
 from translators.wording.grounded_words import stem
 from translators.wording.ontology import bundled_ontology
 from translators.wording.question_text import read_as_scene
@@ -96,6 +96,22 @@ def test_a_thing_is_no_value_to_filter_by():
     wire = parse_nested("choose_attr(unique(filter(select(scene(), fence), material, wire)), name, cow, sheep)")
     assert things_as_values(wire, values, kin) == ()
     assert things_as_values(storage, values, None) == ()
+
+
+def test_a_value_is_no_thing_to_select():
+    classes = bundled_ontology().classes
+    kin = WordNetKinship()
+    program = parse_nested(
+        "and(verify_attr(unique(select(scene(), dull)), color, brown), exist(select(scene(), poster)))"
+    )
+    assert values_as_things(program, classes, kin) == ("dull",)
+    assert values_as_things(parse_nested("exist(select(scene(), staircase))"), classes, kin) == ()
+
+
+def test_the_values_a_question_may_say_include_runs_of_three_words():
+    kin = WordNetKinship()
+    assert value_words("Is the poster dull or black and white?", kin) == ("black_and_white", "dull", "black", "white")
+    assert value_words("Is the poster dull?", None) == ()
 
 
 def test_without_wordnet_nothing_is_ruled_out_early():

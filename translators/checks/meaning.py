@@ -182,6 +182,10 @@ class WordKinship(Protocol):
         """Whether one of `word`'s usual senses is a thing a scene may show ("tap": a faucet, or a knock)."""
         ...
 
+    def value(self, word: str) -> bool:
+        """Whether `word` may be an attribute value: an adjective whose usual sense is no thing ("dull")."""
+        ...
+
 
 def content_words(question: str) -> tuple[str, ...]:
     """The question's words that say what it is about, in order, without repeats."""
@@ -198,6 +202,18 @@ def thing_words(question: str, kinship: WordKinship | None) -> tuple[str, ...]:
     if kinship is None:
         return ()
     return tuple(w for w in content_words(question) if w not in FRAME_CUES and kinship.thing(w))
+
+
+def value_words(question: str, kinship: WordKinship | None) -> tuple[str, ...]:
+    """The question's content words that may be attribute values (`WordKinship.value`), and its runs of
+    three words with a function word inside that are one ("black and white": `black_and_white`)."""
+    if kinship is None:
+        return ()
+    words = _TOKEN.findall(question.lower())
+    runs = ("_".join(words[i : i + 3]) for i in range(len(words) - 2) if words[i + 1] in NOT_CONTENT)
+    found = [run for run in runs if kinship.value(run)]
+    found += [w for w in content_words(question) if w not in FRAME_CUES and kinship.value(w)]
+    return tuple(dict.fromkeys(found))
 
 
 def _accounted(word: str, named: _Named, kinship: WordKinship | None) -> bool:

@@ -4,11 +4,12 @@ every object it names named, and a reading back that asks the same."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
+from theory.operations import OPERATIONS
 from theory.program import Program
-from translators.checks.meaning import WordKinship, thing_words, uncovered
+from translators.checks.meaning import WordKinship, thing_words, uncovered, value_words
 from translators.checks.read_back import mismatch
 from translators.rules.compositional_fill import CompositionalFiller
 from translators.rules.named_objects import named_objects, said_groups, said_values, unnamed, unsaid
@@ -68,6 +69,19 @@ def things_as_values(program: Program, values: frozenset[str], kinship: WordKins
         if step.operation == "filter_any":
             (argument,) = step.arguments
             if argument.isalpha() and stem(argument) not in values and kinship.thing(argument):
+                found.setdefault(argument, None)
+    return tuple(found)
+
+
+def values_as_things(program: Program, classes: Collection[str], kinship: WordKinship | None) -> tuple[str, ...]:
+    """Classes of `program` that say something of a thing rather than name one: no class of the
+    ontology (`classes`) and a value by WordNet that is no thing ("select(dull)", "select(rectangular)")."""
+    if kinship is None:
+        return ()
+    found: dict[str, None] = {}
+    for step in program:
+        for role, argument in zip(OPERATIONS[step.operation].arguments, step.arguments):
+            if role == "class" and argument not in classes and kinship.value(argument) and not kinship.thing(argument):
                 found.setdefault(argument, None)
     return tuple(found)
 
@@ -160,6 +174,10 @@ class QuestionJudge:
         """The question's words that may name a thing (`thing_words`), for a writer's stand-ins."""
         return thing_words(self.asked, self.kinship)
 
+    def values(self) -> tuple[str, ...]:
+        """The question's words that may be attribute values (`value_words`), for a writer's stand-ins."""
+        return value_words(self.asked, self.kinship)
+
     def said(self) -> Said:
         """What the question names (needs a composer)."""
         if self._said is None:
@@ -183,6 +201,9 @@ class QuestionJudge:
         things = things_as_values(program, self.stems.values, self.kinship)
         if wrong_reading is None and things:
             wrong_reading = f"{', '.join(repr(w) for w in things)} names a thing, not a value the program can filter by"
+        values = values_as_things(program, self.ontology.classes, self.kinship)
+        if wrong_reading is None and values:
+            wrong_reading = f"{', '.join(repr(w) for w in values)} says something of a thing, not a thing to select"
         if wrong_reading is not None:
             self.unmeant.append(Unmeant((), wrong_reading))
         return wrong_reading

@@ -42,6 +42,8 @@ class GenerationRequest:
     # The words of `asked` that may name a thing (WordNet's reading), for a writer with a closed
     # vocabulary to stand a name it knows in for one it never learnt (the student's stand-ins).
     things: tuple[str, ...] = ()
+    # Likewise the words (and "_"-joined runs) of `asked` that may be attribute values ("dull").
+    values: tuple[str, ...] = ()
 
     def messages(self) -> list[dict[str, str]]:
         """Chat messages: the prompt, then each failed attempt and the error it caused."""

@@ -30,7 +30,7 @@ class StudentBackend(Backend):
 
     def __init__(self, writer: StudentWriter | None = None) -> None:
         self.writer = writer or StudentWriter()
-        self._last: tuple[tuple[str, tuple[str, ...]], list[Written]] | None = None
+        self._last: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], list[Written]] | None = None
         self._lock = threading.Lock()
 
     @property
@@ -46,14 +46,14 @@ class StudentBackend(Backend):
         except ModelNotAvailableError as exc:
             raise BackendError(str(exc)) from exc
 
-    def _ranked(self, question: str, things: tuple[str, ...]) -> list[Written]:
-        """The ranked programs of `question` (the things of `things` it cannot name stood in and put
-        back); the last question's are kept for its repairs."""
+    def _ranked(self, question: str, things: tuple[str, ...], values: tuple[str, ...] = ()) -> list[Written]:
+        """The ranked programs of `question` (the things of `things` and the values of `values` it cannot
+        name stood in and put back); the last question's are kept for its repairs."""
         with self._lock:
-            if self._last is not None and self._last[0] == (question, things):
+            if self._last is not None and self._last[0] == (question, things, values):
                 return self._last[1]
         try:
-            swapped = stand_ins(question, things, self.writer.known())
+            swapped = stand_ins(question, things, self.writer.known(), values)
             words = question_words(swapped.asked)
             written = self.writer.write(
                 swapped.asked,
@@ -68,7 +68,7 @@ class StudentBackend(Backend):
             raise BackendError(str(exc)) from exc
         ranked = [Written(swapped.restore(w.text), w.token_logprobs) for w in written]
         with self._lock:
-            self._last = ((question, things), ranked)
+            self._last = ((question, things, values), ranked)
         return ranked
 
     def generate(self, request: GenerationRequest) -> Generation:
@@ -76,7 +76,7 @@ class StudentBackend(Backend):
         start = time.perf_counter()
         question = request.asked or request.question
         refused = {output for output, _ in request.repair}
-        left = [w for w in self._ranked(question, request.things) if w.text not in refused]
+        left = [w for w in self._ranked(question, request.things, request.values) if w.text not in refused]
         if not left:
             raise BackendError(f"the student has no other program for this question after {len(refused)} refused")
         chosen = left[0]

@@ -4,11 +4,16 @@ The student writes a program's names from its output vocabulary, so a question a
 "storage box" (names its training pairs never held) gets no program, though its form is one the
 student knows. Such a name is replaced in the question by a plain object the student writes in
 every form ("Is the box silver?"), and the programs it writes get the question's name back in the
-stand-in's place (`StandIns.restore`). Only things are stood in: a value's program depends on its
-category, which an unknown adjective does not tell.
+stand-in's place (`StandIns.restore`).
 
-Which words name things is the caller's (WordNet's) reading (`GenerationRequest.things`); an unknown
-thing followed by another thing is one compound name ("storage box": `storage_box`).
+A value it never learnt ("dull", "bushy", "black and white") is stood in likewise by a plain value
+("striped"). The category the student writes with the stand-in stays: the theory reads an asked value
+in whichever category the scene holds it (`value_via`), and GQA's programs give such values a
+category of their own or none (`filter_any`), so a category cannot be told from the word alone.
+
+Which words name things and which may be values is the caller's (WordNet's) reading
+(`GenerationRequest.things`, `GenerationRequest.values`); an unknown thing followed by another thing
+is one compound name ("storage box": `storage_box`).
 
 Example:
     >>> swapped = stand_ins("Is the tap silver?", ("tap",), {"box", "boxes", "silver"})
@@ -25,15 +30,23 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from theory.nested import format_nested, parse_nested
+from theory.program import Program, ProgramError, Step
 from translators.model.student.vocabulary import program_text, program_tokens
 from translators.wording.grounded_words import FUNCTION_WORDS, IRREGULAR_PLURALS, SPELLINGS, singular, stem
+from translators.wording.ontology import OTHER_CATEGORY
 
 # Changes what the student's programs say: part of the translation cache key.
-STAND_INS_VERSION = "stand-ins-2"
+STAND_INS_VERSION = "stand-ins-3"
 # Plain hand-held objects with regular plurals that the bank asks about in every form, in the order
 # they are tried (the first the question does not say is used).
 STAND_INS: tuple[tuple[str, str], ...] = (("box", "boxes"), ("bag", "bags"), ("bottle", "bottles"), ("cup", "cups"))
+# Plain values the bank says of things in every form, of categories other than colour and size (which
+# questions often say beside the unknown value), in the order they are tried.
+STAND_IN_VALUES: tuple[str, ...] = ("striped", "shiny", "dirty", "wet")
 _WORD = re.compile(r"[A-Za-z]+")
+# Operations whose first argument is the category of the values after it.
+_CATEGORISED = frozenset({"filter", "verify_attr", "choose_attr"})
 
 
 @dataclass(frozen=True)
@@ -51,17 +64,62 @@ class StandIns:
     asked: str
     swaps: tuple[StandIn, ...] = ()
 
+    values: frozenset[str] = frozenset()  # the names of `swaps` that are values
+
     def restore(self, text: str) -> str:
-        """A program written for `asked` with the question's own names in the stand-ins' places."""
+        """A program written for `asked` with the question's own names in the stand-ins' places (a
+        value's category the one of no category in particular, see the module docstring)."""
         if not self.swaps:
             return text
         back = {swap.stand_in: swap.name for swap in self.swaps}
-        return program_text(back.get(token, token) for token in program_tokens(text))
+        restored = program_text(back.get(token, token) for token in program_tokens(text))
+        if not self.values:
+            return restored
+        try:
+            program = parse_nested(restored)
+        except ProgramError:
+            return restored  # the translator's parser says what is wrong with it
+        steps = [_uncategorised(step, self.values) for step in program]
+        return format_nested(Program(tuple(steps), program.answer))
 
 
-def stand_ins(question: str, things: Collection[str], known: Collection[str]) -> StandIns:
+def _uncategorised(step: Step, values: frozenset[str]) -> Step:
+    """`step` with the category of a value of `values` it reads made `OTHER_CATEGORY`."""
+    if step.operation in _CATEGORISED and values & set(step.arguments[1:]):
+        return Step(step.id, step.operation, step.dependencies, (OTHER_CATEGORY, *step.arguments[1:]))
+    return step
+
+
+def stand_ins(question: str, things: Collection[str], known: Collection[str], values: Collection[str] = ()) -> StandIns:
     """`question` with each word of `things` that no name of `known` (the writer's names) says, and
-    the thing after it if there is one, replaced by a known plain object the question does not say."""
+    the thing after it if there is one, replaced by a known plain object the question does not say;
+    and each of `values` (a word, or a run's words joined by "_") that the writer cannot say, by a
+    known plain value."""
+    by_value = _values_stood_in(question, values, known)
+    by_thing = _things_stood_in(by_value.asked, things, known)
+    named = frozenset(swap.name for swap in by_value.swaps)
+    return StandIns(by_thing.asked, by_value.swaps + by_thing.swaps, named)
+
+
+def _values_stood_in(question: str, values: Collection[str], known: Collection[str]) -> StandIns:
+    """`question` with each of `values` the writer cannot say replaced by a plain value it does not say."""
+    said = {m.group().lower() for m in _WORD.finditer(question)}
+    free = [value for value in STAND_IN_VALUES if value not in said and value in known]
+    parts = _name_stems(frozenset(known))
+    swaps: list[StandIn] = []
+    # A run first: "black and white" is one value though "black" and "white" are known.
+    for value in sorted(values, key=lambda v: -v.count("_")):
+        if not free or value in known or ("_" not in value and _known(value, parts)):
+            continue
+        pattern = r"\b" + r"\s+".join(re.escape(word) for word in value.split("_")) + r"\b"
+        question, found = re.subn(pattern, free[0], question, flags=re.IGNORECASE)
+        if found:
+            swaps.append(StandIn(value, free.pop(0)))
+    return StandIns(question, tuple(swaps))
+
+
+def _things_stood_in(question: str, things: Collection[str], known: Collection[str]) -> StandIns:
+    """`question` with its unknown things stood in (see `stand_ins`)."""
     words = [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(question)]
     said = {word for _, _, word in words}
     parts = _name_stems(frozenset(known))

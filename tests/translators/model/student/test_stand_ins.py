@@ -11,7 +11,21 @@ from translators.model.prompts import build_prompt
 from translators.model.student.stand_ins import STAND_INS, stand_ins
 from translators.model.student.writer import StudentWriter
 
-KNOWN = {"box", "boxes", "bag", "bags", "cup", "silver", "wearing", "pants", "man", "color"}
+KNOWN = {
+    "box",
+    "boxes",
+    "bag",
+    "bags",
+    "cup",
+    "silver",
+    "wearing",
+    "pants",
+    "man",
+    "color",
+    "striped",
+    "shiny",
+    "black",
+}
 
 
 def test_an_unknown_thing_is_stood_in_and_put_back() -> None:
@@ -54,6 +68,27 @@ def test_without_a_free_stand_in_the_question_stays() -> None:
     assert stand_ins(question, ("tap",), KNOWN).asked == question
 
 
+def test_an_unknown_value_is_stood_in_and_put_back_of_no_category_in_particular() -> None:
+    swapped = stand_ins("Is the box dull or shiny?", (), KNOWN, ("dull", "shiny"))
+    assert swapped.asked == "Is the box striped or shiny?"  # "shiny" is known, and said: not a stand-in
+    assert swapped.restore("choose_attr(unique(select(scene(), box)), pattern, striped, shiny)") == (
+        "choose_attr(unique(select(scene(), box)), other, dull, shiny)"
+    )
+    assert swapped.restore("exist(filter(select(scene(), box), pattern, striped))") == (
+        "exist(filter(select(scene(), box), other, dull))"
+    )
+    # A program the parser refuses gets its names back and is left to the translator's checks.
+    assert swapped.restore("exist(striped)") == "exist(dull)"
+
+
+def test_a_value_of_several_words_is_stood_in_whole() -> None:
+    swapped = stand_ins("Is the tap black and white?", ("tap",), KNOWN, ("black_and_white", "black", "white"))
+    assert swapped.asked == "Is the box striped?"
+    assert swapped.restore("verify_attr(unique(select(scene(), box)), pattern, striped)") == (
+        "verify_attr(unique(select(scene(), tap)), other, black_and_white)"
+    )
+
+
 _WORDS = st.sampled_from(["the", "tap", "taps", "storage", "box", "man", "is", "near", "silver", "grinder", "cup"])
 
 
@@ -79,3 +114,16 @@ def test_the_shipped_student_writes_a_thing_it_never_learnt() -> None:
     request = GenerationRequest(build_prompt(question, []), question, asked=question, things=("staircase",))
     text = StudentBackend(writer).generate(request).text
     assert "select(scene(), staircase)" in text and "box" not in text, text
+
+
+def test_the_shipped_student_writes_a_value_it_never_learnt() -> None:
+    writer = StudentWriter()
+    if not writer.available(writer.folder):
+        return
+    question = "Are the trees in front of the road leafless or bushy?"
+    assert "bushy" not in writer.known()
+    request = GenerationRequest(
+        build_prompt(question, []), question, asked=question, things=("trees", "road"), values=("leafless", "bushy")
+    )
+    text = StudentBackend(writer).generate(request).text
+    assert text.endswith("other, leafless, bushy)"), text
