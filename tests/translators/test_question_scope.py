@@ -30,6 +30,8 @@ QUESTIONS = GQA_DIR / "questions"
         ("How long do dogs usually live?", "time"),
         ("What make is the blue car?", "brand"),
         ("What make of car is waiting on the street?", "brand"),
+        ("What is the bicycle worth?", "price"),
+        ("How much does the lamp cost?", "price"),
         ("Would you eat this apple?", "opinion"),
         ("Should I cross the street now?", "opinion"),
         ("Do you like the red car?", "opinion"),

@@ -47,6 +47,8 @@ _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         # "make" as a noun is a maker's name: "What make is the car?", "what make of car".
         ("brand", r"\bwhat make\b|\bmake (and model )?of (the |this |that |a )?\w+"),
+        # What a thing costs or is worth ("What is the bicycle worth?", "How much does the lamp cost?").
+        ("price", r"\b(worth|costs?|cost|priced?|prices)\b"),
         ("ownership", r"^whose\b|\bbelong(s|ed)? to\b|\b(owner|owners|owns|owned)\b"),
         (
             "opinion",
@@ -71,6 +73,7 @@ _EXPLANATIONS = {
     "manner": "it asks how something is done, not what the picture shows",
     "time": "it asks when or for how long, and the scene has no time",
     "brand": "it asks for a make or a brand, a name the scene does not hold",
+    "price": "it asks what something costs or is worth, which a picture does not show",
     "ownership": "it asks whose something is, and the scene does not say who owns what",
     "opinion": "it asks for an opinion or advice",
     "text": "it asks for text written in the picture, which the scene does not read",

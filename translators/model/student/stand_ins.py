@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from theory.nested import format_nested, parse_nested
+from theory.operations import OPERATIONS
 from theory.program import Program, ProgramError, Step
 from translators.model.student.vocabulary import program_text, program_tokens
 from translators.wording.grounded_words import FUNCTION_WORDS, IRREGULAR_PLURALS, SPELLINGS, singular, stem
@@ -45,8 +46,6 @@ STAND_INS: tuple[tuple[str, str], ...] = (("box", "boxes"), ("bag", "bags"), ("b
 # questions often say beside the unknown value), in the order they are tried.
 STAND_IN_VALUES: tuple[str, ...] = ("striped", "shiny", "dirty", "wet")
 _WORD = re.compile(r"[A-Za-z]+")
-# Operations whose first argument is the category of the values after it.
-_CATEGORISED = frozenset({"filter", "verify_attr", "choose_attr"})
 
 
 @dataclass(frozen=True)
@@ -63,12 +62,11 @@ class StandIns:
 
     asked: str
     swaps: tuple[StandIn, ...] = ()
-
     values: frozenset[str] = frozenset()  # the names of `swaps` that are values
 
     def restore(self, text: str) -> str:
-        """A program written for `asked` with the question's own names in the stand-ins' places (a
-        value's category the one of no category in particular, see the module docstring)."""
+        """A program written for `asked` with the question's own names in the stand-ins' places, a value
+        read where a category goes with it of no category in particular (see the module docstring)."""
         if not self.swaps:
             return text
         back = {swap.stand_in: swap.name for swap in self.swaps}
@@ -79,15 +77,16 @@ class StandIns:
             program = parse_nested(restored)
         except ProgramError:
             return restored  # the translator's parser says what is wrong with it
-        steps = [_uncategorised(step, self.values) for step in program]
-        return format_nested(Program(tuple(steps), program.answer))
+        return format_nested(Program(tuple(_uncategorised(step, self.values) for step in program), program.answer))
 
 
 def _uncategorised(step: Step, values: frozenset[str]) -> Step:
     """`step` with the category of a value of `values` it reads made `OTHER_CATEGORY`."""
-    if step.operation in _CATEGORISED and values & set(step.arguments[1:]):
-        return Step(step.id, step.operation, step.dependencies, (OTHER_CATEGORY, *step.arguments[1:]))
-    return step
+    roles = OPERATIONS[step.operation].arguments
+    if "category" not in roles or not any(r == "value" and a in values for r, a in zip(roles, step.arguments)):
+        return step
+    arguments = tuple(OTHER_CATEGORY if role == "category" else a for role, a in zip(roles, step.arguments))
+    return Step(step.id, step.operation, step.dependencies, arguments)
 
 
 def stand_ins(question: str, things: Collection[str], known: Collection[str], values: Collection[str] = ()) -> StandIns:
