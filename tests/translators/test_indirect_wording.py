@@ -108,6 +108,20 @@ def test_words_of_the_askers_mind_or_speech_make_a_frame_too(wrapped, direct):
     assert direct_question(wrapped, WordNetKinship().attitude) == direct
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Is the sign that is on the pole red?",
+        "Are the posters that look dull rectangular?",
+        "Is the note that the man holds white?",
+        "Is this book that is on the table red?",
+    ],
+)
+def test_a_thing_of_words_or_writing_asked_about_is_no_frame(question):
+    # "sign", "poster", "note", "book": things, though WordNet files them under communication.
+    assert direct_question(question, WordNetKinship().attitude) == question
+
+
 def _only_seeing_contractions_or_idle_words(questions: list[str], read) -> None:  # noqa: ANN001
     changed = [(q, read(q)) for q in questions if read(q) != q]
     # GQA's own indirect forms: "Do you see ...?" (is there) and "Do you think ...?" (its filler);

@@ -14,9 +14,10 @@ from tests.support import GQA_DIR
 from theory.flat import parse_flat
 from theory.nested import parse_nested
 from translators.checks.meaning import NOT_CONTENT, content_words, inexpressible, uncovered, value_words
-from translators.checks.meaning_checks import WordStems, things_as_values, values_as_things
-from translators.wording.grounded_words import stem
+from translators.checks.meaning_checks import WordStems, problems, things_as_values, values_as_things
+from translators.wording.grounded_words import question_words, stem
 from translators.wording.ontology import bundled_ontology
+from translators.wording.question_frame import frame_of
 from translators.wording.question_text import read_as_scene
 
 QUESTIONS = GQA_DIR / "questions"
@@ -147,3 +148,12 @@ def test_at_most_one_real_gqa_question_in_a_hundred_is_ruled_out_by_its_words():
     kin = WordNetKinship()
     ruled_out = [q for q in questions if inexpressible(read_as_scene(q), _known, kin)]
     assert len(ruled_out) <= len(questions) // 100, ruled_out
+
+
+def test_a_check_joined_with_itself_is_refused():
+    question = "Is the poster rectangular and brown?"
+    words, frame = question_words(question), frame_of(question)
+    poster = "verify_attr(unique(select(scene(), poster)), "
+    twice = parse_nested(f"and({poster}shape, rectangular), {poster}shape, rectangular))")
+    assert "joins a check with itself" in str(problems(twice, words, frame))
+    assert problems(parse_nested(f"and({poster}shape, rectangular), {poster}color, brown))"), words, frame) is None

@@ -39,13 +39,15 @@ def not_named(program: Program, named: Said, question: str) -> list[str]:
 
 
 def problems(program: Program, words: QuestionWords, frame: Frame, meaning: Judge | None = None) -> str | None:
-    """Why a program cannot be the question's (an invented word, the wrong kind of answer, a
-    choice between words the question does not offer, or, with `meaning`, a question word it does
-    not account for or a reading that asks something else), or None."""
+    """Why a program cannot be the question's (an invented word, a check joined with itself, the wrong
+    kind of answer, a choice between words the question does not offer, or, with `meaning`, a
+    question word it does not account for or a reading that asks something else), or None."""
     made_up = invented(program, words)
     if made_up:
         return "; ".join(str(m) for m in made_up)
     for step in program:
+        if step.operation in ("and", "or") and len(set(step.dependencies)) < 2:
+            return f"step {step.id} joins a check with itself"
         if step.operation != "choose_attr":
             continue
         _, first, second = step.arguments

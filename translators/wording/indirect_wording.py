@@ -100,6 +100,7 @@ _SUBJECT_START = frozenset(
     "the a an this that these those there it he she they his her its their my your some any".split()
 )
 _IMPERATIVES = {"count": "how many", "name": "what", "identify": "what"}
+_DEFINITE = frozenset("the this that these those".split())
 # Words that make a wording indirect (beside WordNet's attitude words): a question without them is asked directly.
 INDIRECT_WORDS = _EMBEDDERS | frozenset(_IMPERATIVES)
 # Verbs of wanting: with a noun phrase, the thing wanted is asked for ("I'd like the color of the sofa").
@@ -136,6 +137,8 @@ def _frame_length(lowered: list[str], attitude: Callable[[str], bool]) -> int:
     embedded = False
     for i, word in enumerate(lowered):
         following = lowered[i + 1] if i + 1 < len(lowered) else ""
+        if i == 2 and lowered[0] in AUXILIARIES and lowered[1] in _DEFINITE:
+            break  # "Is the sign that is on the pole red?": the thing asked about, not a frame
         if word in _EMBEDDERS or (word not in _FRAME_GLUE and attitude(word)):
             embedded, end = True, i + 1
         elif word == "if" and following == "you":
