@@ -32,6 +32,7 @@ QUESTIONS = GQA_DIR / "questions"
         ("What make of car is waiting on the street?", "brand"),
         ("What is the bicycle worth?", "price"),
         ("How much does the lamp cost?", "price"),
+        ("What is the price of the apple?", "price"),
         ("Would you eat this apple?", "opinion"),
         ("Should I cross the street now?", "opinion"),
         ("Do you like the red car?", "opinion"),
@@ -65,6 +66,7 @@ def test_forms_outside_the_language_are_refused_with_what_can_be_answered(questi
         "What is the skier holding?",
         "Does the man look happy?",
         "Which side is the sign on?",
+        "What color is the price tag?",
     ],
 )
 def test_questions_the_programs_express_pass(question):

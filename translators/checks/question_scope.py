@@ -47,8 +47,9 @@ _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         # "make" as a noun is a maker's name: "What make is the car?", "what make of car".
         ("brand", r"\bwhat make\b|\bmake (and model )?of (the |this |that |a )?\w+"),
-        # What a thing costs or is worth ("What is the bicycle worth?", "How much does the lamp cost?").
-        ("price", r"\b(worth|costs?|cost|priced?|prices)\b"),
+        # What a thing costs or is worth ("What is the bicycle worth?", "How much does the lamp cost?");
+        # a price tag is a thing and stays.
+        ("price", r"\b(worth|costs?|priced)\b|\b(the|what|a) price (of|is)\b"),
         ("ownership", r"^whose\b|\bbelong(s|ed)? to\b|\b(owner|owners|owns|owned)\b"),
         (
             "opinion",

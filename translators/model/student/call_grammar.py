@@ -59,6 +59,7 @@ class Offered:
     after: np.ndarray
 
     def first(self) -> np.ndarray:
+        """The tokens said on either side."""
         return self.before | self.after
 
     def second(self, first: int) -> np.ndarray:

@@ -7,9 +7,9 @@ every form ("Is the box silver?"), and the programs it writes get the question's
 stand-in's place (`StandIns.restore`).
 
 A value it never learnt ("dull", "bushy", "black and white") is stood in likewise by a plain value
-("striped"). The category the student writes with the stand-in stays: the theory reads an asked value
-in whichever category the scene holds it (`value_via`), and GQA's programs give such values a
-category of their own or none (`filter_any`), so a category cannot be told from the word alone.
+("striped"), and put back with the category `other` in place of the stand-in's: a category cannot be
+told from the word alone, GQA's programs give such values `other` or none (`filter_any`), and the
+theory reads an asked value in whichever category the scene holds it (`value_via`).
 
 Which words name things and which may be values is the caller's (WordNet's) reading
 (`GenerationRequest.things`, `GenerationRequest.values`); an unknown thing followed by another thing
