@@ -289,7 +289,7 @@ def test_cli_translate_json_gives_status_and_reason(monkeypatch):
     assert record["status"] == "ok" and record["confidence"] > 0 and record["reads_as"]
     declined = runner.invoke(cli, ["translate", "-q", "How much does the cat cost?", "--json"])
     record = json.loads(declined.output.splitlines()[0])
-    assert declined.exit_code == 1 and record["status"] == "unsupported" and "measurement" in record["reason"]
+    assert declined.exit_code == 1 and record["status"] == "unsupported" and "costs or is worth" in record["reason"]
 
 
 def test_the_bundled_calibration_made_for_other_settings_leaves_the_service_ready_without_abstaining(client):
