@@ -107,7 +107,7 @@ class WordNetKinship:
         """Whether `word` (a compound's words joined by "_") may be an attribute value: WordNet knows it as
         an adjective, and its usual sense is no thing ("dull", "bushy", "black_and_white")."""
         with READER_LOCK:
-            return bool(self._synsets(word, "a") or self._synsets(word, "s")) and not _object_noun(self, word)
+            return _value(self, word)
 
     def knows(self, word: str) -> bool:
         """Whether WordNet has `word` (a compound's words joined by "_")."""
@@ -133,6 +133,11 @@ def _object_noun(kin: WordNetKinship, word: str) -> bool:
     if noun_uses or other_uses:
         return noun_uses >= other_uses
     return not any(sense.pos() in ("a", "s") for sense in others)
+
+
+@lru_cache(maxsize=65536)
+def _value(kin: WordNetKinship, word: str) -> bool:
+    return bool(kin._synsets(word, "a") or kin._synsets(word, "s")) and not _object_noun(kin, word)
 
 
 @lru_cache(maxsize=65536)
