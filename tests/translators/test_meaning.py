@@ -14,7 +14,13 @@ from tests.support import GQA_DIR
 from theory.flat import parse_flat
 from theory.nested import parse_nested
 from translators.checks.meaning import NOT_CONTENT, content_words, inexpressible, uncovered, value_words
-from translators.checks.meaning_checks import WordStems, problems, things_as_values, values_as_things
+from translators.checks.meaning_checks import (
+    WordStems,
+    checks_what_picked,
+    problems,
+    things_as_values,
+    values_as_things,
+)
 from translators.wording.grounded_words import question_words, stem
 from translators.wording.ontology import bundled_ontology
 from translators.wording.question_frame import frame_of
@@ -157,3 +163,21 @@ def test_a_check_joined_with_itself_is_refused():
     twice = parse_nested(f"and({poster}shape, rectangular), {poster}shape, rectangular))")
     assert "joins a check with itself" in str(problems(twice, words, frame))
     assert problems(parse_nested(f"and({poster}shape, rectangular), {poster}color, brown))"), words, frame) is None
+
+
+def test_a_check_of_the_value_its_object_was_picked_by_is_refused():
+    question = "Is the fireplace square and black?"
+    words, frame = question_words(question), frame_of(question)
+    black = "unique(filter(select(scene(), fireplace), color, black))"
+    always = parse_nested(f"and(verify_attr({black}, color, black), verify_attr({black}, shape, square))")
+    assert "checks 'black', which its object was picked by" in str(problems(always, words, frame))
+    # Filtering twice by one value picks the same objects (redundant, not always yes); a check of
+    # another value of the picked object is what such questions ask.
+    twice = parse_nested("query(unique(filter(filter(select(scene(), mirror), color, silver), color, silver)), size)")
+    assert checks_what_picked(twice) is None
+    assert checks_what_picked(parse_nested(f"verify_attr({black}, shape, square)")) is None
+
+
+@pytest.mark.skipif(not QUESTIONS.is_dir(), reason="the real GQA sample (../shared/data/gqa) is absent")
+def test_no_gqa_program_checks_the_value_its_object_was_picked_by(tuning_programs):
+    assert [q for q, program in tuning_programs if checks_what_picked(program) is not None] == []

@@ -50,6 +50,14 @@ def test_unknown_query_category_asks_for_the_name():
     )
 
 
+def test_a_degree_word_in_the_category_place_asks_for_its_category():
+    # "How old is the man?" written with the question's word where its category goes.
+    assert repaired("query(unique(select(scene(), man)), old)") == (
+        "query(unique(select(scene(), man)), age)",
+        ["query category"],
+    )
+
+
 def test_compound_class_becomes_class_and_filter():
     text, rules = repaired("query(unique(relate(select(scene(), car), young_man, near, subject)), color)")
     assert text == "query(unique(filter(relate(select(scene(), car), man, near, subject), age, young)), color)"

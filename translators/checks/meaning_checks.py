@@ -8,7 +8,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
 from theory.operations import OPERATIONS
-from theory.program import Program
+from theory.program import Program, Step
 from translators.checks.meaning import WordKinship, thing_words, uncovered, value_words
 from translators.checks.read_back import mismatch
 from translators.rules.compositional_fill import CompositionalFiller
@@ -38,13 +38,40 @@ def not_named(program: Program, named: Said, question: str) -> list[str]:
     return unnamed(program, objects) + unsaid(program, values, question)
 
 
+def _value_checked(step: Step) -> str | None:
+    """The value a filter or a check of one category (or of any) reads, or None."""
+    if step.operation in ("filter", "verify_attr"):
+        return step.arguments[1]
+    return step.arguments[0] if step.operation == "filter_any" else None
+
+
+def checks_what_picked(program: Program) -> Step | None:
+    """A step that checks one object for a value the object was picked by ("Is the black fireplace
+    black?"): always yes. No GQA program of the val sample or the development half has one; a written
+    program that has one has read a value the question says once in two places."""
+    for step in program:
+        value = _value_checked(step)
+        if value is None:
+            continue
+        below, one = program.step(step.dependencies[0]), False
+        while below.operation in ("unique", "filter", "filter_any"):
+            one = one or below.operation == "unique"
+            if one and _value_checked(below) == value:
+                return step
+            below = program.step(below.dependencies[0])
+    return None
+
+
 def problems(program: Program, words: QuestionWords, frame: Frame, meaning: Judge | None = None) -> str | None:
-    """Why a program cannot be the question's (an invented word, a check joined with itself, the wrong
-    kind of answer, a choice between words the question does not offer, or, with `meaning`, a
-    question word it does not account for or a reading that asks something else), or None."""
+    """Why a program cannot be the question's (an invented word, a check joined with itself or of the
+    value its object was picked by, the wrong kind of answer, a choice between words the question does
+    not offer, or, with `meaning`, a question word it does not account for or a reading that asks
+    something else), or None."""
     made_up = invented(program, words)
     if made_up:
         return "; ".join(str(m) for m in made_up)
+    if (always := checks_what_picked(program)) is not None:
+        return f"step {always.id} checks {_value_checked(always)!r}, which its object was picked by"
     for step in program:
         if step.operation in ("and", "or") and len(set(step.dependencies)) < 2:
             return f"step {step.id} joins a check with itself"

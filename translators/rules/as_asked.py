@@ -1,6 +1,7 @@
 """A program said the way its question says it: the class (or kind) a wh-question names for its
-answer, the way each relation runs, and a relation check of "the X", where the question's words say
-them plainly (`translators.wording.asked_class`, `relation_direction`, `relation_check`).
+answer, each class in the number the question says it, the way each relation runs, and a relation
+check of "the X", where the question's words say them plainly (`translators.wording.asked_class`,
+`translators.wording.said_number`, `relation_direction`, `relation_check`).
 
 Both a filled program and the model's go through it, so a form's examples and the model agree on
 these readings.
@@ -13,6 +14,7 @@ from translators.rules.relation_check import as_relation_check
 from translators.rules.relation_direction import direct_relations
 from translators.wording.asked_class import with_asked_class, with_asked_kind
 from translators.wording.ontology import Ontology
+from translators.wording.said_number import with_said_number
 from translators.wording.schema import SchemaFix
 
 
@@ -22,7 +24,8 @@ def said_as_asked(program: Program, asked: str, ontology: Ontology | None) -> tu
     if ontology is not None:
         program, named = with_asked_class(program, asked, ontology)
         program, kind = with_asked_kind(program, asked, ontology)
-        fixes += [*named, *kind]
+        program, number = with_said_number(program, asked, ontology)
+        fixes += [*named, *kind, *number]
     program, turned = direct_relations(program, asked)
     program, checked = as_relation_check(program, asked)
     return program, [*fixes, *turned, *checked]

@@ -8,7 +8,9 @@ cannot see, each reported as a `SchemaFix`:
   a category, GQA's rule for an uncategorised choice);
 - ``other`` names no category, so ``filter(other, v)`` is ``filter_any(v)`` and
   ``verify_attr(other, v)`` is ``exist(filter_any(v))`` (GQA's bare ``filter``/``verify``);
-- a query category the ontology does not know (``kind``, ``type``) asks for the object's ``name``,
+- a query category that is a value of one category asks for that category (``query(tall)`` ->
+  ``query(height)``: "How tall is the grass?");
+- any other query category the ontology does not know (``kind``, ``type``) asks for the object's ``name``,
   and so does ``class``: a scene gives an object every class above its own, and no GQA program
   asks for them (none of the 1,358 sample questions; "What kind of appliance is it?" asks ``name``);
 - the place a picture shows is the scene's: ``select(place)`` is ``select(scene)`` (every one of
@@ -176,8 +178,11 @@ def _fixed_arguments(
             fixes.append(SchemaFix("value category", step.id, args[0], found))
             args[0] = found
     elif op == "query" and args[0] not in query_categories:
-        fixes.append(SchemaFix("query category", step.id, args[0], "name"))
-        args[0] = "name"
+        # A degree word in the category's place ("How tall ...?") names the category it is a value of.
+        of_value = ontology.categories_of(args[0]) & query_categories - _OPEN
+        asked = next(iter(of_value)) if len(of_value) == 1 else "name"
+        fixes.append(SchemaFix("query category", step.id, args[0], asked))
+        args[0] = asked
     if op == "query" and args[0] == "name" and _of_scene(program, step):
         fixes.append(SchemaFix("place", step.id, "name", _PLACE))
         args[0] = _PLACE

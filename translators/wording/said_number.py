@@ -1,0 +1,102 @@
+"""A class in the number the question says it: "the zebras" is `zebras`, "the window" is `window`.
+
+GQA's programs keep an object's name as its question writes it (`zebras`, `shelves`, `curtains`),
+and template fill does the same; a written program sometimes names the other number (`zebra` for
+"the zebras"), and a scene that names the object as asked then holds no such object. On the val
+sample and the test-dev development half, GQA's programs name a class said with a plural ending as
+said 146 times and in the singular 51 times; 29 of those 51 are group words and 16 are asked whether
+they are there. Three kinds are left as written:
+
+- group words (`animal`, `vehicle`): GQA reads "the animals" as the group;
+- objects asked whether they are there ("Are there any peppers on the pizza?": `pepper`), which GQA's
+  programs name in the singular (16 of 16 whose number a rule would change): a class reaching an
+  `exist` with no `unique` between;
+- plurals that change the word rather than add an ending ("men", "people"): GQA's programs name
+  these either way (`man` for "men" 4 times of 4, `person` or `people` for "people").
+
+Example:
+    >>> from theory.nested import format_nested, parse_nested
+    >>> from translators.wording.ontology import bundled_ontology
+    >>> program = parse_nested("query(unique(select(scene(), zebra)), color)")
+    >>> fixed, _ = with_said_number(program, "What color are the zebras?", bundled_ontology())
+    >>> format_nested(fixed)
+    'query(unique(select(scene(), zebras)), color)'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from theory.operations import OPERATIONS
+from theory.program import Program
+from translators.wording.grounded_words import singular
+from translators.wording.ontology import Ontology
+from translators.wording.schema import SchemaFix
+
+RULE = "said number"
+_WORD = re.compile(r"[a-z]+")
+
+
+def _other_numbers(name: str) -> tuple[str, ...]:
+    """The regular other numbers of a name's last word: its singular, or its plurals by an ending."""
+    *head, last = name.split("_")
+    if singular(last) != last:
+        forms = [singular(last)]
+    else:
+        forms = [last + "s", last + "es"]
+        if last.endswith(("f", "fe")):
+            forms.append(last[: -1 if last.endswith("f") else -2] + "ves")  # shelf, knife
+        if last.endswith("y"):
+            forms.append(last[:-1] + "ies")
+    return tuple("_".join((*head, form)) for form in forms if form != last)
+
+
+def _ending_plural(one: str, other: str) -> bool:
+    """Whether one of the two is the other with a plural ending ("zebras", "shelves"), not a changed word."""
+    plural, single = (one, other) if singular(one) != one else (other, one)
+    return plural.endswith("s") and singular(plural) == single
+
+
+def said_as(name: str, said: tuple[str, ...]) -> str | None:
+    """The other number of `name` the question's words `said` hold, when they hold it and not `name`."""
+    words = name.split("_")
+    runs = {"_".join(said[i : i + len(words)]) for i in range(len(said) - len(words) + 1)}
+    if name in runs:
+        return None
+    found = [form for form in _other_numbers(name) if form in runs]
+    if len(found) != 1 or not _ending_plural(found[0].split("_")[-1], words[-1]):
+        return None
+    return found[0]
+
+
+def _asked_whether_there(program: Program) -> set[int]:
+    """The steps an `exist` reads with no `unique` between: the objects asked whether they are there."""
+    reached: set[int] = set()
+    waiting = [d for step in program if step.operation == "exist" for d in step.dependencies]
+    while waiting:
+        step = program.step(waiting.pop())
+        if step.id not in reached and step.operation != "unique":
+            reached.add(step.id)
+            waiting.extend(step.dependencies)
+    return reached
+
+
+def with_said_number(program: Program, asked: str, ontology: Ontology) -> tuple[Program, list[SchemaFix]]:
+    """`program` with each class named in the number `asked` says it (see the module docstring)."""
+    said = tuple(_WORD.findall(asked.lower()))
+    existence = _asked_whether_there(program)
+    steps, fixes = list(program.steps), []
+    for index, step in enumerate(steps):
+        arguments = list(step.arguments)
+        for position, role in enumerate(OPERATIONS[step.operation].arguments):
+            name = arguments[position] if position < len(arguments) else None
+            if role != "class" or name is None or step.id in existence:
+                continue
+            if name in ontology.groups or singular(name) in ontology.groups:
+                continue
+            if (form := said_as(name, said)) is not None:
+                arguments[position] = form
+                fixes.append(SchemaFix(RULE, step.id, name, form))
+        steps[index] = replace(step, arguments=tuple(arguments))
+    return (replace(program, steps=tuple(steps)), fixes) if fixes else (program, [])
