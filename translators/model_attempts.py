@@ -62,7 +62,8 @@ def ask_model(
     attempts: list[Attempt],
 ) -> tuple[Program | None, str]:
     """The model's program for one prompt (else None and why), each call added to `attempts`;
-    `meaning` checks the first output strictly (every word), later ones leniently."""
+    `meaning` checks the first output strictly (every word), later ones leniently (a writer without a
+    grammar's all strictly, its first lenient one kept for when none passes)."""
     repairs: list[tuple[str, str]] = []
     error = "no attempt was made"
     # A first output refused only for leaving out an attribute value: kept when no repair comes.
@@ -79,9 +80,13 @@ def ask_model(
             # The reason the earlier output was refused matters more than why no repair came.
             return None, f"{repairs[-1][1]}; then {exc}" if repairs else str(exc)
         outcome = interpret_output(generation.text, settings.representation)
-        problem = judge.problems(outcome.program, meaning[attempt > 0]) if outcome.program is not None else None
+        # A writer without a grammar ranks all its programs at once, so each is held to every word
+        # before one that leaves out an attribute value is let through: a lenient second program
+        # otherwise drops a value the question asks about ("... empty and black?" checked for empty).
+        lenient = attempt > 0 and backend.supports_grammar
+        problem = judge.problems(outcome.program, meaning[lenient]) if outcome.program is not None else None
         if outcome.program is not None and problem is not None:
-            if attempt == 0 and judge.problems(outcome.program, meaning[1]) is None:
+            if not lenient and lenient_fallback is None and judge.problems(outcome.program, meaning[1]) is None:
                 lenient_fallback = outcome.program
             if not backend.supports_grammar:
                 # A writer without a grammar (the student) is refused for an invented word where a

@@ -181,3 +181,37 @@ def test_a_check_of_the_value_its_object_was_picked_by_is_refused():
 @pytest.mark.skipif(not QUESTIONS.is_dir(), reason="the real GQA sample (../shared/data/gqa) is absent")
 def test_no_gqa_program_checks_the_value_its_object_was_picked_by(tuning_programs):
     assert [q for q, program in tuning_programs if checks_what_picked(program) is not None] == []
+
+
+@pytest.mark.parametrize(
+    ("question", "category"), [("How big is the sink?", "size"), ("How clean is the sidewalk?", "cleanliness")]
+)
+def test_the_degree_after_how_is_said_by_a_query(question, category):
+    program = parse_nested(f"query(unique(select(scene(), {question.split()[-1][:-1]})), {category})")
+    categories_of = bundled_ontology().categories_of
+    assert uncovered(question, program, WordNetKinship(), categories_of) == ()
+    # A program that asks nothing of the kind, or another category, leaves the degree word unsaid.
+    there = parse_nested(f"exist(select(scene(), {question.split()[-1][:-1]}))")
+    assert uncovered(question, there, WordNetKinship(), categories_of) == (question.split()[1],)
+    other = parse_nested(f"query(unique(select(scene(), {question.split()[-1][:-1]})), color)")
+    assert uncovered(question, other, WordNetKinship(), categories_of) == (question.split()[1],)
+
+
+def test_checks_are_joined_only_by_a_word_the_question_says():
+    question = "Do the zebras look large and black and white?"
+    words, frame = question_words(question), frame_of(question)
+    zebras = "unique(select(scene(), zebras))"
+    either = parse_nested(f"or(verify_attr({zebras}, size, large), exist(filter_any({zebras}, black_and_white)))")
+    assert "joins two checks with 'or'" in str(problems(either, words, frame))
+    both = parse_nested(f"and(verify_attr({zebras}, size, large), exist(filter_any({zebras}, black_and_white)))")
+    assert problems(both, words, frame) is None
+
+
+@pytest.mark.skipif(not QUESTIONS.is_dir(), reason="the real GQA sample (../shared/data/gqa) is absent")
+def test_gqa_programs_join_checks_only_by_a_word_their_question_says(tuning_programs):
+    joined = [
+        q
+        for q, program in tuning_programs
+        if "joins two checks" in str(problems(program, question_words(q), frame_of(q)))
+    ]
+    assert joined == []

@@ -85,3 +85,23 @@ def test_the_check_can_be_turned_off():
     backend = ReplayBackend({(question, None): ["verify_rel(unique(select(scene(), cup)), table, on, subject)"]})
     result = Translator(off, legacy_bank(), backend).translate(question)
     assert result.program is not None and "red" not in (result.flat or "")
+
+
+def test_a_program_that_leaves_out_a_checked_value_is_refused_where_nothing_can_be_composed_in(kinship):
+    # No reference relates the box to another object, so composition cannot put "black" back: the
+    # program that checks only "empty" is refused, and the next one, which checks both, kept.
+    question = "Is the storage box that is made of metal empty and black?"  # a form the bank lacks
+    box = "unique(filter(select(scene(), storage_box), material, metal))"
+    outputs = [
+        f"verify_attr({box}, state, empty)",
+        f"and(verify_attr({box}, state, empty), verify_attr({box}, color, black))",
+    ]
+    translator = Translator(
+        TranslationSettings(sampling="jaccard", llm="replay"),
+        legacy_bank(),
+        ReplayBackend({(question, None): outputs}),
+        kinship=kinship,
+    )
+    result = translator.translate(question)
+    assert result.program is not None and "black" in (result.flat or ""), result.attempts
+    assert "does not express 'black'" in (result.attempts[0].error or "")

@@ -9,7 +9,8 @@ accounted for by the program:
 - a word that stands in a WordNet relation to an argument, when a `WordKinship` is given: a
   synonym ("bike" for `bicycle`) or a hypernym ("animal" for `horse`);
 - a frame word its form consumes (`FRAME_CUES`: "how many" by a count, "made" of by a material,
-  "same" by a comparison, "left" by a relation or position to the left ...).
+  "same" by a comparison, "left" by a relation or position to the left ...), and the word after
+  "how" by a query of a category it is a value of ("How big is the sink?" asks the sink's `size`).
 
 Words that shape any question (articles, pronouns, auxiliaries, wh-words, prepositions, words for
 the picture and for "thing") are not content words. A word that no program of the language could
@@ -29,7 +30,7 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -38,6 +39,7 @@ from theory.program import Program
 from translators.wording.grounded_words import IRREGULAR_PLURALS, SPELLINGS, comparative_base, stem
 
 _TOKEN = re.compile(r"[a-z0-9]+")
+_DEGREE = re.compile(r"\bhow ([a-z]+)\b")
 _NAMED_ROLES = ("class", "value", "relation", "category")
 
 # Words that shape a question rather than say what it is about (kept here: a few dozen words do not
@@ -245,12 +247,24 @@ def _other_names(question: str) -> dict[str, str]:
     return found
 
 
-def uncovered(question: str, program: Program, kinship: WordKinship | None = None) -> tuple[str, ...]:
-    """The content words of `question` that `program` does not account for (see the module docstring)."""
+def uncovered(
+    question: str,
+    program: Program,
+    kinship: WordKinship | None = None,
+    categories_of: Callable[[str], Collection[str]] = lambda word: (),
+) -> tuple[str, ...]:
+    """The content words of `question` that `program` does not account for (see the module docstring);
+    `categories_of` gives a value's categories (the ontology's)."""
     named = _Named.of(program)
     renamed = _other_names(question)
+    # "How big is the sink?": the degree word asks for its category, which a query names (`size`).
+    # (WordNet links too few degree words to the names of the ontology's categories.)
+    queried = {step.arguments[0] for step in program if step.operation == "query"}
+    degrees = {w for w in _DEGREE.findall(question.lower()) if queried & set(categories_of(w))}
 
     def accounted(word: str) -> bool:
+        if word in degrees:
+            return True
         other = renamed.get(word)
         if other is not None and set(other.split("_")) <= named.words:
             return True

@@ -22,6 +22,11 @@ from translators.wording.question_frame import Frame, misfit
 # (`translators.rules.named_objects`).
 Said = tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]]
 
+# The words that join two checks one way: GQA's programs of the val sample and the development half
+# join checks with `and` or `or` only where their question says one of these ("... large and black and
+# white?" is no `or`).
+_JOINING_WORDS = {"and": frozenset({"and", "both"}), "or": frozenset({"or", "either", "neither"})}
+
 # Why a program does not mean a question (None: it does).
 Judge = Callable[[Program], str | None]
 
@@ -63,10 +68,10 @@ def checks_what_picked(program: Program) -> Step | None:
 
 
 def problems(program: Program, words: QuestionWords, frame: Frame, meaning: Judge | None = None) -> str | None:
-    """Why a program cannot be the question's (an invented word, a check joined with itself or of the
-    value its object was picked by, the wrong kind of answer, a choice between words the question does
-    not offer, or, with `meaning`, a question word it does not account for or a reading that asks
-    something else), or None."""
+    """Why a program cannot be the question's (an invented word; a check joined with itself, by a word
+    the question does not say, or of the value its object was picked by; the wrong kind of answer; a
+    choice between words the question does not offer; or, with `meaning`, a question word it does not
+    account for or a reading that asks something else), or None."""
     made_up = invented(program, words)
     if made_up:
         return "; ".join(str(m) for m in made_up)
@@ -75,6 +80,8 @@ def problems(program: Program, words: QuestionWords, frame: Frame, meaning: Judg
     for step in program:
         if step.operation in ("and", "or") and len(set(step.dependencies)) < 2:
             return f"step {step.id} joins a check with itself"
+        if step.operation in _JOINING_WORDS and not _JOINING_WORDS[step.operation] & set(words.surface):
+            return f"step {step.id} joins two checks with {step.operation!r}, which the question does not say"
         if step.operation != "choose_attr":
             continue
         _, first, second = step.arguments
@@ -165,6 +172,7 @@ class QuestionJudge:
     unmeant: list[Unmeant] = field(default_factory=list)
     _judged: dict[tuple[Program, bool], str | None] = field(default_factory=dict)  # a form's voters often agree
     _said: Said | None = None  # read on first need
+    _reduces: bool | None = None  # whether `composer` reduces the question; read on first need
 
     def meaning(self, program: Program, strict: bool = True) -> str | None:
         """Why `program` does not mean the question (None: it does, or meaning is not checked)."""
@@ -192,12 +200,21 @@ class QuestionJudge:
         def check(program: Program) -> str | None:
             # A model program that leaves out an object the question names gets it composed in
             # by the translator (`_with_references`), and the program that comes out is checked then.
-            if self.checked and self.composer is not None and self.schema:
+            # A question with no reference to compose in gets none: such a program is judged as it is
+            # (it was kept, "... empty and black?" checked for empty alone).
+            if self.checked and self.composer is not None and self.schema and self._composable():
                 if not_named(program, self.said(), self.asked):
                     return mismatch(program, self.asked, self.ontology, self.kinship)
             return self.meaning(program, strict)
 
         return check
+
+    def _composable(self) -> bool:
+        """Whether the question relates an object to another by a reference that can be composed in."""
+        if self._reduces is None:
+            assert self.composer is not None
+            self._reduces = self.composer.reduced(self.asked) is not None
+        return self._reduces
 
     def things(self) -> tuple[str, ...]:
         """The question's words that may name a thing (`thing_words`), for a writer's stand-ins."""
@@ -218,7 +235,7 @@ class QuestionJudge:
         """Why `program` does not mean the question (recorded in `unmeant`), or None when it does. Not
         `strict`: an attribute value the program leaves out is let go, as GQA's programs leave out a
         modifier that does not pick the object."""
-        left_out = uncovered(self.asked, program, self.kinship)
+        left_out = uncovered(self.asked, program, self.kinship, self.ontology.categories_of)
         if not strict:
             left_out = tuple(w for w in left_out if stem(w) not in self.stems.values)
         if left_out:
