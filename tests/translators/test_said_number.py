@@ -34,13 +34,15 @@ def test_a_program_names_its_classes_as_asked():
     assert [(f.rule, f.before, f.after) for f in fixes] == [("said number", "knife", "knives")]
 
 
-def test_groups_and_objects_asked_whether_there_keep_their_number():
+def test_groups_and_objects_asked_whether_there_or_how_many_keep_their_number():
     ontology = bundled_ontology()
     group = parse_nested("query(unique(select(scene(), animal)), name)")
     assert with_said_number(group, "What are the animals called?", ontology) == (group, [])
     # "Are there any peppers on the pizza?": GQA's programs name what is asked for in the singular.
     there = parse_nested("exist(relate(select(scene(), pizza), pepper, on_top_of, subject))")
     assert with_said_number(there, "Are there any peppers on top of the pizza?", ontology) == (there, [])
+    counted = parse_nested("count(select(scene(), car))")
+    assert with_said_number(counted, "How many cars are there?", ontology) == (counted, [])
     # An `exist` after `unique` checks a value of one thing, not whether it is there.
     checked = parse_nested("exist(filter_any(unique(select(scene(), zebra)), striped))")
     fixed, _ = with_said_number(checked, "Do the zebras look striped?", ontology)

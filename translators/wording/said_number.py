@@ -9,8 +9,9 @@ they are there. Three kinds are left as written:
 
 - group words (`animal`, `vehicle`): GQA reads "the animals" as the group;
 - objects asked whether they are there ("Are there any peppers on the pizza?": `pepper`), which GQA's
-  programs name in the singular (16 of 16 whose number a rule would change): a class reaching an
-  `exist` with no `unique` between;
+  programs name in the singular (16 of 16 whose number a rule would change), and objects counted
+  ("How many cars are there?": `car`), as the bank's counts name them: a class reaching an `exist`
+  or a count with no `unique` between;
 - plurals that change the word rather than add an ending ("men", "people"): GQA's programs name
   these either way (`man` for "men" 4 times of 4, `person` or `people` for "people").
 
@@ -28,13 +29,15 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from theory.operations import OPERATIONS
+from theory.operations import COUNTING_OPERATIONS, OPERATIONS
 from theory.program import Program
 from translators.wording.grounded_words import singular
 from translators.wording.ontology import Ontology
 from translators.wording.schema import SchemaFix
 
 RULE = "said number"
+# What asks whether objects are there, or how many: its objects keep the program's number.
+_THERE = COUNTING_OPERATIONS | {"exist"}
 _WORD = re.compile(r"[a-z]+")
 
 
@@ -71,9 +74,10 @@ def said_as(name: str, said: tuple[str, ...]) -> str | None:
 
 
 def _asked_whether_there(program: Program) -> set[int]:
-    """The steps an `exist` reads with no `unique` between: the objects asked whether they are there."""
+    """The steps an `exist` or a count reads with no `unique` between: the objects asked whether they
+    are there, or how many there are."""
     reached: set[int] = set()
-    waiting = [d for step in program if step.operation == "exist" for d in step.dependencies]
+    waiting = [d for step in program if step.operation in _THERE for d in step.dependencies]
     while waiting:
         step = program.step(waiting.pop())
         if step.id not in reached and step.operation != "unique":
