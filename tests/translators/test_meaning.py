@@ -17,6 +17,7 @@ from translators.checks.meaning import NOT_CONTENT, content_words, inexpressible
 from translators.checks.meaning_checks import (
     WordStems,
     checks_what_picked,
+    one_read_as_two,
     problems,
     things_as_values,
     values_as_things,
@@ -215,3 +216,20 @@ def test_gqa_programs_join_checks_only_by_a_word_their_question_says(tuning_prog
         if "joins two checks" in str(problems(program, question_words(q), frame_of(q)))
     ]
     assert joined == []
+
+
+def test_two_words_that_name_one_thing_are_not_two_objects():
+    kin = WordNetKinship()
+    two = parse_nested(
+        "and(verify_attr(unique(select(scene(), laptop)), color, white), "
+        "verify_attr(unique(select(scene(), computer)), shape, rectangular))"
+    )
+    assert one_read_as_two(two, "Is the laptop computer white and rectangular?", kin) == ("laptop", "computer")
+    near = parse_nested("verify_rel(unique(select(scene(), laptop)), computer, near, subject)")
+    assert one_read_as_two(near, "Is the laptop near the computer?", kin) is None
+
+
+@pytest.mark.skipif(not QUESTIONS.is_dir(), reason="the real GQA sample (../shared/data/gqa) is absent")
+def test_gqa_programs_name_one_thing_once(tuning_programs):
+    kin = WordNetKinship()
+    assert [q for q, program in tuning_programs if one_read_as_two(program, q, kin)] == []

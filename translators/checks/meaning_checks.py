@@ -4,6 +4,7 @@ every object it names named, and a reading back that asks the same."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
@@ -14,7 +15,7 @@ from translators.checks.read_back import mismatch
 from translators.rules.compositional_fill import CompositionalFiller
 from translators.rules.named_objects import named_objects, said_groups, said_values, unnamed, unsaid
 from translators.rules.template_fill import TemplateFiller
-from translators.wording.grounded_words import QuestionWords, invented, offered_either_side, stem
+from translators.wording.grounded_words import QuestionWords, invented, offered_either_side, singular, stem
 from translators.wording.ontology import Ontology
 from translators.wording.question_frame import Frame, misfit
 
@@ -26,6 +27,8 @@ Said = tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]]
 # join checks with `and` or `or` only where their question says one of these ("... large and black and
 # white?" is no `or`).
 _JOINING_WORDS = {"and": frozenset({"and", "both"}), "or": frozenset({"or", "either", "neither"})}
+
+_WORD = re.compile(r"[a-z]+")
 
 # Why a program does not mean a question (None: it does).
 Judge = Callable[[Program], str | None]
@@ -120,6 +123,22 @@ def values_as_things(program: Program, classes: Collection[str], kinship: WordKi
             if role == "class" and argument not in classes and kinship.value(argument) and not kinship.thing(argument):
                 found.setdefault(argument, None)
     return tuple(found)
+
+
+def one_read_as_two(program: Program, question: str, kinship: WordKinship | None) -> tuple[str, str] | None:
+    """Two words side by side in `question` that name one thing, the second a kind above the first
+    ("the laptop computer": a laptop is a computer), which `program` names as two classes; else None."""
+    if kinship is None:
+        return None
+    classes = {
+        a for step in program for r, a in zip(OPERATIONS[step.operation].arguments, step.arguments) if r == "class"
+    }
+    words = _WORD.findall(question.lower())
+    for first, head in zip(words, words[1:]):
+        named = [next((c for c in classes if c in (w, singular(w))), None) for w in (first, head)]
+        if None not in named and named[0] != named[1] and kinship.related(head, first):
+            return first, head
+    return None
 
 
 def _stems(words: Iterable[str]) -> frozenset[str]:
@@ -247,6 +266,9 @@ class QuestionJudge:
         things = things_as_values(program, self.stems.values, self.kinship)
         if wrong_reading is None and things:
             wrong_reading = f"{', '.join(repr(w) for w in things)} names a thing, not a value the program can filter by"
+        twice = one_read_as_two(program, self.asked, self.kinship)
+        if wrong_reading is None and twice is not None:
+            wrong_reading = f"{' '.join(twice)!r} names one thing, and the program selects two"
         values = values_as_things(program, self.ontology.classes, self.kinship)
         if wrong_reading is None and values:
             wrong_reading = f"{', '.join(repr(w) for w in values)} says something of a thing, not a thing to select"
