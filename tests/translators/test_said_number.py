@@ -34,7 +34,7 @@ def test_a_program_names_its_classes_as_asked():
     assert [(f.rule, f.before, f.after) for f in fixes] == [("said number", "knife", "knives")]
 
 
-def test_groups_and_objects_asked_whether_there_or_how_many_keep_their_number():
+def test_groups_and_objects_read_as_many_keep_their_number():
     ontology = bundled_ontology()
     group = parse_nested("query(unique(select(scene(), animal)), name)")
     assert with_said_number(group, "What are the animals called?", ontology) == (group, [])
@@ -43,6 +43,10 @@ def test_groups_and_objects_asked_whether_there_or_how_many_keep_their_number():
     assert with_said_number(there, "Are there any peppers on top of the pizza?", ontology) == (there, [])
     counted = parse_nested("count(select(scene(), car))")
     assert with_said_number(counted, "How many cars are there?", ontology) == (counted, [])
+    group = parse_nested("all_different(select(scene(), dog), color)")
+    assert with_said_number(group, "Are the dogs different in color?", ontology) == (group, [])
+    with_itself = parse_nested("two_different(unique(select(scene(), dog)), unique(select(scene(), dog)), color)")
+    assert with_said_number(with_itself, "Are the dogs different in color?", ontology)[1] == []
     # An `exist` after `unique` checks a value of one thing, not whether it is there.
     checked = parse_nested("exist(filter_any(unique(select(scene(), zebra)), striped))")
     fixed, _ = with_said_number(checked, "Do the zebras look striped?", ontology)

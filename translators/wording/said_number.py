@@ -9,9 +9,9 @@ they are there. Three kinds are left as written:
 
 - group words (`animal`, `vehicle`): GQA reads "the animals" as the group;
 - objects asked whether they are there ("Are there any peppers on the pizza?": `pepper`), which GQA's
-  programs name in the singular (16 of 16 whose number a rule would change), and objects counted
-  ("How many cars are there?": `car`), as the bank's counts name them: a class reaching an `exist`
-  or a count with no `unique` between;
+  programs name in the singular (16 of 16 whose number a rule would change), objects counted ("How
+  many cars are there?": `car`), as the bank's counts name them, and objects compared as a group
+  ("Are the dogs different in color?"): each of them is an object of the singular class in a scene;
 - plurals that change the word rather than add an ending ("men", "people"): GQA's programs name
   these either way (`man` for "men" 4 times of 4, `person` or `people` for "people").
 
@@ -29,15 +29,15 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from theory.operations import COUNTING_OPERATIONS, OPERATIONS
-from theory.program import Program
+from theory.operations import COUNTING_OPERATIONS, OPERATIONS, SAMENESS_OPERATIONS
+from theory.program import Program, Step
 from translators.wording.grounded_words import singular
 from translators.wording.ontology import Ontology
 from translators.wording.schema import SchemaFix
 
 RULE = "said number"
-# What asks whether objects are there, or how many: its objects keep the program's number.
-_THERE = COUNTING_OPERATIONS | {"exist"}
+# What reads a group of objects, each named in the singular in a scene: its objects keep the program's number.
+_GROUP_READERS = COUNTING_OPERATIONS | {"all_same", "all_different"}
 _WORD = re.compile(r"[a-z]+")
 
 
@@ -73,29 +73,39 @@ def said_as(name: str, said: tuple[str, ...]) -> str | None:
     return found[0]
 
 
-def _asked_whether_there(program: Program) -> set[int]:
-    """The steps an `exist` or a count reads with no `unique` between: the objects asked whether they
-    are there, or how many there are."""
+def _read_as_many(program: Program) -> set[int]:
+    """The steps whose objects are read as many: counted or compared as a group (`all_same`, or a
+    sameness of one step with itself) through any steps, or asked whether they are there (`exist`)
+    until a `unique`."""
     reached: set[int] = set()
-    waiting = [d for step in program if step.operation in _THERE for d in step.dependencies]
+    waiting = [(d, True) for step in program if _of_a_group(step) for d in step.dependencies]
+    waiting += [(d, False) for step in program if step.operation == "exist" for d in step.dependencies]
     while waiting:
-        step = program.step(waiting.pop())
-        if step.id not in reached and step.operation != "unique":
+        step_id, through_unique = waiting.pop()
+        step = program.step(step_id)
+        if step.id not in reached and (through_unique or step.operation != "unique"):
             reached.add(step.id)
-            waiting.extend(step.dependencies)
+            waiting.extend((d, through_unique) for d in step.dependencies)
     return reached
+
+
+def _of_a_group(step: Step) -> bool:
+    """Whether `step` counts objects or compares a group's values ("Are the dogs different in color?")."""
+    if step.operation in _GROUP_READERS:
+        return True
+    return step.operation in SAMENESS_OPERATIONS and len(step.dependencies) > 1 and len(set(step.dependencies)) == 1
 
 
 def with_said_number(program: Program, asked: str, ontology: Ontology) -> tuple[Program, list[SchemaFix]]:
     """`program` with each class named in the number `asked` says it (see the module docstring)."""
     said = tuple(_WORD.findall(asked.lower()))
-    existence = _asked_whether_there(program)
+    many = _read_as_many(program)
     steps, fixes = list(program.steps), []
     for index, step in enumerate(steps):
         arguments = list(step.arguments)
         for position, role in enumerate(OPERATIONS[step.operation].arguments):
             name = arguments[position] if position < len(arguments) else None
-            if role != "class" or name is None or step.id in existence:
+            if role != "class" or name is None or step.id in many:
                 continue
             if name in ontology.groups or singular(name) in ontology.groups:
                 continue
