@@ -185,7 +185,7 @@ def test_no_gqa_program_checks_the_value_its_object_was_picked_by(tuning_program
 
 
 @pytest.mark.parametrize(
-    ("question", "category"), [("How big is the sink?", "size"), ("How clean is the sidewalk?", "cleanliness")]
+    ("question", "category"), [("How big is the tent?", "size"), ("How clean is the tent?", "cleanliness")]
 )
 def test_the_degree_after_how_is_said_by_a_query(question, category):
     program = parse_nested(f"query(unique(select(scene(), {question.split()[-1][:-1]})), {category})")

@@ -10,7 +10,7 @@ accounted for by the program:
   synonym ("bike" for `bicycle`) or a hypernym ("animal" for `horse`);
 - a frame word its form consumes (`FRAME_CUES`: "how many" by a count, "made" of by a material,
   "same" by a comparison, "left" by a relation or position to the left ...), and the word after
-  "how" by a query of a category it is a value of ("How big is the sink?" asks the sink's `size`).
+  "how" by a query of a category it is a value of ("How big is the striped tent?" asks the tent's `size`).
 
 Words that shape any question (articles, pronouns, auxiliaries, wh-words, prepositions, words for
 the picture and for "thing") are not content words. A word that no program of the language could
@@ -257,7 +257,7 @@ def uncovered(
     `categories_of` gives a value's categories (the ontology's)."""
     named = _Named.of(program)
     renamed = _other_names(question)
-    # "How big is the sink?": the degree word asks for its category, which a query names (`size`).
+    # "How big is the striped tent?": the degree word asks for its category, which a query names (`size`).
     # (WordNet links too few degree words to the names of the ontology's categories.)
     queried = {step.arguments[0] for step in program if step.operation == "query"}
     degrees = {w for w in _DEGREE.findall(question.lower()) if queried & set(categories_of(w))}

@@ -9,7 +9,7 @@ cannot see, each reported as a `SchemaFix`:
 - ``other`` names no category, so ``filter(other, v)`` is ``filter_any(v)`` and
   ``verify_attr(other, v)`` is ``exist(filter_any(v))`` (GQA's bare ``filter``/``verify``);
 - a query category that is a value of one category asks for that category (``query(tall)`` ->
-  ``query(height)``: "How tall is the grass?");
+  ``query(height)``: "How tall is the striped tent?");
 - any other query category the ontology does not know (``kind``, ``type``) asks for the object's ``name``,
   and so does ``class``: a scene gives an object every class above its own, and no GQA program
   asks for them (none of the 1,358 sample questions; "What kind of appliance is it?" asks ``name``);
