@@ -43,8 +43,8 @@ def test_groups_and_objects_read_as_many_keep_their_number():
     assert with_said_number(there, "Are there any peppers on top of the pizza?", ontology) == (there, [])
     counted = parse_nested("count(select(scene(), car))")
     assert with_said_number(counted, "How many cars are there?", ontology) == (counted, [])
-    group = parse_nested("all_different(select(scene(), dog), color)")
-    assert with_said_number(group, "Are the dogs different in color?", ontology) == (group, [])
+    compared = parse_nested("all_different(select(scene(), dog), color)")
+    assert with_said_number(compared, "Are the dogs different in color?", ontology) == (compared, [])
     with_itself = parse_nested("two_different(unique(select(scene(), dog)), unique(select(scene(), dog)), color)")
     assert with_said_number(with_itself, "Are the dogs different in color?", ontology)[1] == []
     # An `exist` after `unique` checks a value of one thing, not whether it is there.

@@ -77,16 +77,16 @@ def _read_as_many(program: Program) -> set[int]:
     """The steps whose objects are read as many: counted or compared as a group (`all_same`, or a
     sameness of one step with itself) through any steps, or asked whether they are there (`exist`)
     until a `unique`."""
-    reached: set[int] = set()
+    seen: set[tuple[int, bool]] = set()
     waiting = [(d, True) for step in program if _of_a_group(step) for d in step.dependencies]
     waiting += [(d, False) for step in program if step.operation == "exist" for d in step.dependencies]
     while waiting:
         step_id, through_unique = waiting.pop()
         step = program.step(step_id)
-        if step.id not in reached and (through_unique or step.operation != "unique"):
-            reached.add(step.id)
+        if (step_id, through_unique) not in seen and (through_unique or step.operation != "unique"):
+            seen.add((step_id, through_unique))
             waiting.extend((d, through_unique) for d in step.dependencies)
-    return reached
+    return {step_id for step_id, _ in seen}
 
 
 def _of_a_group(step: Step) -> bool:
