@@ -36,6 +36,9 @@ def test_value_fixes_the_category():
 def test_choice_between_uncategorised_values_is_other():
     text, rules = repaired("choose_attr(unique(select(scene(), shirt)), state, sleeveless, long_sleeved)")
     assert "choose_attr(unique(select(scene(), shirt)), other, " in text and rules == ["value category"]
+    # Between two things: a choice of the name ("Is it a car or a bus?").
+    text, rules = repaired("choose_attr(unique(select(scene(), vehicle)), other, car, bus)")
+    assert text == "choose_attr(unique(select(scene(), vehicle)), name, car, bus)" and rules == ["value category"]
 
 
 def test_other_category_means_any_category():

@@ -5,7 +5,8 @@ cannot see, each reported as a `SchemaFix`:
 
 - a value that belongs to exactly one category fixes the category (``filter(state, red)`` ->
   ``filter(color, red)``; ``choose_attr(state, open, closed)`` -> ``other`` when neither value has
-  a category, GQA's rule for an uncategorised choice);
+  a category, GQA's rule for an uncategorised choice, and ``name`` when one of them is a class:
+  "a train or a bus");
 - ``other`` names no category, so ``filter(other, v)`` is ``filter_any(v)`` and
   ``verify_attr(other, v)`` is ``exist(filter_any(v))`` (GQA's bare ``filter``/``verify``);
 - a query category that is a value of one category asks for that category (``query(tall)`` ->
@@ -69,15 +70,20 @@ def _value_category(ontology: Ontology, category: str, value: str) -> str | None
 
 
 def _choice_category(ontology: Ontology, category: str, first: str, second: str) -> str | None:
-    if category in ("name", "class"):
+    # A name's words and the scene's place are open: the ontology lists a few places, not every one.
+    if category in ("name", "class", _PLACE):
         return None
     shared = ontology.categories_of(first) & ontology.categories_of(second)
     if category in shared:
         return None
     if len(shared) == 1:
         return next(iter(shared))
-    if not ontology.categories_of(first) and not ontology.categories_of(second) and category != OTHER_CATEGORY:
-        return OTHER_CATEGORY
+    if not ontology.categories_of(first) and not ontology.categories_of(second):
+        # A choice between names of things ("a train or a bus") is one of the name, as GQA's programs
+        # have it; between words of no category and no thing, of `other`.
+        named = first in ontology.classes or second in ontology.classes
+        choice = "name" if named else OTHER_CATEGORY
+        return choice if choice != category else None
     return None
 
 
