@@ -211,6 +211,16 @@ def test_what_someone_is_doing_is_no_name():
     assert problems(parse_nested(f"query({person}, activity)"), words, frame) is None
 
 
+def test_a_side_of_the_picture_is_asked_only_by_a_question_about_one():
+    question = "What is the sauce on the plate the cup is to the left of?"
+    sauce = "unique(relate(relate(select(scene(), cup), plate, to_the_left_of, object), sauce, on, subject))"
+    words, frame = question_words(question), frame_of(question)
+    assert "a side of the picture" in str(problems(parse_nested(f"query({sauce}, hposition)"), words, frame))
+    on_side = parse_nested("query(unique(select(scene(), sauce)), hposition)")
+    for side in ("On which side of the picture is the sauce?", "Where in the image is the sauce?"):
+        assert problems(on_side, question_words(side), frame_of(side)) is None
+
+
 def test_two_words_that_name_one_thing_are_not_two_objects():
     kin = WordNetKinship()
     two = parse_nested(
@@ -225,7 +235,8 @@ def test_two_words_that_name_one_thing_are_not_two_objects():
 @pytest.mark.skipif(not QUESTIONS.is_dir(), reason="the real GQA sample (../shared/data/gqa) is absent")
 def test_no_gqa_program_is_refused_by_the_checks_of_how_a_program_reads_its_question(tuning_programs):
     """Checks joined by a word the question says, no check of the value an object was picked by, one
-    thing named by two words selected once, and no name asked for what someone is doing."""
+    thing named by two words selected once, no name asked for what someone is doing, and no side asked
+    of a question that names none."""
     kin = WordNetKinship()
     refused = [
         q
@@ -233,7 +244,7 @@ def test_no_gqa_program_is_refused_by_the_checks_of_how_a_program_reads_its_ques
         if checks_what_picked(program) is not None
         or any(
             why in str(problems(program, question_words(q), frame_of(q)))
-            for why in ("joins two checks", "what is being done")
+            for why in ("joins two checks", "what is being done", "a side of the picture")
         )
         or one_read_as_two(program, q, kin) is not None
     ]
