@@ -29,7 +29,7 @@ Said = tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]]
 _JOINING_WORDS = {"and": frozenset({"and", "both"}), "or": frozenset({"or", "either", "neither"})}
 
 _WORD = re.compile(r"[a-z]+")
-# What "What is the man doing?" never asks.
+# What a question of what someone is doing never asks.
 _NO_DOING = frozenset({"name", "class"})
 # The categories of a side of the picture, and the words a question asking one says.
 _SIDES = frozenset({"hposition", "vposition"})
@@ -95,12 +95,12 @@ def problems(program: Program, words: QuestionWords, frame: Frame, meaning: Judg
         return f"step {always.id} checks {_value_checked(always)!r}, which its object was picked by"
     answer = program.step(program.answer)
     if "doing" in words.surface and answer.operation == "query" and answer.arguments[0] in _NO_DOING:
-        # "What is the person to the right of the chair doing?" asks an activity or a pose: GQA's
+        # "What is the child beside the red kite doing?" asks an activity or a pose: GQA's
         # programs of the val sample and the development half query one of those for 22 of 25 such
         # questions, and the name for none.
         return f"step {answer.id} asks the {answer.arguments[0]}, but the question asks what is being done"
     if answer.operation == "query" and answer.arguments[0] in _SIDES and not _asks_a_side(set(words.surface)):
-        # "What is the sauce on the plate the container is to the left of?" names a side only in a
+        # "What is the sauce on the plate the striped cup is to the left of?" names a side only in a
         # relation; GQA's programs ask a side for 23 questions, each saying "side" or "part", and the
         # bank's examples for "side", "part" or "Where in the image ...?".
         return f"step {answer.id} asks a side of the picture, which the question does not ask about"
