@@ -217,7 +217,7 @@ def test_a_side_of_the_picture_is_asked_only_by_a_question_about_one():
     words, frame = question_words(question), frame_of(question)
     assert "a side of the picture" in str(problems(parse_nested(f"query({sauce}, hposition)"), words, frame))
     on_side = parse_nested("query(unique(select(scene(), sauce)), hposition)")
-    for side in ("On which side of the picture is the sauce?", "Where in the image is the sauce?"):
+    for side in ("On which side of the picture is the sauce?", "Where is the sauce?"):
         assert problems(on_side, question_words(side), frame_of(side)) is None
 
 

@@ -31,17 +31,10 @@ _JOINING_WORDS = {"and": frozenset({"and", "both"}), "or": frozenset({"or", "eit
 _WORD = re.compile(r"[a-z]+")
 # What a question of what someone is doing never asks.
 _NO_DOING = frozenset({"name", "class"})
-# The categories of a side of the picture, and the words a question asking one says.
+# The categories of a side of the picture, and the words of a question that asks one ("Where in the
+# image is the kite?" is read as "Where is the kite?": `read_as_scene`).
 _SIDES = frozenset({"hposition", "vposition"})
-_SIDE_WORDS = frozenset({"side", "sides", "part", "half", "corner"})
-_PICTURE_WORDS = frozenset({"image", "picture", "photo", "photograph"})
-
-
-def _asks_a_side(said: set[str]) -> bool:
-    """Whether a question's words ask where in the picture something is: a side, a part, or "where"
-    with the picture ("Where in the image is the kite?")."""
-    return bool(_SIDE_WORDS & said) or ("where" in said and bool(_PICTURE_WORDS & said))
-
+_SIDE_WORDS = frozenset({"side", "sides", "part", "half", "corner", "where"})
 
 # Why a program does not mean a question (None: it does).
 Judge = Callable[[Program], str | None]
@@ -99,10 +92,10 @@ def problems(program: Program, words: QuestionWords, frame: Frame, meaning: Judg
         # programs of the val sample and the development half query one of those for 22 of 25 such
         # questions, and the name for none.
         return f"step {answer.id} asks the {answer.arguments[0]}, but the question asks what is being done"
-    if answer.operation == "query" and answer.arguments[0] in _SIDES and not _asks_a_side(set(words.surface)):
+    if answer.operation == "query" and answer.arguments[0] in _SIDES and not _SIDE_WORDS & set(words.surface):
         # "What is the sauce on the plate the striped cup is to the left of?" names a side only in a
         # relation; GQA's programs ask a side for 23 questions, each saying "side" or "part", and the
-        # bank's examples for "side", "part" or "Where in the image ...?".
+        # bank's examples for "side", "part" or "where".
         return f"step {answer.id} asks a side of the picture, which the question does not ask about"
     for step in program:
         if step.operation in ("and", "or") and len(set(step.dependencies)) < 2:
