@@ -77,31 +77,16 @@ def checks_what_picked(program: Program) -> Step | None:
 
 
 def problems(program: Program, words: QuestionWords, frame: Frame, meaning: Judge | None = None) -> str | None:
-    """Why a program cannot be the question's (an invented word; a check joined with itself, by a word
-    the question does not say, or of the value its object was picked by; the wrong kind of answer; a
-    choice between words the question does not offer; or, with `meaning`, a question word it does not
-    account for or a reading that asks something else), or None."""
+    """Why a program cannot be the question's (an invented word; a reading of the question's shape it
+    does not say, `misread`; the wrong kind of answer; a choice between words the question does not
+    offer; or, with `meaning`, a question word it does not account for or a reading that asks
+    something else), or None."""
     made_up = invented(program, words)
     if made_up:
         return "; ".join(str(m) for m in made_up)
-    if (always := checks_what_picked(program)) is not None:
-        return f"step {always.id} checks {_value_checked(always)!r}, which its object was picked by"
-    answer = program.step(program.answer)
-    if "doing" in words.surface and answer.operation == "query" and answer.arguments[0] in _NO_DOING:
-        # "What is the child beside the red kite doing?" asks an activity or a pose: GQA's
-        # programs of the val sample and the development half query one of those for 22 of 25 such
-        # questions, and the name for none.
-        return f"step {answer.id} asks the {answer.arguments[0]}, but the question asks what is being done"
-    if answer.operation == "query" and answer.arguments[0] in _SIDES and not _SIDE_WORDS & set(words.surface):
-        # "What is the sauce on the plate the striped cup is to the left of?" names a side only in a
-        # relation; GQA's programs ask a side for 23 questions, each saying "side" or "part", and the
-        # bank's examples for "side", "part" or "where".
-        return f"step {answer.id} asks a side of the picture, which the question does not ask about"
+    if (misreading := misread(program, set(words.surface))) is not None:
+        return misreading
     for step in program:
-        if step.operation in ("and", "or") and len(set(step.dependencies)) < 2:
-            return f"step {step.id} joins a check with itself"
-        if step.operation in _JOINING_WORDS and not _JOINING_WORDS[step.operation] & set(words.surface):
-            return f"step {step.id} joins two checks with {step.operation!r}, which the question does not say"
         if step.operation != "choose_attr":
             continue
         _, first, second = step.arguments
@@ -111,6 +96,32 @@ def problems(program: Program, words: QuestionWords, frame: Frame, meaning: Judg
     if wrong_kind is not None or meaning is None:
         return wrong_kind
     return meaning(program)
+
+
+def misread(program: Program, said: set[str]) -> str | None:
+    """How `program` misreads a question of the words `said`, or None: a check joined with itself or by
+    a word the question does not say, a check of the value its object was picked by, the name of what
+    someone is doing, or a side of the picture the question does not ask about. None of GQA's programs
+    of the val sample and the development half, nor any of the bank's examples, reads so."""
+    if (always := checks_what_picked(program)) is not None:
+        return f"step {always.id} checks {_value_checked(always)!r}, which its object was picked by"
+    answer = program.step(program.answer)
+    if "doing" in said and answer.operation == "query" and answer.arguments[0] in _NO_DOING:
+        # "What is the child beside the red kite doing?" asks an activity or a pose: GQA's
+        # programs of the val sample and the development half query one of those for 22 of 25 such
+        # questions, and the name for none.
+        return f"step {answer.id} asks the {answer.arguments[0]}, but the question asks what is being done"
+    if answer.operation == "query" and answer.arguments[0] in _SIDES and not _SIDE_WORDS & said:
+        # "What is the sauce on the plate the striped cup is to the left of?" names a side only in a
+        # relation; GQA's programs ask a side for 23 questions, each saying "side" or "part", and the
+        # bank's examples for "side", "part" or "where".
+        return f"step {answer.id} asks a side of the picture, which the question does not ask about"
+    for step in program:
+        if step.operation in ("and", "or") and len(set(step.dependencies)) < 2:
+            return f"step {step.id} joins a check with itself"
+        if step.operation in _JOINING_WORDS and not _JOINING_WORDS[step.operation] & said:
+            return f"step {step.id} joins two checks with {step.operation!r}, which the question does not say"
+    return None
 
 
 def things_as_values(program: Program, values: frozenset[str], kinship: WordKinship | None) -> tuple[str, ...]:
