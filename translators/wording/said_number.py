@@ -41,20 +41,6 @@ _GROUP_READERS = COUNTING_OPERATIONS | {"all_same", "all_different"}
 _WORD = re.compile(r"[a-z]+")
 
 
-def _other_numbers(name: str) -> tuple[str, ...]:
-    """The regular other numbers of a name's last word: its singular, or its plurals by an ending."""
-    *head, last = name.split("_")
-    if singular(last) != last:
-        forms = [singular(last)]
-    else:
-        forms = [last + "s", last + "es"]
-        if last.endswith(("f", "fe")):
-            forms.append(last[: -1 if last.endswith("f") else -2] + "ves")  # shelf, knife
-        if last.endswith("y"):
-            forms.append(last[:-1] + "ies")
-    return tuple("_".join((*head, form)) for form in forms if form != last)
-
-
 def _ending_plural(one: str, other: str) -> bool:
     """Whether one of the two is the other with a plural ending ("zebras", "shelves"), not a changed word."""
     plural, single = (one, other) if singular(one) != one else (other, one)
@@ -67,10 +53,8 @@ def said_as(name: str, said: tuple[str, ...]) -> str | None:
     runs = {"_".join(said[i : i + len(words)]) for i in range(len(said) - len(words) + 1)}
     if name in runs:
         return None
-    found = [form for form in _other_numbers(name) if form in runs]
-    if len(found) != 1 or not _ending_plural(found[0].split("_")[-1], words[-1]):
-        return None
-    return found[0]
+    found = [run for run in runs if singular(run) == singular(name) and _ending_plural(run.split("_")[-1], words[-1])]
+    return found[0] if len(found) == 1 else None
 
 
 def _read_as_many(program: Program) -> set[int]:

@@ -37,10 +37,8 @@ def test_every_refused_word_is_in_the_question_inside_a_longer_name(words: list[
         assert any(word in n and " ".join(n) in " ".join(words) for n in longer)
 
 
-def test_the_shipped_student_names_a_train_car_whole() -> None:
-    writer = StudentWriter()
-    if not writer.available(writer.folder):
-        return
+def test_the_shipped_student_names_a_train_car_whole(shipped_writer: StudentWriter) -> None:
+    writer = shipped_writer
     question = "Is the train car on the left or on the right?"
     words = question_words(question)
     written = writer.write(question, 4, lambda w: words.supports(w) or words.supports_relation(w))

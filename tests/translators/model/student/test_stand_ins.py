@@ -105,10 +105,8 @@ def test_every_swap_comes_back_as_the_question_words(words: list[str], things: s
         assert swapped.asked == question
 
 
-def test_the_shipped_student_writes_a_thing_it_never_learnt() -> None:
-    writer = StudentWriter()
-    if not writer.available(writer.folder):
-        return
+def test_the_shipped_student_writes_a_thing_it_never_learnt(shipped_writer: StudentWriter) -> None:
+    writer = shipped_writer
     question = "Does the staircase look metallic and white?"
     assert "staircase" not in writer.known()
     request = GenerationRequest(build_prompt(question, []), question, asked=question, things=("staircase",))
@@ -116,10 +114,8 @@ def test_the_shipped_student_writes_a_thing_it_never_learnt() -> None:
     assert "select(scene(), staircase)" in text and "box" not in text, text
 
 
-def test_the_shipped_student_writes_a_value_it_never_learnt() -> None:
-    writer = StudentWriter()
-    if not writer.available(writer.folder):
-        return
+def test_the_shipped_student_writes_a_value_it_never_learnt(shipped_writer: StudentWriter) -> None:
+    writer = shipped_writer
     question = "Are the trees in front of the road leafless or bushy?"
     assert "bushy" not in writer.known()
     request = GenerationRequest(
