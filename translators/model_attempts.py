@@ -166,6 +166,7 @@ def repaired(
         if judge.problems(fixed, judge.to_compose(False)) is None:
             program, made = fixed, [fix_shown(f) for f in repairs]
     if program is not None:
-        program, said = said_as_asked(program, judge.asked, ontology)
+        related = judge.kinship.related if judge.kinship is not None else None
+        program, said = said_as_asked(program, judge.asked, ontology, related)
         made += [fix_shown(f) for f in said]
     return program, made

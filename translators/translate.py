@@ -71,7 +71,7 @@ from translators.wording.vocabulary import Grounder
 __all__ = ["GROUNDING_VERSION", "Attempt", "Translation", "TranslationSettings", "Translator"]
 
 # Changes whenever what a question's words or frame allow changes, so stored translations are not reused.
-GROUNDING_VERSION = 51
+GROUNDING_VERSION = 52
 
 
 @dataclass(frozen=True)
@@ -459,7 +459,9 @@ class Translator:
         if self.ontology is not None:
             program, repairs = repair_program(program, self.ontology)
             fixes = [fix_shown(f) for f in repairs]
-        program, said = said_as_asked(program, asked, self.ontology)
+        program, said = said_as_asked(
+            program, asked, self.ontology, self.kinship.related if self.kinship is not None else None
+        )
         fixes += [fix_shown(f) for f in said]
         shown = filled.examples[: max(self.settings.examples, 1)]
         return Translation(

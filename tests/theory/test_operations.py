@@ -27,6 +27,15 @@ def test_select_by_class_and_by_category(answers):
     assert answers(S + "select(1, 0, giraffe). exist(2, 1). end(2).") == ["no"]
 
 
+def test_select_this_is_the_object_one_offered_name_fits(answers):
+    # "Is this a dog or a giraffe?": no scene calls an object "this"; the dog is the one that fits.
+    this = S + "select(1, 0, this). unique(2, 1). choose_attr(3, 2, name, {}, {}). end(3)."
+    assert answers(this.format("giraffe", "dog")) == ["dog"]
+    assert answers(this.format("giraffe", "horse")) == []
+    # Two cars fit: `unique` keeps one, and the answer is still the name they share.
+    assert answers(this.format("car", "bus")) == ["car"]
+
+
 def test_filter(answers):
     assert answers(
         S + "select(1, 0, person). filter(2, 1, pose, walking). unique(3, 2). query(4, 3, name). end(4)."

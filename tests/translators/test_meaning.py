@@ -115,6 +115,8 @@ def test_a_value_is_no_thing_to_select():
     )
     assert values_as_things(program, classes, kin) == ("dull",)
     assert values_as_things(parse_nested("exist(select(scene(), staircase))"), classes, kin) == ()
+    # "the nuts": WordNet's "nuts" is also an adjective, but the plural of a class names things.
+    assert values_as_things(parse_nested("query(unique(select(scene(), nuts)), color)"), classes, kin) == ()
 
 
 def test_the_values_a_question_may_say_include_runs_of_three_words():

@@ -148,7 +148,9 @@ def values_as_things(program: Program, classes: Collection[str], kinship: WordKi
     found: dict[str, None] = {}
     for step in program:
         for role, argument in zip(OPERATIONS[step.operation].arguments, step.arguments):
-            if role == "class" and argument not in classes and kinship.value(argument) and not kinship.thing(argument):
+            if role != "class" or argument in classes or singular(argument) in classes:
+                continue  # "the nuts": a class said in the plural names things, whatever else WordNet says
+            if kinship.value(argument) and not kinship.thing(argument):
                 found.setdefault(argument, None)
     return tuple(found)
 

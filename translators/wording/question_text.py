@@ -3,8 +3,9 @@
 "Is there a cat in the picture?" asks what "Is there a cat?" asks; GQA's programs never select a
 `picture`. The image is named by the frame phrases below; they are taken out (or, where that
 would leave a dangling verb, replaced by "this") so that neither template fill nor the model
-reads the image as an object. "Do you see"/"can you see" ask whether something is there, and
-"piece of furniture" or "clothing item" names the group itself.
+reads the image as an object. "Do you see"/"can you see" ask whether something is there,
+"piece of furniture" or "clothing item" names the group itself, and a name spelled with a hyphen
+is the one word its joined spelling is ("t-shirt": `grounded_words.SPELLINGS` knows "tshirt").
 
 Example:
     >>> read_as_scene("Who in the photo is sitting?")
@@ -25,6 +26,8 @@ Example:
     ('What room is it?', 'What rug is the cat on?')
     >>> read_as_scene("Which size is the black cat, large or little?")
     'Is the black cat large or little?'
+    >>> read_as_scene("Who is wearing a t-shirt?"), read_as_scene("Is the shirt short-sleeved?")
+    ('Who is wearing a tshirt?', 'Is the shirt short-sleeved?')
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from __future__ import annotations
 import re
 
 from theory.attributes import attribute_table
+from translators.wording.grounded_words import SPELLINGS
 
 _IMAGE = r"(?:picture|photo|photograph|image|pic|scene|shot)"
 _THE = r"(?:the|this|that)"
@@ -187,6 +191,16 @@ def _category_choice(match: re.Match[str]) -> str:
     return f"{match[2].capitalize()} {match[3]} {match[4]} or {match[5]}?"
 
 
+_HYPHENATED = re.compile(r"\b([a-z]+)-([a-z]+)\b", re.I)
+
+
+def _joined(match: re.Match[str]) -> str:
+    # Every tokenizer of the translators splits at a hyphen, and "t shirt" would read as a shirt
+    # that is "t"; the joined spelling is the name.
+    joined = (match[1] + match[2]).lower()
+    return joined if joined in SPELLINGS else match[0]
+
+
 def read_as_scene(question: str) -> str:
     """The question with its phrases about the image read as the whole scene (see the module docstring)."""
     text = question.strip()
@@ -202,4 +216,5 @@ def read_as_scene(question: str) -> str:
     for pattern, replacement in _GROUP_PHRASES:
         text = pattern.sub(replacement, text)
     text = _CATEGORY_CHOICE.sub(_category_choice, text)
+    text = _HYPHENATED.sub(_joined, text)
     return re.sub(r"\s+([?,.])", r"\1", re.sub(r"\s{2,}", " ", text)).strip()
