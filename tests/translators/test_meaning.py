@@ -20,6 +20,7 @@ from translators.checks.meaning_checks import (
     misread,
     one_read_as_two,
     problems,
+    relations_as_things,
     things_as_values,
     values_as_things,
 )
@@ -117,6 +118,17 @@ def test_a_value_is_no_thing_to_select():
     assert values_as_things(parse_nested("exist(select(scene(), staircase))"), classes, kin) == ()
     # "the nuts": WordNet's "nuts" is also an adjective, but the plural of a class names things.
     assert values_as_things(parse_nested("query(unique(select(scene(), nuts)), color)"), classes, kin) == ()
+
+
+def test_a_relation_selected_as_a_thing_is_found():
+    ontology = bundled_ontology()
+    # "What is the person near the painting playing?" read with `playing` as what is selected.
+    misread = parse_nested(
+        "query(unique(relate(filter(select(scene(), playing), activity, painting), person, near, subject)), name)"
+    )
+    assert relations_as_things(misread, ontology) == ("playing",)
+    read = "query(unique(relate_any(relate(select(scene(), painting), person, near, subject), playing, object)), name)"
+    assert relations_as_things(parse_nested(read), ontology) == ()
 
 
 def test_the_values_a_question_may_say_include_runs_of_three_words():

@@ -197,6 +197,18 @@ def values_as_things(program: Program, classes: Collection[str], kinship: WordKi
     return tuple(found)
 
 
+def relations_as_things(program: Program, ontology: Ontology) -> tuple[str, ...]:
+    """Classes of `program` that are relations of the ontology and no class of it ("What is the person
+    near the painting playing?" read as a selected `playing`)."""
+    relations = set(ontology.relations)
+    found: dict[str, None] = {}
+    for step in program:
+        for role, argument in zip(OPERATIONS[step.operation].arguments, step.arguments):
+            if role == "class" and argument in relations and singular(argument) not in ontology.classes:
+                found.setdefault(argument, None)
+    return tuple(found)
+
+
 def one_read_as_two(program: Program, question: str, kinship: WordKinship | None) -> tuple[str, str] | None:
     """Two words side by side in `question` that name one thing, the second a kind above the first
     ("the laptop computer": a laptop is a computer), which `program` names as two classes; else None."""
@@ -341,7 +353,9 @@ class QuestionJudge:
         twice = one_read_as_two(program, self.asked, self.kinship)
         if wrong_reading is None and twice is not None:
             wrong_reading = f"{' '.join(twice)!r} names one thing, and the program selects two"
-        values = values_as_things(program, self.ontology.classes, self.kinship)
+        values = values_as_things(program, self.ontology.classes, self.kinship) + relations_as_things(
+            program, self.ontology
+        )
         if wrong_reading is None and values:
             wrong_reading = f"{', '.join(repr(w) for w in values)} says something of a thing, not a thing to select"
         if wrong_reading is not None:
