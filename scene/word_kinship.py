@@ -8,7 +8,8 @@ Two questions about a word of a question:
 - could a scene hold it at all? A scene holds physical things, their attribute values and their
   relations. A word read as a verb of thinking, feeling, owning, perceiving, making or saying, or
   as a noun whose most frequent sense is an abstraction (a trade name, a price, a year, a plan)
-  names nothing a scene has: "What brand is the sauce?" cannot be asked of a scene. Words WordNet
+  and none of whose usual senses is a thing ("tap" is a knock, then a faucet), names nothing a
+  scene has: "What brand is the sauce?" cannot be asked of a scene. Words WordNet
   does not know are given the benefit of the doubt.
 
 Example:
@@ -201,7 +202,8 @@ def _expressible(kin: WordNetKinship, asked: str) -> bool:
         return True  # attribute values are open: a scene graph may say any adjective ("wet", "old")
     nouns = kin._synsets(asked, "n")
     if nouns:
-        return nouns[0].lexname() not in ABSTRACT_NOUNS
+        # "tap" is a knock first and a faucet second: a usual sense that is a thing is enough.
+        return nouns[0].lexname() not in ABSTRACT_NOUNS or _thing(kin, asked)
     if verbs:
         return verbs[0].lexname() not in ABSTRACT_VERBS
     # Only an adverb ("usually") says how often or how much, which a scene does not; unknown words pass.

@@ -29,7 +29,8 @@ def test_abstract_words_are_not_expressible(kin, word):
     assert not kin.expressible(word)
 
 
-@pytest.mark.parametrize("word", ["horse", "wet", "old", "sofa", "wearing", "skateboarder", "xyzzy"])
+# "tap": a knock first, a faucet second.
+@pytest.mark.parametrize("word", ["horse", "wet", "old", "sofa", "wearing", "skateboarder", "tap", "xyzzy"])
 def test_things_values_relations_and_unknown_words_are(kin, word):
     assert kin.expressible(word)
 

@@ -90,6 +90,8 @@ SPELLINGS: dict[str, str] = (
         "planes": "airplanes",
         "garbage_bin": "trash_can",
         "art_work": "artwork",
+        "tap": "faucet",
+        "taps": "faucets",
     }
     | OBJECT_PRONOUNS
     | {adjective: noun for noun, adjective in MATERIAL_ADJECTIVES}
