@@ -74,7 +74,14 @@ _S, _V, _B, _N = Kind.STATE, Kind.VALUE, Kind.BOOL, Kind.NUMBER
 
 _SPECS = [
     OperationSpec("scene", (), (), _S, "all objects of the scene", "objects"),
-    OperationSpec("select", (_S,), ("class",), _S, "the input objects whose class (or category) is CLASS", "class"),
+    OperationSpec(
+        "select",
+        (_S,),
+        ("class",),
+        _S,
+        "the input objects whose class (or category) is CLASS; `this`: those a name a choice offers fits",
+        "class",
+    ),
     OperationSpec(
         "filter", (_S,), ("category", "value"), _S, "the input objects whose CATEGORY attribute is VALUE", "attribute"
     ),

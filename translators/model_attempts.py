@@ -166,7 +166,6 @@ def repaired(
         if judge.problems(fixed, judge.to_compose(False)) is None:
             program, made = fixed, [fix_shown(f) for f in repairs]
     if program is not None:
-        related = judge.kinship.related if judge.kinship is not None else None
-        program, said = said_as_asked(program, judge.asked, ontology, related)
+        program, said = said_as_asked(program, judge.asked, ontology, judge.kinship)
         made += [fix_shown(f) for f in said]
     return program, made

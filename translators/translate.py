@@ -459,9 +459,7 @@ class Translator:
         if self.ontology is not None:
             program, repairs = repair_program(program, self.ontology)
             fixes = [fix_shown(f) for f in repairs]
-        program, said = said_as_asked(
-            program, asked, self.ontology, self.kinship.related if self.kinship is not None else None
-        )
+        program, said = said_as_asked(program, asked, self.ontology, self.kinship)
         fixes += [fix_shown(f) for f in said]
         shown = filled.examples[: max(self.settings.examples, 1)]
         return Translation(

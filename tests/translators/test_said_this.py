@@ -18,7 +18,7 @@ _OF_SCENE = "choose_attr(unique(select(scene(), scene)), {}, {}, {})"
 )
 def test_a_choice_of_two_things_asked_of_the_scene_is_asked_of_this(question, category, first, second):
     program = parse_nested(_OF_SCENE.format(category, first, second))
-    fixed, fixes = with_this_named(program, question, bundled_ontology(), WordNetKinship().related)
+    fixed, fixes = with_this_named(program, question, bundled_ontology(), WordNetKinship())
     assert format_nested(fixed) == f"choose_attr(unique(select(scene(), this)), name, {first}, {second})"
     assert [f.rule for f in fixes] == ["this named"]
 
@@ -35,8 +35,8 @@ def test_a_choice_of_two_things_asked_of_the_scene_is_asked_of_this(question, ca
 )
 def test_a_choice_of_places_or_of_values_stays_the_scenes(question, first, second, wordnet):
     program = parse_nested(_OF_SCENE.format("place", first, second))
-    related = WordNetKinship().related if wordnet else None
-    assert with_this_named(program, question, bundled_ontology(), related) == (program, [])
+    kinds = WordNetKinship() if wordnet else None
+    assert with_this_named(program, question, bundled_ontology(), kinds) == (program, [])
 
 
 def test_only_a_question_that_says_this_and_only_the_scene_are_read_so():

@@ -36,6 +36,7 @@ from typing import Protocol
 
 from theory.operations import COUNTING_OPERATIONS, OPERATIONS, SAMENESS_OPERATIONS
 from theory.program import Program
+from translators.rules.plain_wording import ARTICLES
 from translators.wording.grounded_words import IRREGULAR_PLURALS, SPELLINGS, comparative_base, stem
 
 _TOKEN = re.compile(r"[a-z0-9]+")
@@ -212,7 +213,13 @@ def value_words(question: str, kinship: WordKinship | None) -> tuple[str, ...]:
     if kinship is None:
         return ()
     words = _TOKEN.findall(question.lower())
-    runs = ("_".join(words[i : i + 3]) for i in range(len(words) - 2) if words[i + 1] in NOT_CONTENT)
+    # An article inside makes a run a phrase about a thing ("on the table", which WordNet also knows as
+    # an adjective: "under discussion"), not a value a scene files.
+    runs = (
+        "_".join(words[i : i + 3])
+        for i in range(len(words) - 2)
+        if words[i + 1] in NOT_CONTENT and words[i + 1] not in ARTICLES
+    )
     found = [run for run in runs if kinship.value(run)]
     found += [w for w in content_words(question) if w not in FRAME_CUES and kinship.value(w)]
     return tuple(dict.fromkeys(found))

@@ -1,4 +1,4 @@
-""""This" asked to be one of two things: "Is this a train or a bus?" is a choice of the name of `this`.
+""" "This" asked to be one of two things: "Is this a train or a bus?" is a choice of the name of `this`.
 
 A picture's place is the scene's: "Is this a beach or a park?" asks the scene's `place`, and that
 is how template fill and the model read every "is this a ... or a ...?". When neither choice is a
@@ -23,7 +23,7 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from typing import Protocol
 
 from theory.program import Program, Step
 from translators.wording.grounded_words import singular
@@ -38,10 +38,18 @@ _SCENE_CATEGORIES = ("place", "room")
 _PLACE_KINDS = ("building", "establishment", "facility", "location", "geological_formation", "room")
 
 
-def _a_place(value: str, ontology: Ontology, related: Callable[[str, str], bool] | None) -> bool:
+class Kinds(Protocol):
+    """Kinds of words (`translators.checks.meaning.WordKinship`, WordNet's in the app)."""
+
+    def related(self, asked: str, named: str) -> bool:
+        """Whether `asked` names what `named` names or something more general."""
+        ...
+
+
+def _a_place(value: str, ontology: Ontology, kinds: Kinds | None) -> bool:
     if any(value in ontology.categories.get(category, ()) for category in _SCENE_CATEGORIES):
         return True
-    return related is not None and any(related(kind, value) for kind in _PLACE_KINDS)
+    return kinds is not None and any(kinds.related(kind, value) for kind in _PLACE_KINDS)
 
 
 def _a_thing(value: str, ontology: Ontology) -> bool:
@@ -49,10 +57,10 @@ def _a_thing(value: str, ontology: Ontology) -> bool:
 
 
 def with_this_named(
-    program: Program, asked: str, ontology: Ontology, related: Callable[[str, str], bool] | None = None
+    program: Program, asked: str, ontology: Ontology, kinds: Kinds | None = None
 ) -> tuple[Program, list[SchemaFix]]:
     """`program` with a choice between two things asked of the scene asked of `this` instead (see the
-    module docstring); `related(general, word)` tells a place by WordNet where it is given."""
+    module docstring); `kinds` tells a place by WordNet where it is given."""
     if not _THIS_SAID.search(asked.lower()):
         return program, []
     steps = list(program.steps)
@@ -66,7 +74,7 @@ def with_this_named(
         if chain.operation != "select" or chain.arguments[0] != "scene":
             continue
         values = step.arguments[1:]
-        if not all(_a_thing(v, ontology) and not _a_place(v, ontology, related) for v in values):
+        if not all(_a_thing(v, ontology) and not _a_place(v, ontology, kinds) for v in values):
             continue
         steps[chain.id] = Step(chain.id, "select", chain.dependencies, (THIS,))
         steps[step.id] = Step(step.id, "choose_attr", step.dependencies, ("name", *values))
