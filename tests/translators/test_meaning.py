@@ -175,6 +175,7 @@ def test_at_most_one_real_gqa_question_in_a_hundred_is_ruled_out_by_its_words():
 _POSTER = "verify_attr(unique(select(scene(), poster)), "
 _ZEBRAS = "unique(select(scene(), zebras))"
 _PERSON = "unique(relate(select(scene(), chair), person, to_the_right_of, subject))"
+_FOOD = "relate(select(scene(), plate), food, to_the_right_of, subject)"
 _SOCKS = "unique(relate(select(scene(), shoes), socks, on, subject))"
 _KNIVES = "unique(relate(select(scene(), oven), knives, near, subject))"
 _SAUCE = "unique(relate(relate(select(scene(), cup), plate, to_the_left_of, object), sauce, on, subject))"
@@ -206,6 +207,12 @@ _SAUCE = "unique(relate(relate(select(scene(), cup), plate, to_the_left_of, obje
             f"and(verify_attr({_KNIVES}, color, black), verify_attr(unique(select(scene(), oven)), material, metal))",
             "says together of two different objects",
             f"and(verify_attr({_KNIVES}, color, black), verify_attr({_KNIVES}, material, metal))",
+        ),
+        (
+            "What is the food to the right of the plate?",
+            f"query(unique(relate_any({_FOOD}, to_the_right_of, object)), name)",
+            "relates by 'to_the_right_of' more often than the question says it",
+            f"query(unique({_FOOD}), name)",
         ),
         (
             "What is the person to the right of the chair doing?",
@@ -274,8 +281,8 @@ def test_two_words_that_name_one_thing_are_not_two_objects():
 @pytest.mark.skipif(not QUESTIONS.is_dir(), reason="the real GQA sample (../shared/data/gqa) is absent")
 def test_no_gqa_program_is_refused_by_the_checks_of_how_a_program_reads_its_question(tuning_programs):
     """`misread` (checks joined by a word the question says, no check of the value an object was picked
-    by, values said together checked of one object, no name of what someone is doing, no side
-    unasked), and one thing named by two words selected once."""
+    by, values said together checked of one object, no relation read more often than said, no name
+    of what someone is doing, no side unasked), and one thing named by two words selected once."""
     kin = WordNetKinship()
     refused = [
         q
