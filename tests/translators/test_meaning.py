@@ -129,6 +129,12 @@ def test_a_relation_selected_as_a_thing_is_found():
     assert relations_as_things(misread, ontology) == ("playing",)
     read = "query(unique(relate_any(relate(select(scene(), painting), person, near, subject), playing, object)), name)"
     assert relations_as_things(parse_nested(read), ontology) == ()
+    # "Is the man wearing shorts?" read as a man whose height is `wearing`.
+    height = parse_nested("verify_attr(unique(select(scene(), man)), height, wearing)")
+    assert relations_as_things(height, ontology) == ("wearing",)
+    assert (
+        relations_as_things(parse_nested("verify_attr(unique(select(scene(), man)), pose, standing)"), ontology) == ()
+    )
 
 
 def test_the_values_a_question_may_say_include_runs_of_three_words():
@@ -209,6 +215,13 @@ _SAUCE = "unique(relate(relate(select(scene(), cup), plate, to_the_left_of, obje
             f"and(verify_attr({_KNIVES}, color, black), verify_attr({_KNIVES}, material, metal))",
         ),
         (
+            "Is the brown bag to the left or to the right of the girl?",
+            "choose_rel(unique(filter(select(scene(), girl), color, brown)), bag, to_the_left_of, to_the_right_of, "
+            "subject)",
+            "filters by 'brown', which the question says of another thing",
+            "choose_rel(unique(select(scene(), girl)), bag, to_the_left_of, to_the_right_of, subject)",
+        ),
+        (
             "What is the food to the right of the plate?",
             f"query(unique(relate_any({_FOOD}, to_the_right_of, object)), name)",
             "relates by 'to_the_right_of' more often than the question says it",
@@ -281,8 +294,9 @@ def test_two_words_that_name_one_thing_are_not_two_objects():
 @pytest.mark.skipif(not QUESTIONS.is_dir(), reason="the real GQA sample (../shared/data/gqa) is absent")
 def test_no_gqa_program_is_refused_by_the_checks_of_how_a_program_reads_its_question(tuning_programs):
     """`misread` (checks joined by a word the question says, no check of the value an object was picked
-    by, values said together checked of one object, no relation read more often than said, no name
-    of what someone is doing, no side unasked), and one thing named by two words selected once."""
+    by, values said together checked of one object, no value said of one thing filtering another, no
+    relation read more often than said, no name of what someone is doing, no side unasked), and one
+    thing named by two words selected once."""
     kin = WordNetKinship()
     refused = [
         q

@@ -114,6 +114,42 @@ def checks_split(program: Program, surface: Sequence[str]) -> Step | None:
     return None
 
 
+def _picked_class(program: Program, step: Step) -> str | None:
+    """The class of the objects a filter picks from (through other filters and `unique`), or None."""
+    below = program.step(step.dependencies[0])
+    while below.operation in ("filter", "filter_any", "unique"):
+        below = program.step(below.dependencies[0])
+    return below.arguments[0] if below.operation in ("select", "relate") else None
+
+
+def value_on_another(program: Program, surface: Sequence[str]) -> str | None:
+    """A value `program` filters one class by that the question says right before another class the
+    program names, and never before the first ("the brown bag ... of the girl" read as a brown girl),
+    or None. No GQA program of the val sample or the development half, nor any of the bank's
+    examples, reads so."""
+    named = {
+        stem(a.split("_")[0]): a
+        for step in program
+        for role, a in zip(OPERATIONS[step.operation].arguments, step.arguments)
+        if role == "class"
+    }
+    for step in program:
+        value = _value_checked(step) if step.operation in ("filter", "filter_any") else None
+        picked = _picked_class(program, step) if value is not None else None
+        if value is None or picked is None:
+            continue
+        words = value.split("_")
+        at = [i + len(words) for i in range(len(surface) - len(words)) if list(surface[i : i + len(words)]) == words]
+        if any({"or", "and"} & set(surface[i : i + 4]) for i in at):
+            continue  # "a white computer mouse or laptop": the value is said of both
+        after = {stem(surface[i]) for i in at}
+        if stem(picked.split("_")[0]) in after:
+            continue
+        if any(w in named and named[w] != picked for w in after):
+            return value
+    return None
+
+
 def relation_read_twice(program: Program, surface: Sequence[str]) -> str | None:
     """A relation `program` relates by more often than the question says it, where the question says
     it word for word ("the food to the right of the plate" read as a thing to the right of the food
@@ -161,15 +197,17 @@ def problems(program: Program, words: QuestionWords, frame: Frame, meaning: Judg
 def misread(program: Program, surface: Sequence[str]) -> str | None:
     """How `program` misreads a question of the words `surface` (in order), or None: a check joined
     with itself or by a word the question does not say, a check of the value its object was picked by,
-    two values said together checked of two objects, a relation read more often than it is said, the
-    name of what someone is doing, or a side of the picture the question does not ask about. None of
-    GQA's programs of the val sample and the development half, nor any of the bank's examples, reads
-    so."""
+    two values said together checked of two objects, a value said of one thing filtering another, a
+    relation read more often than it is said, the name of what someone is doing, or a side of the
+    picture the question does not ask about. None of GQA's programs of the val sample and the
+    development half, nor any of the bank's examples, reads so."""
     said = set(surface)
     if (always := checks_what_picked(program)) is not None:
         return f"step {always.id} checks {_value_checked(always)!r}, which its object was picked by"
     if (split := checks_split(program, surface)) is not None:
         return f"step {split.id} checks two values the question says together of two different objects"
+    if (elsewhere := value_on_another(program, surface)) is not None:
+        return f"the program filters by {elsewhere!r}, which the question says of another thing"
     if (twice := relation_read_twice(program, surface)) is not None:
         return f"the program relates by {twice!r} more often than the question says it"
     answer = program.step(program.answer)
@@ -223,13 +261,18 @@ def values_as_things(program: Program, classes: Collection[str], kinship: WordKi
 
 
 def relations_as_things(program: Program, ontology: Ontology) -> tuple[str, ...]:
-    """Classes of `program` that are relations of the ontology and no class of it ("What is the person
-    near the painting playing?" read as a selected `playing`)."""
+    """Classes and values of `program` that are relations of the ontology and no class or value of it
+    ("What is the person near the painting playing?" read as a selected `playing`; "Is the man wearing
+    shorts?" as a man whose height is `wearing`)."""
     relations = set(ontology.relations)
     found: dict[str, None] = {}
     for step in program:
         for role, argument in zip(OPERATIONS[step.operation].arguments, step.arguments):
-            if role == "class" and argument in relations and singular(argument) not in ontology.classes:
+            if argument not in relations:
+                continue
+            if role == "class" and singular(argument) not in ontology.classes:
+                found.setdefault(argument, None)
+            if role == "value" and not ontology.categories_of(argument) and argument not in ontology.uncategorised:
                 found.setdefault(argument, None)
     return tuple(found)
 
