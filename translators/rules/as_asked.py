@@ -17,23 +17,24 @@ from translators.rules.relation_direction import direct_relations
 from translators.wording.asked_class import with_asked_class, with_asked_kind
 from translators.wording.ontology import Ontology
 from translators.wording.said_number import with_said_number
-from translators.wording.said_this import Kinds, with_this_named
+from translators.wording.said_this import with_this_named
 from translators.wording.said_value import with_said_values
 from translators.wording.schema import SchemaFix
+from translators.wording.word_senses import WordSenses
 
 
 def said_as_asked(
-    program: Program, asked: str, ontology: Ontology | None, kinds: Kinds | None = None
+    program: Program, asked: str, ontology: Ontology | None, senses: WordSenses | None = None
 ) -> tuple[Program, list[SchemaFix]]:
     """`program` with the readings the question's words say plainly, and the fixes that made them;
-    `kinds` (WordNet's, where installed) tells a place from a thing."""
+    `senses` (WordNet's, where installed) tell a place from a thing and a noun from a value."""
     fixes: list[SchemaFix] = []
     if ontology is not None:
         program, named = with_asked_class(program, asked, ontology)
         program, kind = with_asked_kind(program, asked, ontology)
         program, number = with_said_number(program, asked, ontology)
         program, values = with_said_values(program, asked, ontology)
-        program, this = with_this_named(program, asked, ontology, kinds)
+        program, this = with_this_named(program, asked, ontology, senses)
         fixes += [*named, *kind, *number, *values, *this]
     program, turned = direct_relations(program, asked)
     program, checked = as_relation_check(program, asked)

@@ -23,12 +23,12 @@ Example:
 from __future__ import annotations
 
 import re
-from typing import Protocol
 
 from theory.program import Program, Step
 from translators.wording.grounded_words import singular
 from translators.wording.ontology import Ontology
 from translators.wording.schema import SchemaFix
+from translators.wording.word_senses import WordSenses
 
 RULE = "this named"
 THIS = "this"
@@ -38,18 +38,10 @@ _SCENE_CATEGORIES = ("place", "room")
 _PLACE_KINDS = ("building", "establishment", "facility", "location", "geological_formation", "room")
 
 
-class Kinds(Protocol):
-    """Kinds of words (`translators.checks.meaning.WordKinship`, WordNet's in the app)."""
-
-    def related(self, asked: str, named: str) -> bool:
-        """Whether `asked` names what `named` names or something more general."""
-        ...
-
-
-def _a_place(value: str, ontology: Ontology, kinds: Kinds | None) -> bool:
+def _a_place(value: str, ontology: Ontology, senses: WordSenses | None) -> bool:
     if any(value in ontology.categories.get(category, ()) for category in _SCENE_CATEGORIES):
         return True
-    return kinds is not None and any(kinds.related(kind, value) for kind in _PLACE_KINDS)
+    return senses is not None and any(senses.related(kind, value) for kind in _PLACE_KINDS)
 
 
 def _a_thing(value: str, ontology: Ontology) -> bool:
@@ -57,10 +49,10 @@ def _a_thing(value: str, ontology: Ontology) -> bool:
 
 
 def with_this_named(
-    program: Program, asked: str, ontology: Ontology, kinds: Kinds | None = None
+    program: Program, asked: str, ontology: Ontology, senses: WordSenses | None = None
 ) -> tuple[Program, list[SchemaFix]]:
     """`program` with a choice between two things asked of the scene asked of `this` instead (see the
-    module docstring); `kinds` tells a place by WordNet where it is given."""
+    module docstring); `senses` tells a place by WordNet where it is given."""
     if not _THIS_SAID.search(asked.lower()):
         return program, []
     steps = list(program.steps)
@@ -74,7 +66,7 @@ def with_this_named(
         if chain.operation != "select" or chain.arguments[0] != "scene":
             continue
         values = step.arguments[1:]
-        if not all(_a_thing(v, ontology) and not _a_place(v, ontology, kinds) for v in values):
+        if not all(_a_thing(v, ontology) and not _a_place(v, ontology, senses) for v in values):
             continue
         steps[chain.id] = Step(chain.id, "select", chain.dependencies, (THIS,))
         steps[step.id] = Step(step.id, "choose_attr", step.dependencies, ("name", *values))
