@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.theory.conftest import build_scene
-from theory import OPERATIONS
+from tests.theory.conftest import STREET, build_scene
+from theory import OPERATIONS, solve
 
 S = "scene(0). "
 
@@ -34,6 +34,13 @@ def test_select_this_is_the_object_one_offered_name_fits(answers):
     assert answers(this.format("giraffe", "horse")) == []
     # Two cars fit: `unique` keeps one, and the answer is still the name they share.
     assert answers(this.format("car", "bus")) == ["car"]
+
+
+def test_this_is_supported_by_the_class_that_fits_it_alone():
+    result = solve(S + "select(1, 0, this). unique(2, 1). choose_attr(3, 2, name, giraffe, dog). end(3).", STREET)
+    (answer,) = result.answers
+    assert "has_attr(3,class,dog)" in answer.support.facts
+    assert not any("this" in fact for fact in answer.support.facts)
 
 
 def test_filter(answers):
