@@ -97,8 +97,8 @@ def values_as_things(program: Program, classes: Collection[str], kinship: WordKi
 
 def relations_as_things(program: Program, ontology: Ontology) -> tuple[str, ...]:
     """Classes and values of `program` that are relations of the ontology and no class or value of it
-    ("What is the person near the painting playing?" read as a selected `playing`; "Is the man wearing
-    shorts?" as a man whose height is `wearing`)."""
+    ("What is the person near the painting playing?" read as a selected `playing`; "Is the boy wearing
+    jeans?" as a boy whose height is `wearing`)."""
     relations = set(ontology.relations)
     found: dict[str, None] = {}
     for step in program:

@@ -26,8 +26,8 @@ Example:
     ('What room is it?', 'What rug is the cat on?')
     >>> read_as_scene("Which size is the black cat, large or little?")
     'Is the black cat large or little?'
-    >>> read_as_scene("Who is wearing a t-shirt?"), read_as_scene("Is the shirt short-sleeved?")
-    ('Who is wearing a tshirt?', 'Is the shirt short-sleeved?')
+    >>> read_as_scene("Who wears the t-shirt?"), read_as_scene("Is the shirt short-sleeved?")
+    ('Who wears the tshirt?', 'Is the shirt short-sleeved?')
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-""" "This" asked to be one of two things: "Is this a train or a bus?" is a choice of the name of `this`.
+""" "This" asked to be one of two things: "Is this a truck or a bus?" is a choice of the name of `this`.
 
 A picture's place is the scene's: "Is this a beach or a park?" asks the scene's `place`, and that
 is how template fill and the model read every "is this a ... or a ...?". When neither choice is a
@@ -14,10 +14,10 @@ files under a building, an establishment, a facility, a location, a room or a la
 Example:
     >>> from theory.nested import format_nested, parse_nested
     >>> from translators.wording.ontology import bundled_ontology
-    >>> program = parse_nested("choose_attr(unique(select(scene(), scene)), place, train, bus)")
-    >>> fixed, _ = with_this_named(program, "Is this a train or a bus?", bundled_ontology())
+    >>> program = parse_nested("choose_attr(unique(select(scene(), scene)), place, truck, bus)")
+    >>> fixed, _ = with_this_named(program, "Is this a truck or a bus?", bundled_ontology())
     >>> format_nested(fixed)
-    'choose_attr(unique(select(scene(), this)), name, train, bus)'
+    'choose_attr(unique(select(scene(), this)), name, truck, bus)'
 """
 
 from __future__ import annotations

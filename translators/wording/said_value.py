@@ -1,4 +1,4 @@
-"""A value in the form its question says it: "What food isn't sliced?" filters by `sliced`, not `slicing`.
+"""A value in the form its question says it: "Which bread isn't sliced?" filters by `sliced`, not `slicing`.
 
 A written program sometimes names a value by another form of the question's word (`slicing` for
 "sliced", `cutting` for "cut"), a value of another category or of none (`cutting` is an activity,

@@ -164,8 +164,12 @@ def _name_stems(known: frozenset[str]) -> frozenset[str]:
 
 def _known(word: str, parts: Collection[str]) -> bool:
     """Whether a known name has the word in some form ("wears": `wearing`), or the translator's
-    spellings name it otherwise ("trousers": `pants`)."""
-    return stem(word) in parts or stem(singular(word)) in parts or word in SPELLINGS or word in IRREGULAR_PLURALS
+    spellings name it otherwise by a known name ("trousers": `pants`; "tap" is `faucet`, which a
+    writer may not know)."""
+    if stem(word) in parts or stem(singular(word)) in parts or word in IRREGULAR_PLURALS:
+        return True
+    usual = SPELLINGS.get(word)
+    return usual is not None and all(stem(part) in parts for part in usual.split("_"))
 
 
 def _names(run: Sequence[str]) -> tuple[str, str]:
