@@ -18,11 +18,13 @@ once the store first holds 90 % of its bound (from then on it evicts, and a stor
 it evicted would grow on); the
 service's processes are idle again within 2 s of the last answer.
 
-Usage: python bench/hostile.py   (prints a table, writes bench/results/hostile.json, exits 1 on a miss)
+Usage: python bench/hostile.py [--scenes N]   (prints a table, writes bench/results/hostile.json, or
+hostile_scenes<N>.json for another number of scenes, with the memory's trace; exits 1 on a miss)
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import statistics
@@ -155,17 +157,20 @@ def hostile_pairs(url: str) -> list[dict[str, Any]]:
     return rows
 
 
-def fill_store(url: str, pid: int) -> dict[str, Any]:
-    """Two clients store `FILLER_SCENES` large scenes between them; the store's fill and the
-    service's memory read every 200 ms meanwhile."""
-    bodies = [json.dumps(filler_scene(turn), separators=(",", ":")).encode() for turn in range(FILLER_SCENES)]
+def fill_store(url: str, pid: int, scenes: int = FILLER_SCENES) -> dict[str, Any]:
+    """Two clients store `scenes` large scenes between them; the store's fill and the service's
+    memory read every 200 ms meanwhile."""
+    bodies = [json.dumps(filler_scene(turn), separators=(",", ":")).encode() for turn in range(scenes)]
     readings: list[tuple[int, int]] = []  # (store bytes, service RSS)
+    times: list[float] = []
     done = threading.Event()
+    started = time.monotonic()
 
     def watch() -> None:
         with httpx.Client(base_url=url, timeout=30) as client:
             while not done.is_set():
                 readings.append((client.get("/scenes").json()["store"]["bytes"], rss_bytes(pid)))
+                times.append(time.monotonic() - started)
                 time.sleep(0.2)
 
     def store(body: bytes) -> tuple[int, float, int]:
@@ -200,6 +205,8 @@ def fill_store(url: str, pid: int) -> dict[str, Any]:
         ),
         "readings": len(readings),
         "readings_once_full": sum(1 for b, _ in readings if b >= FULL_SHARE * STORE_MAX_BYTES),
+        # (seconds since the filling began, MB the service grew by): where its memory levels off.
+        "rss_trace_mb": [[round(t, 1), round((r - rss_before) / 2**20)] for t, (_, r) in zip(times, readings)],
     }
 
 
@@ -277,6 +284,14 @@ def report(
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--scenes",
+        type=int,
+        default=FILLER_SCENES,
+        help=f"scenes the two clients store ({FILLER_SCENES}); another number writes hostile_scenes<N>.json",
+    )
+    args = parser.parse_args()
     env = {"ASPVQA_SOLVE_TIMEOUT_S": str(SOLVE_LIMIT_S), "ASPVQA_SCENE_STORE_MAX_BYTES": str(STORE_MAX_BYTES)}
     service = start_service(env, ROOT / "bench" / "results" / "hostile_service.log")
     try:
@@ -290,7 +305,7 @@ def main() -> int:
         # two cores): the store is filled once they are up, so that its phase measures the store.
         settled_s = settle(service.process.pid, first_pids)
         client.phase = "store filled"
-        filled = fill_store(service.url, service.process.pid)
+        filled = fill_store(service.url, service.process.pid, args.scenes)
         last_answer = time.monotonic()
         # The service's CPU over the second after the idle deadline: the hostile work must be gone.
         time.sleep(max(0.0, last_answer + IDLE_WITHIN_S - time.monotonic()))
@@ -327,7 +342,8 @@ def main() -> int:
         checks[f"well-behaved client, {phase}: p99 <= {GOOD_P99_S * 1000:.0f} ms"] = good["p99_s"] <= GOOD_P99_S
     for check, ok in checks.items():
         print(f"  {'ok  ' if ok else 'MISS'} {check}")
-    out = ROOT / "bench" / "results" / "hostile.json"
+    name = "hostile.json" if args.scenes == FILLER_SCENES else f"hostile_scenes{args.scenes}.json"
+    out = ROOT / "bench" / "results" / name
     out.write_text(
         json.dumps(
             {
