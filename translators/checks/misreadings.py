@@ -74,12 +74,12 @@ def checks_split(program: Program, surface: Sequence[str]) -> Step | None:
     val sample and the development half, nor any of the bank's examples, reads so."""
     pairs = {(surface[i - 1], surface[i + 1]) for i in range(1, len(surface) - 1) if surface[i] == "and"}
     for step in program:
-        if step.operation != "and":
+        if step.operation != "and" or len(step.dependencies) != 2:
             continue
-        checks = [_check_of(program, program.step(d)) for d in step.dependencies]
-        if None in checks or len(checks) != 2:
+        left, right = (_check_of(program, program.step(d)) for d in step.dependencies)
+        if left is None or right is None:
             continue
-        (first, one), (second, other) = checks  # type: ignore[misc]
+        (first, one), (second, other) = left, right
         if _shape(program, one) == _shape(program, other):
             continue
         if any(_says(a, first) and _says(b, second) or _says(a, second) and _says(b, first) for a, b in pairs):
