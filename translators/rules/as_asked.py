@@ -27,7 +27,7 @@ def said_as_asked(
     program: Program, asked: str, ontology: Ontology | None, senses: WordSenses | None = None
 ) -> tuple[Program, list[SchemaFix]]:
     """`program` with the readings the question's words say plainly, and the fixes that made them;
-    `senses` (WordNet's, where installed) tell a place from a thing and a noun from a value."""
+    `senses` (WordNet's, where installed) tell a place from a thing."""
     fixes: list[SchemaFix] = []
     if ontology is not None:
         program, named = with_asked_class(program, asked, ontology)
