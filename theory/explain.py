@@ -282,13 +282,15 @@ def _relation_message(
 
 def _select_message(
     cls: str,
+    shown: str | None,
     where: str,
     inputs: set[str],
     scene: _Scene,
     entailments: Entailments | None,
     similarity: Similarity | None,
 ) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-    """The objects `inputs` has in place of a missing class, by their own names and ids."""
+    """The objects `inputs` has in place of a missing class, by their own names and ids; `shown` says
+    what was looked for where it is not the class itself."""
     by_name: dict[str, list[str]] = defaultdict(list)
     for obj in inputs:
         by_name[scene.name(obj)].append(obj)
@@ -299,10 +301,20 @@ def _select_message(
     nearest = _nearest(cls, by_name, entailments, similarity, related)
     objects = tuple(scene.labelled(by_name[n]) for n in nearest)
     return (
-        f"no object {where} is a `{cls}`" + (f"; the scene has {', '.join(objects)}" if objects else ""),
+        f"no object {where} is {shown or f'a `{cls}`'}" + (f"; the scene has {', '.join(objects)}" if objects else ""),
         nearest,
         objects,
     )
+
+
+def _looked_for(cls: str, program: Program) -> tuple[str, str | None]:
+    """The class a select looks for, and how to say it when that is not the class itself: `this` is
+    whatever a name a choice offers fits (operations.lp), so those names are said ("a `truck` or a
+    `bus`") and the first stands for them."""
+    offered = [v for s in program if s.operation == "choose_attr" and s.arguments[0] == "name" for v in s.arguments[1:]]
+    if cls != "this" or not offered:
+        return cls, None
+    return offered[0], " or ".join(f"a `{name}`" for name in offered)
 
 
 def _describe(
@@ -325,13 +337,12 @@ def _describe(
     if op == "scene":
         return "the scene has no objects", (), ()
     if op == "select":
-        cls = args[0]
         where = (
             "in the scene"
             if program.step(step.dependencies[0]).operation == "scene"
             else f"among {scene.names(inputs)}"
         )
-        return _select_message(cls, where, inputs, scene, entailments, similarity)
+        return _select_message(*_looked_for(args[0], program), where, inputs, scene, entailments, similarity)
     if op == "filter":
         category, value = args
         nearest = _nearest(value, values(category), entailments)

@@ -30,6 +30,11 @@ def test_a_missing_relation_names_the_step_and_the_relation_the_scene_has():
     ("program", "step", "expected"),
     [
         ("scene(0). select(1,0,cat). unique(2,1). query(3,2,color). end(3).", 1, "no object in the scene is a `cat`"),
+        (  # `this` is what an offered name fits: the names are said
+            "scene(0). select(1,0,this). unique(2,1). choose_attr(3,2,name,cat,horse). end(3).",
+            1,
+            "no object in the scene is a `cat` or a `horse`",
+        ),
         ("scene(0). select(1,0,dog). filter(2,1,color,black). exist(3,2). query(4,2,name). end(4).", 2, "color: brown"),
         ("scene(0). select(1,0,shirt). unique(2,1). query(3,2,pose). end(3).", 3, "the shirt has no pose"),
         ("scene(0). select(1,0,dog). unique(2,1). choose_attr(3,2,color,red,green). end(3).", 3, "color: brown"),
