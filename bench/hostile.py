@@ -33,7 +33,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
 
@@ -157,20 +157,28 @@ def hostile_pairs(url: str) -> list[dict[str, Any]]:
     return rows
 
 
+class Reading(NamedTuple):
+    """One look at the service while the store fills: seconds since the filling began, the bytes the
+    store counts, and the service's resident bytes."""
+
+    seconds: float
+    stored: int
+    rss: int
+
+
 def fill_store(url: str, pid: int, scenes: int = FILLER_SCENES) -> dict[str, Any]:
     """Two clients store `scenes` large scenes between them; the store's fill and the service's
     memory read every 200 ms meanwhile."""
     bodies = [json.dumps(filler_scene(turn), separators=(",", ":")).encode() for turn in range(scenes)]
-    readings: list[tuple[int, int]] = []  # (store bytes, service RSS)
-    times: list[float] = []
+    readings: list[Reading] = []
     done = threading.Event()
     started = time.monotonic()
 
     def watch() -> None:
         with httpx.Client(base_url=url, timeout=30) as client:
             while not done.is_set():
-                readings.append((client.get("/scenes").json()["store"]["bytes"], rss_bytes(pid)))
-                times.append(time.monotonic() - started)
+                stored = client.get("/scenes").json()["store"]["bytes"]
+                readings.append(Reading(time.monotonic() - started, stored, rss_bytes(pid)))
                 time.sleep(0.2)
 
     def store(body: bytes) -> tuple[int, float, int]:
@@ -192,32 +200,32 @@ def fill_store(url: str, pid: int, scenes: int = FILLER_SCENES) -> dict[str, Any
         "statuses": sorted({status for status, _, _ in stored}),
         "post_p50_s": statistics.median(seconds for _, seconds, _ in stored),
         "store_max_bytes": STORE_MAX_BYTES,
-        "store_bytes_max_seen": max(b for b, _ in readings),
+        "store_bytes_max_seen": max(r.stored for r in readings),
         "store_final": final,
         "rss_before_mb": round(rss_before / 2**20),
-        "rss_growth_max_mb": round((max(r for _, r in readings) - rss_before) / 2**20),
+        "rss_growth_max_mb": round((max(r.rss for r in readings) - rss_before) / 2**20),
         "rss_growth_once_full_mb": growth_once_full(readings),
         # What the check read before: the growth after the first third of the *readings*, which can end
         # before the store is full (20 readings in 4 s), so that the store's own filling was counted.
         "rss_growth_after_first_third_of_readings_mb": round(
-            (max(r for _, r in readings[len(readings) // 3 :]) - max(r for _, r in readings[: len(readings) // 3]))
+            (max(r.rss for r in readings[len(readings) // 3 :]) - max(r.rss for r in readings[: len(readings) // 3]))
             / 2**20
         ),
         "readings": len(readings),
-        "readings_once_full": sum(1 for b, _ in readings if b >= FULL_SHARE * STORE_MAX_BYTES),
+        "readings_once_full": sum(1 for r in readings if r.stored >= FULL_SHARE * STORE_MAX_BYTES),
         # (seconds since the filling began, MB the service grew by): where its memory levels off.
-        "rss_trace_mb": [[round(t, 1), round((r - rss_before) / 2**20)] for t, (_, r) in zip(times, readings)],
+        "rss_trace_mb": [[round(r.seconds, 1), round((r.rss - rss_before) / 2**20)] for r in readings],
     }
 
 
-def growth_once_full(readings: list[tuple[int, int]]) -> int | None:
+def growth_once_full(readings: list[Reading]) -> int | None:
     """MB the service's memory grew after the store first held `FULL_SHARE` of its bound (None if it
     never did): the store evicts from then on, and one that kept what it evicted would grow on."""
-    full_at = next((i for i, (stored, _) in enumerate(readings) if stored >= FULL_SHARE * STORE_MAX_BYTES), None)
+    full_at = next((i for i, r in enumerate(readings) if r.stored >= FULL_SHARE * STORE_MAX_BYTES), None)
     if full_at is None:
         return None
-    at_full = max(rss for _, rss in readings[: full_at + 1])
-    return round((max(rss for _, rss in readings[full_at:]) - at_full) / 2**20)
+    at_full = max(r.rss for r in readings[: full_at + 1])
+    return round((max(r.rss for r in readings[full_at:]) - at_full) / 2**20)
 
 
 def settle(pid: int, first_pids: set[int], limit_s: float = 60.0) -> float:

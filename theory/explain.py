@@ -35,7 +35,7 @@ from clingo import ast
 from theory.data_text import SceneText, symbols_of
 from theory.entailment import Entailments
 from theory.flat import FLAT_PREDICATES
-from theory.operations import OPERATIONS, Kind
+from theory.operations import OPERATIONS, THIS_CLASS, Kind
 from theory.program import Program, ProgramError, Step
 from theory.relevance import Theory
 from theory.scene_facts import SceneFacts
@@ -312,7 +312,7 @@ def _looked_for(cls: str, program: Program) -> tuple[str, str | None]:
     whatever a name a choice offers fits (operations.lp), so those names are said ("a `truck` or a
     `bus`") and the first stands for them."""
     offered = [v for s in program if s.operation == "choose_attr" and s.arguments[0] == "name" for v in s.arguments[1:]]
-    if cls != "this" or not offered:
+    if cls != THIS_CLASS or not offered:
         return cls, None
     return offered[0], " or ".join(f"a `{name}`" for name in offered)
 

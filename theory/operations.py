@@ -237,6 +237,9 @@ RELATION_OPERATIONS = operations_where(lambda spec: "relation" in spec.arguments
 
 # Categories that describe identity or position rather than appearance; `common` ignores them.
 STRUCTURAL_CATEGORIES = ("class", "name", "hposition", "vposition")
+# The class `select` reads as whatever a name a choice offers fits ("Is this a truck or a bus?"; the
+# rule is in lp/operations.lp): no scene calls an object so.
+THIS_CLASS = "this"
 
 # The values of the position categories: which third of the image an object's centre is in.
 POSITION_VALUES: dict[str, tuple[str, ...]] = {

@@ -8,8 +8,8 @@ import re
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
-from theory.operations import OPERATIONS
 from theory.program import Program
+from theory.program_words import program_words
 from translators.checks.meaning import WordKinship, thing_words, uncovered, value_words
 from translators.checks.misreadings import misread
 from translators.checks.read_back import mismatch
@@ -86,12 +86,11 @@ def values_as_things(program: Program, classes: Collection[str], kinship: WordKi
     if kinship is None:
         return ()
     found: dict[str, None] = {}
-    for step in program:
-        for role, argument in zip(OPERATIONS[step.operation].arguments, step.arguments):
-            if role != "class" or argument in classes or singular(argument) in classes:
-                continue  # "the nuts": a class said in the plural names things, whatever else WordNet says
-            if kinship.value(argument) and not kinship.thing(argument):
-                found.setdefault(argument, None)
+    for argument in (c for words in program_words(program).steps for c in words.classes):
+        if argument in classes or singular(argument) in classes:
+            continue  # "the nuts": a class said in the plural names things, whatever else WordNet says
+        if kinship.value(argument) and not kinship.thing(argument):
+            found.setdefault(argument, None)
     return tuple(found)
 
 
@@ -101,13 +100,13 @@ def relations_as_things(program: Program, ontology: Ontology) -> tuple[str, ...]
     jeans?" as a boy whose height is `wearing`)."""
     relations = set(ontology.relations)
     found: dict[str, None] = {}
-    for step in program:
-        for role, argument in zip(OPERATIONS[step.operation].arguments, step.arguments):
-            if argument not in relations:
-                continue
-            if role == "class" and singular(argument) not in ontology.classes:
+    for words in program_words(program).steps:
+        for argument in words.classes:
+            if argument in relations and singular(argument) not in ontology.classes:
                 found.setdefault(argument, None)
-            if role == "value" and not ontology.categories_of(argument) and argument not in ontology.uncategorised:
+        for argument in words.values:
+            unvalued = not ontology.categories_of(argument) and argument not in ontology.uncategorised
+            if argument in relations and unvalued:
                 found.setdefault(argument, None)
     return tuple(found)
 
@@ -117,9 +116,7 @@ def one_read_as_two(program: Program, question: str, kinship: WordKinship | None
     ("the laptop computer": a laptop is a computer), which `program` names as two classes; else None."""
     if kinship is None:
         return None
-    classes = {
-        a for step in program for r, a in zip(OPERATIONS[step.operation].arguments, step.arguments) if r == "class"
-    }
+    classes = program_words(program).classes
     words = _WORD.findall(question.lower())
     for first, head in zip(words, words[1:]):
         named = [next((c for c in classes if c in (w, singular(w))), None) for w in (first, head)]

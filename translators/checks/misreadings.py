@@ -6,10 +6,11 @@ half and the bank's examples: none of them reads so."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
-from theory.operations import OPERATIONS
 from theory.program import Program, Step
+from theory.program_words import program_words
 from translators.wording.grounded_words import SPELLINGS, stem
 
 # The words that join two checks one way: GQA's programs of the val sample and the development half
@@ -100,12 +101,7 @@ def value_on_another(program: Program, surface: Sequence[str]) -> str | None:
     program names, and never before the first ("the brown bag ... of the girl" read as a brown girl),
     or None. No GQA program of the val sample or the development half, nor any of the bank's
     examples, reads so."""
-    named = {
-        stem(a.split("_")[0]): a
-        for step in program
-        for role, a in zip(OPERATIONS[step.operation].arguments, step.arguments)
-        if role == "class"
-    }
+    named = {stem(a.split("_")[0]): a for words in program_words(program).steps for a in words.classes}
     for step in program:
         value = _value_checked(step) if step.operation in ("filter", "filter_any") else None
         picked = _picked_class(program, step) if value is not None else None
@@ -131,11 +127,7 @@ def relation_read_twice(program: Program, surface: Sequence[str]) -> str | None:
     if "or" in surface:
         return None  # one relation shared by two things ("bottles or glasses on the table") or offered
     stems = [stem(w) for w in surface]
-    used: dict[str, int] = {}
-    for step in program:
-        for role, argument in zip(OPERATIONS[step.operation].arguments, step.arguments):
-            if role == "relation":
-                used[argument] = used.get(argument, 0) + 1
+    used = Counter(r for words in program_words(program).steps for r in words.relations)
     for relation, times in used.items():
         phrase = [stem(w) for w in relation.split("_")]
         # By stems: "What does the man that is watching the goose watch?" says `watching` twice.

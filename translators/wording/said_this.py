@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 
+from theory.operations import THIS_CLASS
 from theory.program import Program, Step
 from translators.wording.grounded_words import singular
 from translators.wording.ontology import Ontology
@@ -31,7 +32,6 @@ from translators.wording.schema import SchemaFix
 from translators.wording.word_senses import WordSenses
 
 RULE = "this named"
-THIS = "this"
 _THIS_SAID = re.compile(r"\b(?:this|that|it)\b")
 _SCENE_CATEGORIES = ("place", "room")
 # WordNet's kinds of place: "structure" is left out, as one of its senses takes in a bus.
@@ -68,9 +68,9 @@ def with_this_named(
         values = step.arguments[1:]
         if not all(_a_thing(v, ontology) and not _a_place(v, ontology, senses) for v in values):
             continue
-        steps[chain.id] = Step(chain.id, "select", chain.dependencies, (THIS,))
+        steps[chain.id] = Step(chain.id, "select", chain.dependencies, (THIS_CLASS,))
         steps[step.id] = Step(step.id, "choose_attr", step.dependencies, ("name", *values))
-        fixes.append(SchemaFix(RULE, step.id, f"{step.arguments[0]} of the scene", f"name of {THIS}"))
+        fixes.append(SchemaFix(RULE, step.id, f"{step.arguments[0]} of the scene", f"name of {THIS_CLASS}"))
     if not fixes:
         return program, []
     return Program(tuple(steps), program.answer), fixes

@@ -17,16 +17,13 @@ Example:
 
 from __future__ import annotations
 
-import re
-
 from theory.operations import OPERATIONS
 from theory.program import Program, Step
-from translators.wording.grounded_words import SPELLINGS, stem
+from translators.wording.grounded_words import SPELLINGS, question_words, stem
 from translators.wording.ontology import Ontology
 from translators.wording.schema import SchemaFix
 
 RULE = "said value"
-_WORD = re.compile(r"[a-z]+")
 
 
 def _said_form(value: str, said: set[str], ontology: Ontology) -> str | None:
@@ -48,7 +45,7 @@ def _in_category(category: str, value: str, ontology: Ontology) -> str | None:
 def with_said_values(program: Program, asked: str, ontology: Ontology) -> tuple[Program, list[SchemaFix]]:
     """`program` with each value another form of a question's word names in the question's form (see
     the module docstring), and the fixes made."""
-    said = set(_WORD.findall(asked.lower()))
+    said = set(question_words(asked).surface)
     steps: list[Step] = []
     fixes: list[SchemaFix] = []
     for step in program:
