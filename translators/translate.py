@@ -53,9 +53,10 @@ from translators.model_attempts import (
 from translators.records import FixShown, Source, fix_shown, mapping_shown
 from translators.rules.as_asked import said_as_asked
 from translators.rules.compositional_fill import COMPOSITION_VERSION, CompositionalFiller
-from translators.rules.coordination import CoordinatedFiller, as_be
+from translators.rules.coordination import as_be
 from translators.rules.reference_steps import compose
-from translators.rules.template_fill import FILL_RULES_VERSION, FilledProgram, TemplateFiller, filler_for
+from translators.rules.rule_order import rule_order
+from translators.rules.template_fill import FILL_RULES_VERSION, FilledProgram, filler_for
 from translators.settings import TranslationSettings
 from translators.translation import Attempt, Translation
 from translators.wording.grounded_words import QuestionWords, question_words, stem, with_usual_names
@@ -71,7 +72,7 @@ from translators.wording.vocabulary import Grounder
 __all__ = ["GROUNDING_VERSION", "Attempt", "Translation", "TranslationSettings", "Translator"]
 
 # Changes whenever what a question's words or frame allow changes, so stored translations are not reused.
-GROUNDING_VERSION = 53
+GROUNDING_VERSION = 54
 
 
 @dataclass(frozen=True)
@@ -117,8 +118,10 @@ class Translator:
         readers = (kinship.adjective_only, kinship.object_noun) if kinship is not None else (None, None)
         self.filler = filler_for(shown, ontology or bundled_ontology(), *readers) if settings.template_fill else None
         self.composer = CompositionalFiller(self.filler) if self.filler is not None else None
-        self.coordinator = (
-            CoordinatedFiller((self.filler, self.composer)) if self.filler is not None and self.composer else None
+        self.rule_fillers = (
+            rule_order(self.filler, self.composer, ontology or bundled_ontology())
+            if self.filler is not None and self.composer is not None
+            else ()
         )
         self.fixed = self._fixed_examples(shown, fixed)
         self._use_grammar = settings.constrained and backend.supports_grammar
@@ -283,17 +286,10 @@ class Translator:
     ) -> Translation | None:
         """The program filled from the bank's examples of the question's form, else composed from its
         references and a form, else from two coordinated parts; None when none gives one that fits."""
-        fillers: tuple[tuple[Source, TemplateFiller | CompositionalFiller | CoordinatedFiller | None], ...] = (
-            ("template", self.filler),
-            ("composed", self.composer),
-            ("composed", self.coordinator),
-        )
         # "Does the X look A?" is also read as "Is the X A?", GQA's program of both, when the bank
         # has no example of the first.
         for asked in dict.fromkeys((judge.asked, as_be(judge.asked))):
-            for source, filler in fillers:
-                if filler is None:
-                    continue
+            for source, filler in self.rule_fillers:
                 # Per kind of fill, a program that says every word first; else one that leaves out only attribute
                 # values (GQA's own programs drop a modifier that does not pick the object: "the brown bag").
                 for check in (judge.meaning, judge.lenient):

@@ -92,3 +92,17 @@ def test_a_check_of_the_value_its_object_was_picked_by_is_refused():
     twice = parse_nested("query(unique(filter(filter(select(scene(), mirror), color, silver), color, silver)), size)")
     assert checks_what_picked(twice) is None
     assert checks_what_picked(parse_nested(f"verify_attr({black}, shape, square)")) is None
+
+
+def test_a_quantifier_says_its_count_and_its_presupposition_joined():
+    cows = "select(scene(), cow)"
+    every_cow = parse_nested(
+        f"and(exist({cows}), compare_count(count(filter({cows}, color, brown)), count({cows}), same))"
+    )
+    for question, joined in (("Are all the cows brown?", True), ("Are the cows brown?", False)):
+        found = problems(every_cow, question_words(question), frame_of(question))
+        assert (found is None) is joined, found
+    # Any other join still needs its own word.
+    two = parse_nested(f"and(exist({cows}), exist(select(scene(), grass)))")
+    question = "Are all the cows on the grass?"
+    assert "joins two checks with 'and'" in str(problems(two, question_words(question), frame_of(question)))

@@ -289,3 +289,13 @@ def test_a_choice_a_program_can_offer_asks_the_model(bank):
     result = Translator(_settings(), bank, backend).translate("Is the dog big or small?")
     assert len(backend.requests) == 1 and "chooseexpr" in backend.requests[0].grammar
     assert result.unsupported is None
+
+
+def test_a_question_about_every_object_is_composed_as_counts_without_the_model():
+    from translators.examples.bundled import default_bank
+
+    backend = Capturing([GOOD] * 4)
+    translator = Translator(_settings(template_fill=True), default_bank(), backend)
+    result = translator.translate("Are all the cows brown?")
+    assert result.source == "composed" and backend.requests == []
+    assert result.flat is not None and "compare_count" in result.flat and "filter(3, 1, color, brown)" in result.flat

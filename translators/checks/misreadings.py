@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from theory.program import Program, Step
 from theory.program_words import program_words
-from translators.wording.grounded_words import SPELLINGS, stem
+from translators.wording.grounded_words import QUANTIFIERS, SPELLINGS, stem
 
 # The words that join two checks one way: GQA's programs of the val sample and the development half
 # join checks with `and` or `or` only where their question says one of these ("... large and black and
@@ -167,6 +167,17 @@ def misread(program: Program, surface: Sequence[str]) -> str | None:
     for step in program:
         if step.operation in ("and", "or") and len(set(step.dependencies)) < 2:
             return f"step {step.id} joins a check with itself"
-        if step.operation in _JOINING_WORDS and not _JOINING_WORDS[step.operation] & said:
+        if (
+            step.operation in _JOINING_WORDS
+            and not _JOINING_WORDS[step.operation] & said
+            and not _every(program, step, said)
+        ):
             return f"step {step.id} joins two checks with {step.operation!r}, which the question does not say"
     return None
+
+
+def _every(program: Program, step: Step, said: set[str]) -> bool:
+    """Whether `step` is a quantifier's "there are some, and as many of them are so as there are"
+    ("Are all the cows brown?": `translators.rules.quantified`)."""
+    inputs = {program.step(d).operation for d in step.dependencies}
+    return step.operation == "and" and inputs == {"exist", "compare_count"} and bool(QUANTIFIERS & said)

@@ -134,6 +134,8 @@ FUNCTION_WORDS = frozenset(
     what which who whom whose where when why how there that this these those it its to and or
     but not no any some either both neither""".split()
 )
+# Words that say a question is about every object it names ("Are all the cows brown?").
+QUANTIFIERS = frozenset({"all", "both", "each", "every"})
 # Relation words a question need not repeat: "to the left of" is said "to the left of" or "left of".
 RELATION_GLUE = frozenset({"the", "a", "an", "to", "of"})
 _ROLES = ("class", "value", "relation")
