@@ -31,7 +31,7 @@ from theory.flat import format_flat
 from theory.program import Program
 from translators.cache import TranslationCache, cache_key
 from translators.checks.consistency import majority_vote
-from translators.checks.declines import beyond_language, decline
+from translators.checks.declines import beyond_language, decline, unwritten
 from translators.checks.meaning import WordKinship
 from translators.checks.meaning_checks import QuestionJudge, WordStems, not_named
 from translators.checks.question_scope import Unsupported
@@ -72,7 +72,7 @@ from translators.wording.vocabulary import Grounder
 __all__ = ["GROUNDING_VERSION", "Attempt", "Translation", "TranslationSettings", "Translator"]
 
 # Changes whenever what a question's words or frame allow changes, so stored translations are not reused.
-GROUNDING_VERSION = 54
+GROUNDING_VERSION = 55
 
 
 @dataclass(frozen=True)
@@ -355,9 +355,12 @@ class Translator:
             result.samples = [format_flat(p) if p is not None else None for p in vote.programs]
             result.agreement = vote.agreement
         result.schema_fixes = fixes + composed_fix
-        if program is None and not candidates.retryable and judge.unmeant:
-            # Programs were written, but none means the question: a decline that names what was left out.
-            declined = decline(judge.unmeant)
+        # Programs were written, but none means the question: a decline that names what was left out;
+        # none was written: one that names the words the vocabulary lacks, where there are such.
+        declined = None
+        if program is None and not candidates.retryable:
+            declined = decline(judge.unmeant) if judge.unmeant else unwritten(judge.asked, self._stems, self.kinship)
+        if declined is not None:
             result.error, result.unsupported = declined.message, declined.kind
         return result
 

@@ -167,6 +167,7 @@ def _hedge(word: str) -> bool:
         ("Any possibility you could tell me whether the door is open?", "Is the door open?"),
         ("What is located on top of the desk?", "What is on top of the desk?"),
         ("What food isn't sliced?", "What food is not sliced?"),
+        ("Is the cup white, or really black?", "Is the cup white, or black?"),
     ],
 )
 def test_words_that_only_frame_a_question_go(framed, direct):
@@ -182,6 +183,7 @@ def test_words_that_only_frame_a_question_go(framed, direct):
         "Is the man standing by the car?",
         "Are the cups both white?",
         "Is only the cat black?",
+        "Is it indoors or outdoors?",  # a choice between two adverbs is what is asked
     ],
 )
 def test_adverbs_the_programs_read_stay(question):

@@ -299,3 +299,25 @@ def test_a_question_about_every_object_is_composed_as_counts_without_the_model()
     result = translator.translate("Are all the cows brown?")
     assert result.source == "composed" and backend.requests == []
     assert result.flat is not None and "compare_count" in result.flat and "filter(3, 1, color, brown)" in result.flat
+
+
+class Silent(Backend):
+    """A writer that has no program for any question, as the student may under its constraints."""
+
+    name = "silent"
+    supports_grammar = True
+
+    def generate(self, request):
+        raise BackendError("no program for this question")
+
+
+def test_a_question_the_writer_writes_nothing_for_is_declined_naming_the_words_the_vocabulary_lacks(bank):
+    from scene.word_kinship import WordNetKinship
+
+    silent = Translator(_settings(max_repairs=0), bank, Silent(), kinship=WordNetKinship())
+    result = silent.translate("Is the kitchen indoors or outdoors?")
+    assert result.program is None and result.unsupported == "inexpressible"
+    assert "cannot express 'indoors', 'outdoors'" in (result.error or "")
+    # A question of known words the writer fails on stays the writer's failure, not a decline.
+    known = silent.translate("Is the kitchen white or black?")
+    assert known.program is None and known.unsupported is None and "no program" in (known.error or "")

@@ -1,11 +1,12 @@
-"""Why a question gets no program: found from its words before any is tried (`beyond_language`), or
-from the candidates that were tried and none of which meant it (`decline`)."""
+"""Why a question gets no program: found from its words before any is tried (`beyond_language`),
+from the candidates that were tried and none of which meant it (`decline`), or, when the writer
+wrote none, from the words the vocabulary lacks (`unwritten`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from translators.checks.meaning import WordKinship, inexpressible
+from translators.checks.meaning import FRAME_CUES, WordKinship, content_words, inexpressible
 from translators.checks.meaning_checks import Unmeant, WordStems
 from translators.checks.question_scope import Unsupported, beyond_the_scene, out_of_scope
 from translators.wording.grounded_words import stem
@@ -38,3 +39,17 @@ def decline(unmeant: Sequence[Unmeant]) -> Unsupported:
         most = max(counts.values())
         return Unsupported("inexpressible", tuple(w for w, n in counts.items() if n == most))
     return Unsupported("inexpressible", (), unmeant[0].problem)
+
+
+def unwritten(asked: str, stems: WordStems, kinship: WordKinship | None) -> Unsupported | None:
+    """The decline of a question the writer wrote no program for at all: its content words that are
+    no word of the vocabulary, nor a thing or a value to WordNet ("Is it indoors or outdoors?"); None
+    when there are none (or no WordNet to tell), and the failure is the writer's own."""
+    if kinship is None:
+        return None
+    unknown = tuple(
+        w
+        for w in content_words(asked)
+        if stem(w) not in stems.known and w not in FRAME_CUES and not kinship.thing(w) and not kinship.value(w)
+    )
+    return Unsupported("inexpressible", unknown) if unknown else None

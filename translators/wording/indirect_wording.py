@@ -256,6 +256,18 @@ def _without_asides(words: list[str], attitude: Callable[[str], bool]) -> list[s
     return words
 
 
+def _offered(tokens: list[str]) -> set[int]:
+    """The places of the two one-word sides of a choice that ends the question ("Is it indoors or
+    outdoors?", adverbs WordNet would read as hedges): what is asked, not how sure the asker is.
+    A hedge inside a side stays a hedge ("... white or really black?")."""
+    return {
+        i + step
+        for i, token in enumerate(tokens[1:-1], start=1)
+        if token.lower() == "or" and (i + 2 == len(tokens) or not tokens[i + 2][0].isalnum())
+        for step in (-1, 1)
+    }
+
+
 def _framing(word: str, hedge: Callable[[str], bool]) -> bool:
     lowered = word.lower()
     return lowered in FRAMING_WORDS or (lowered not in _READ_ADVERBS and hedge(lowered))
@@ -270,7 +282,9 @@ def direct_question(
     attitude = attitude or _no_attitude
     text = _OPENERS.sub("", question.strip())
     body = _POLITE_END.sub("", text.rstrip("?.! ")).rstrip(",;: ")
-    words = [w for w in _tokens(body) if not _framing(w, hedge or _no_attitude)]
+    tokens = _tokens(body)
+    offered = _offered(tokens)
+    words = [w for i, w in enumerate(tokens) if i in offered or not _framing(w, hedge or _no_attitude)]
     while words and words[0] in (",", ":", ";"):  # an aside that was all framing ("Honestly, ...")
         words = words[1:]
     while words and words[-1] in (",", ":", ";"):  # "What color is the bus, exactly?"
