@@ -357,11 +357,10 @@ class Translator:
         result.schema_fixes = fixes + composed_fix
         # Programs were written, but none means the question: a decline that names what was left out;
         # none was written: one that names the words the vocabulary lacks, where there are such.
-        declined = None
         if program is None and not candidates.retryable:
-            declined = decline(judge.unmeant) if judge.unmeant else unwritten(judge.asked, self._stems, self.kinship)
-        if declined is not None:
-            result.error, result.unsupported = declined.message, declined.kind
+            why = decline(judge.unmeant) if judge.unmeant else unwritten(judge.asked, self._stems, self.kinship)
+            if why is not None:
+                result.error, result.unsupported = why.message, why.kind
         return result
 
     def _candidates(
