@@ -93,3 +93,20 @@ def test_wordings_are_read_as_the_banks(question, reading):
 def test_any_text_is_read_without_error_and_twice_is_once(text):
     once = read_as_scene(text)
     assert isinstance(once, str) and read_as_scene(once) == read_as_scene(read_as_scene(once))
+
+
+@pytest.mark.parametrize(
+    ("question", "reading"),
+    [
+        ("Is the cat on the chair or on the table?", "Is the cat on the chair or the table?"),
+        ("Where is the cat sitting, on the chair or on the table?", "Is the cat sitting on the chair or the table?"),
+        ("Where is the lamp: on the left or on the right?", "Is the lamp on the left or on the right?"),
+        ("Is the dog under the wooden bench or under a car?", "Is the dog under the wooden bench or a car?"),
+        # A choice of sides, or of two relations, keeps its words.
+        ("Is the lamp on the left or on the right?", "Is the lamp on the left or on the right?"),
+        ("Is the cup in the middle or in the back?", "Is the cup in the middle or in the back?"),
+        ("Is the cat on or under the table?", "Is the cat on or under the table?"),
+    ],
+)
+def test_a_relation_said_again_before_the_second_thing_offered_is_said_once(question, reading):
+    assert read_as_scene(question) == reading

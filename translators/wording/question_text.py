@@ -4,8 +4,10 @@
 `picture`. The image is named by the frame phrases below; they are taken out (or, where that
 would leave a dangling verb, replaced by "this") so that neither template fill nor the model
 reads the image as an object. "Do you see"/"can you see" ask whether something is there,
-"piece of furniture" or "clothing item" names the group itself, and a name spelled with a hyphen
-is the one word its joined spelling is ("t-shirt": `grounded_words.SPELLINGS` knows "tshirt").
+"piece of furniture" or "clothing item" names the group itself, a name spelled with a hyphen
+is the one word its joined spelling is ("t-shirt": `grounded_words.SPELLINGS` knows "tshirt"), and
+a relation said again before the second of two things offered is said once ("on the chair or on
+the table").
 
 Example:
     >>> read_as_scene("Who in the photo is sitting?")
@@ -26,6 +28,8 @@ Example:
     ('What room is it?', 'What rug is the cat on?')
     >>> read_as_scene("Which size is the black cat, large or little?")
     'Is the black cat large or little?'
+    >>> read_as_scene("Where is the cat sitting, on the chair or on the table?")
+    'Is the cat sitting on the chair or the table?'
     >>> read_as_scene("Who wears the t-shirt?"), read_as_scene("Is the shirt short-sleeved?")
     ('Who wears the tshirt?', 'Is the shirt short-sleeved?')
 """
@@ -155,15 +159,31 @@ _GROUP_PHRASES = (
         re.compile(r"^(\s*(?:what|which)\s+\w+)\s+do\s+you\s+think\s+(.+?)\s+(?:has|have)\s*\?", re.I),
         r"\1 does \2 have?",
     ),
-    # "Where is the lamp, on the left or on the right?" offers the two places it asks between.
+    # "Where is the lamp, on the left or on the right?" (or after a colon) offers the two places it asks between.
     (
         re.compile(
-            r"^\s*where\s+(is|are)\s+(.+?),\s*((?:on|at|in)\s+the\s+\w+\s+or\s+(?:(?:on|at|in)\s+)?the\s+\w+)\s*\?",
+            r"^\s*where\s+(is|are)\s+(.+?)\s*[,:]\s*((?:on|at|in)\s+the\s+\w+\s+or\s+(?:(?:on|at|in)\s+)?the\s+\w+)\s*\?",
             re.I,
         ),
         lambda m: f"{m[1].capitalize()} {m[2]} {m[3]}?",
     ),
 )
+# "on the chair or on the table": a preposition said again before the second thing offered relates
+# it as the first ("on the chair or the table", the bank's wording); not a choice of sides.
+_REPEATED_RELATION = re.compile(
+    r"\b(on|in|at|under|behind|near|beside|inside|above|below|by|over)\s+(the|a|an)\s+([a-z]+(?:\s[a-z]+)?)"
+    r"\s+or\s+\1\s+(the|a|an)\s+([a-z]+)\b",
+    re.I,
+)
+_SIDES = frozenset("left right top bottom middle center centre front back side".split())
+
+
+def _relation_once(match: re.Match[str]) -> str:
+    if {match[3].split()[-1].lower(), match[5].lower()} & _SIDES:
+        return match[0]
+    return f"{match[1]} {match[2]} {match[3]} or {match[4]} {match[5]}"
+
+
 _DANGLING = re.compile(r"\b(is|are)\s*(\?)?$", re.I)
 _SEE = re.compile(r"^\s*(?:do|can|could)\s+you\s+see\b(?=\s+(an?\b)?)", re.I)
 
@@ -216,5 +236,6 @@ def read_as_scene(question: str) -> str:
     for pattern, replacement in _GROUP_PHRASES:
         text = pattern.sub(replacement, text)
     text = _CATEGORY_CHOICE.sub(_category_choice, text)
+    text = _REPEATED_RELATION.sub(_relation_once, text)
     text = _HYPHENATED.sub(_joined, text)
     return re.sub(r"\s+([?,.])", r"\1", re.sub(r"\s{2,}", " ", text)).strip()
