@@ -79,7 +79,8 @@ _SPECS = [
         (_S,),
         ("class",),
         _S,
-        "the input objects whose class (or category) is CLASS; `this`: those a name a choice offers fits",
+        "the input objects whose class (or category) is CLASS; `this`: those a name a choice offers fits; "
+        "`thing`, `object`, `item` (here and wherever a CLASS is asked): every one",
         "class",
     ),
     OperationSpec(

@@ -43,6 +43,28 @@ def test_this_is_supported_by_the_class_that_fits_it_alone():
     assert not any("this" in fact for fact in answer.support.facts)
 
 
+@pytest.mark.parametrize("generic", ["thing", "object", "item"])
+def test_a_word_that_names_no_kind_of_thing_fits_every_object(answers, generic):
+    # "What is the man holding?" asked as "Which object is the man holding?"; "Is there anything behind the woman?".
+    held = S + f"select(1, 0, man). relate(2, 1, {generic}, holding, object). unique(3, 2). query(4, 3, name). end(4)."
+    assert answers(held) == ["leash"]
+    assert answers(S + f"select(1, 0, woman). relate(2, 1, {generic}, behind, subject). exist(3, 2). end(3).") == [
+        "yes"
+    ]
+    assert answers(S + f"select(1, 0, woman). verify_rel(2, 1, {generic}, behind, subject). end(2).") == ["yes"]
+    assert answers(S + f"select(1, 0, {generic}). count(2, 1). end(2).") == ["7"]
+    # The same color as the shirt: the leash, whatever its class.
+    same = S + f"select(1, 0, shirt). relate_attr(2, 1, {generic}, color). unique(3, 2). query(4, 3, name). end(4)."
+    assert answers(same) == ["leash"]
+
+
+def test_only_scene_facts_support_an_object_of_any_class():
+    program = S + "select(1, 0, man). relate(2, 1, thing, holding, object). unique(3, 2). query(4, 3, name). end(4)."
+    (answer,) = solve(program, STREET).answers
+    assert "has_rel(1,holding,7)" in answer.support.facts
+    assert not any("thing" in fact for fact in answer.support.facts)
+
+
 def test_filter(answers):
     assert answers(
         S + "select(1, 0, person). filter(2, 1, pose, walking). unique(3, 2). query(4, 3, name). end(4)."

@@ -8,7 +8,7 @@ KINSHIP = WordNetKinship()
 
 
 def test_a_question_no_program_was_written_for_names_the_words_the_vocabulary_lacks():
-    declined = unwritten("Is it indoors or outdoors?", STEMS, KINSHIP)
+    declined = unwritten("Is the cat indoors or outdoors?", STEMS, KINSHIP)
     assert declined is not None and declined.kind == "inexpressible"
     assert declined.words == ("indoors", "outdoors")
     assert "cannot express 'indoors', 'outdoors'" in declined.message
@@ -18,4 +18,4 @@ def test_a_question_of_known_words_leaves_the_failure_to_the_writer():
     assert unwritten("Is the cup white or black?", STEMS, KINSHIP) is None
     # A thing the vocabulary lacks may still be written by a model that is there.
     assert unwritten("Is the trebuchet black?", STEMS, KINSHIP) is None
-    assert unwritten("Is it indoors or outdoors?", STEMS, None) is None  # without WordNet nothing is ruled out
+    assert unwritten("Is the cat indoors or outdoors?", STEMS, None) is None  # without WordNet nothing is ruled out

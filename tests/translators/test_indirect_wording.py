@@ -183,7 +183,7 @@ def test_words_that_only_frame_a_question_go(framed, direct):
         "Is the man standing by the car?",
         "Are the cups both white?",
         "Is only the cat black?",
-        "Is it indoors or outdoors?",  # a choice between two adverbs is what is asked
+        "Is the cat indoors or outdoors?",  # a choice between two adverbs is what is asked
     ],
 )
 def test_adverbs_the_programs_read_stay(question):

@@ -321,3 +321,19 @@ def test_a_question_the_writer_writes_nothing_for_is_declined_naming_the_words_t
     # A question of known words the writer fails on stays the writer's failure, not a decline.
     known = silent.translate("Is the kitchen white or black?")
     assert known.program is None and known.unsupported is None and "no program" in (known.error or "")
+
+
+@pytest.mark.parametrize(
+    ("question", "program"),
+    [
+        ("Is anything on top of the shed?", "exist(relate_any(select(scene(), shed), on_top_of, subject))"),
+        ("Is there anything on the bed?", "exist(relate_any(select(scene(), bed), on, subject))"),
+        ("Is there anything red?", "exist(filter(scene(), color, red))"),
+    ],
+)
+def test_anything_is_an_object_of_any_class_as_the_banks_programs_read_it(question, program):
+    from theory.nested import format_nested
+    from translators.examples.bundled import default_bank
+
+    result = Translator(_settings(template_fill=True), default_bank(), Capturing([])).translate(question)
+    assert result.program is not None and format_nested(result.program) == program, result.error

@@ -43,7 +43,7 @@ def decline(unmeant: Sequence[Unmeant]) -> Unsupported:
 
 def unwritten(asked: str, stems: WordStems, kinship: WordKinship | None) -> Unsupported | None:
     """The decline of a question the writer wrote no program for at all: its content words that are
-    no word of the vocabulary, nor a thing or a value to WordNet ("Is it indoors or outdoors?"); None
+    no word of the vocabulary, nor a thing or a value to WordNet ("Is the cat indoors or outdoors?"); None
     when there are none (or no WordNet to tell), and the failure is the writer's own."""
     if kinship is None:
         return None

@@ -112,6 +112,7 @@ _COUNTS = tuple(sorted(COUNTING_OPERATIONS))
 _SAMENESS = tuple(sorted(SAMENESS_OPERATIONS))  # "the same color", "different", "in common"
 _LEFT_RIGHT = _says("left", "right", "hposition")
 _UP_DOWN = _says("top", "bottom", "middle", "vposition", "above", "below", "under", "hposition")
+_ANY_OBJECT = _has("relate_any", "relate_attr", "filter", "filter_any")
 # Frame words: accounted for by the form of the program rather than by an argument.
 FRAME_CUES: dict[str, Callable[[_Named], bool]] = {
     "many": _has(*_COUNTS),
@@ -147,6 +148,10 @@ FRAME_CUES: dict[str, Callable[[_Named], bool]] = {
     "front": _says("front"),
     "behind": _says("behind"),
     "wear": _says("wearing", "dressed", "in"),
+    # "Is anything on the shed?", "Is there anything made of glass?": objects of any class, as the
+    # bank's programs read them (`relate_any`, a filter of the scene, `thing`).
+    "anything": lambda named: _ANY_OBJECT(named) or "thing" in named.words,
+    "something": lambda named: _ANY_OBJECT(named) or "thing" in named.words,
 }
 
 

@@ -257,8 +257,8 @@ def _without_asides(words: list[str], attitude: Callable[[str], bool]) -> list[s
 
 
 def _offered(tokens: list[str]) -> set[int]:
-    """The places of the two one-word sides of a choice that ends the question ("Is it indoors or
-    outdoors?", adverbs WordNet would read as hedges): what is asked, not how sure the asker is.
+    """The places of the two one-word sides of a choice that ends the question ("Is the cat indoors
+    or outdoors?", adverbs WordNet would read as hedges): what is asked, not how sure the asker is.
     A hedge inside a side stays a hedge ("... white or really black?")."""
     return {
         i + step
