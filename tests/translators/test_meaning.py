@@ -16,6 +16,7 @@ from theory.nested import parse_nested
 from translators.checks.meaning import NOT_CONTENT, content_words, inexpressible, uncovered, value_words
 from translators.checks.meaning_checks import (
     WordStems,
+    not_relations,
     one_read_as_two,
     relations_as_things,
     things_as_values,
@@ -132,6 +133,16 @@ def test_a_relation_selected_as_a_thing_is_found():
     assert (
         relations_as_things(parse_nested("verify_attr(unique(select(scene(), man)), pose, standing)"), ontology) == ()
     )
+
+
+def test_a_class_or_a_value_written_as_a_relation_is_no_relation():
+    ontology = bundled_ontology()
+    man = "unique(select(scene(), man))"
+    assert not_relations(parse_nested(f"verify_rel({man}, beard, beard, object)"), ontology) == ("beard",)
+    assert not_relations(parse_nested(f"verify_rel({man}, hair, long, object)"), ontology) == ("long",)
+    assert not_relations(parse_nested(f"verify_rel({man}, hat, wearing, object)"), ontology) == ()
+    # A relation the ontology lacks, named by no class or value, is the question's own.
+    assert not_relations(parse_nested(f"verify_rel({man}, kite, flying, object)"), ontology) == ()
 
 
 def test_the_values_a_question_may_say_include_runs_of_three_words():

@@ -111,6 +111,20 @@ def relations_as_things(program: Program, ontology: Ontology) -> tuple[str, ...]
     return tuple(found)
 
 
+def not_relations(program: Program, ontology: Ontology) -> tuple[str, ...]:
+    """Relations of `program` that are no relation of the ontology but one of its classes or values
+    ("Does the man have a beard?" read as the man related to a beard by `beard`, "... long hair?" by
+    `long`)."""
+    relations = set(ontology.relations)
+    found: dict[str, None] = {}
+    for words in program_words(program).steps:
+        for argument in words.relations:
+            named = singular(argument) in ontology.classes or ontology.categories_of(argument)
+            if argument not in relations and named:
+                found.setdefault(argument, None)
+    return tuple(found)
+
+
 def one_read_as_two(program: Program, question: str, kinship: WordKinship | None) -> tuple[str, str] | None:
     """Two words side by side in `question` that name one thing, the second a kind above the first
     ("the laptop computer": a laptop is a computer), which `program` names as two classes; else None."""
@@ -258,6 +272,9 @@ class QuestionJudge:
         )
         if wrong_reading is None and values:
             wrong_reading = f"{', '.join(repr(w) for w in values)} says something of a thing, not a thing to select"
+        relating = not_relations(program, self.ontology)
+        if wrong_reading is None and relating:
+            wrong_reading = f"{', '.join(repr(w) for w in relating)} names a thing or a value, not a relation"
         if wrong_reading is not None:
             self.unmeant.append(Unmeant((), wrong_reading))
         return wrong_reading
