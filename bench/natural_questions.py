@@ -1,6 +1,6 @@
 """Questions a person asks about real scene graphs, answered as `POST /answer` answers them.
 
-Three sets of questions written for this project, on the four real GQA scene graphs of the shared
+Sets of questions written for this project, on the four real GQA scene graphs of the shared
 sample (../shared/data/gqa or $ASPVQA_GQA_DIR), the two demo scenes and scenes written with the set:
 
 - `natural` (bench/data/natural_questions.jsonl, 50): category words ("Which animal is shown?"),
@@ -16,7 +16,10 @@ sample (../shared/data/gqa or $ASPVQA_GQA_DIR), the two demo scenes and scenes w
   24 of 40), and it was scored again after that;
 - `framing` (bench/data/probes_framing.json, 34): in-scope questions about the demo scenes with a word
   that only frames them ("What color is the mug, please?", "Roughly how many apples are there?"),
-  and out-of-scope questions with such words, which must still be declined.
+  and out-of-scope questions with such words, which must still be declined;
+- `forms` (bench/data/probes_forms.json, 14): questions about a scene written with the set in the
+  forms read by this set's rules: every one of several objects ("Are all the cows brown?"),
+  "anything" and "something", "object" as any class, a relation said again in a choice.
 
 Every set is a validation set (`USE`), and each results entry says so and why. A question outside
 the language is right only when it is declined (status `unsupported`); an answer held back as not
@@ -54,12 +57,14 @@ SETS = {
     "dev": DATA / "probes_dev.json",
     "heldout": DATA / "probes_heldout.json",
     "framing": DATA / "probes_framing.json",
+    "forms": DATA / "probes_forms.json",
 }
 RESULT_FILES = {
     "natural": "natural_questions.json",
     "dev": "probes_dev.json",
     "heldout": "probes_heldout.json",
     "framing": "probes_framing.json",
+    "forms": "probes_forms.json",
 }
 TARGET = 0.90
 UNSUPPORTED = "unsupported"
@@ -72,6 +77,8 @@ USE = {
     "heldout": "committed in the same second as the rules it measures, its out-of-scope half repeating five "
     "development questions; rules were written after its first score's errors were seen, and it was scored again",
     "framing": "written after the rules for words that only frame a question, by the same author",
+    "forms": "written after the rules for the forms it asks (every one of several objects, 'anything', a relation "
+    "said again in a choice), by the same author",
 }
 
 

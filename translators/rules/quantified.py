@@ -32,7 +32,7 @@ from theory.nested import format_call, parse_nested
 from theory.program import Program, ProgramError, Step
 from translators.rules.coordination import Filler
 from translators.rules.template_fill import FilledProgram
-from translators.wording.grounded_words import QUANTIFIERS, singular
+from translators.wording.grounded_words import FUNCTION_WORDS, QUANTIFIERS, singular
 from translators.wording.ontology import Ontology
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-'][A-Za-z0-9]+)*")
@@ -180,7 +180,9 @@ class QuantifiedFiller:
             found.append((made, filled))
         words = _TOKEN.findall(plain)
         last = singular(words[-1].lower())
-        if last in self.ontology.classes and len(words) > 3 and words[1].lower() in ("the", "these", "those"):
+        # "Are the animals sheep?": a class said right after the objects, not at the end of a relation.
+        named_after = len(words) > 3 and words[-2].lower() not in FUNCTION_WORDS
+        if last in self.ontology.classes and named_after and words[1].lower() in ("the", "these", "those"):
             counted = self._fill_plain(f"How many {' '.join(words[2:-1])} are there?", exclude_ids)
             made = of_class(counted.program, last, self.ontology) if counted is not None else None
             if counted is not None and made is not None:
