@@ -284,8 +284,8 @@ class Translator:
     def _from_bank(
         self, question: str, question_id: str | None, judge: QuestionJudge, exclude: set[str], start: float
     ) -> Translation | None:
-        """The program filled from the bank's examples of the question's form, else composed from its
-        references and a form, else from two coordinated parts; None when none gives one that fits."""
+        """The program filled from the bank's examples of the question's form, else written by the rules
+        for forms the bank lacks, in `rule_order`'s order; None when none gives one that fits."""
         # "Does the X look A?" is also read as "Is the X A?", GQA's program of both, when the bank
         # has no example of the first.
         for asked in dict.fromkeys((judge.asked, as_be(judge.asked))):
