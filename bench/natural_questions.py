@@ -17,7 +17,7 @@ sample (../shared/data/gqa or $ASPVQA_GQA_DIR), the two demo scenes and scenes w
 - `framing` (bench/data/probes_framing.json, 34): in-scope questions about the demo scenes with a word
   that only frames them ("What color is the mug, please?", "Roughly how many apples are there?"),
   and out-of-scope questions with such words, which must still be declined;
-- `forms` (bench/data/probes_forms.json, 14): questions about a scene written with the set in the
+- `forms` (bench/data/probes_forms.json, 15): questions about a scene written with the set in the
   forms read by this set's rules: every one of several objects ("Are all the cows brown?"),
   "anything" and "something", "object" as any class, a relation said again in a choice.
 

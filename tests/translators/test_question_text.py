@@ -110,3 +110,19 @@ def test_any_text_is_read_without_error_and_twice_is_once(text):
 )
 def test_a_relation_said_again_before_the_second_thing_offered_is_said_once(question, reading):
     assert read_as_scene(question) == reading
+
+
+@pytest.mark.parametrize(
+    ("question", "reading"),
+    [
+        ("Is there anything white on the table?", "Is there a white thing on the table?"),
+        ("Is there something wooden next to the bench?", "Is there a wooden thing next to the bench?"),
+        # A value that makes a relation with the preposition is that relation; no value, no change.
+        ("Is there anything parked on the street?", "Is there anything parked on the street?"),
+        ("Is there anything sitting under the table?", "Is there anything sitting under the table?"),
+        ("Is there anything on the table?", "Is there anything on the table?"),
+        ("Is there anything red?", "Is there anything red?"),
+    ],
+)
+def test_a_value_said_of_anything_before_a_relation_is_said_of_a_thing(question, reading):
+    assert read_as_scene(question) == reading

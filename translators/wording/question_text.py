@@ -4,9 +4,10 @@
 `picture`. The image is named by the frame phrases below; they are taken out (or, where that
 would leave a dangling verb, replaced by "this") so that neither template fill nor the model
 reads the image as an object. "Do you see"/"can you see" ask whether something is there,
-"piece of furniture" or "clothing item" names the group itself, a name spelled with a hyphen
-is the one word its joined spelling is ("t-shirt": `grounded_words.SPELLINGS` knows "tshirt"), and
-a relation said again before the second of two things offered is said once ("on the chair or on
+"piece of furniture" or "clothing item" names the group itself, and a name spelled with a hyphen
+is the one word its joined spelling is ("t-shirt": `grounded_words.SPELLINGS` knows "tshirt"). A
+relation said again before the second of two things offered is said once ("on the chair or on the
+table"), and a value said of "anything" before a relation is said of a thing ("a white thing on
 the table").
 
 Example:
@@ -30,6 +31,8 @@ Example:
     'Is the black cat large or little?'
     >>> read_as_scene("Where is the cat sitting, on the chair or on the table?")
     'Is the cat sitting on the chair or the table?'
+    >>> read_as_scene("Is there anything white on the table?")
+    'Is there a white thing on the table?'
     >>> read_as_scene("Who wears the t-shirt?"), read_as_scene("Is the shirt short-sleeved?")
     ('Who wears the tshirt?', 'Is the shirt short-sleeved?')
 """
@@ -40,6 +43,7 @@ import re
 
 from theory.attributes import attribute_table
 from translators.wording.grounded_words import SPELLINGS
+from translators.wording.ontology import bundled_ontology
 
 _IMAGE = r"(?:picture|photo|photograph|image|pic|scene|shot)"
 _THE = r"(?:the|this|that)"
@@ -176,6 +180,25 @@ _REPEATED_RELATION = re.compile(
     re.I,
 )
 _SIDES = frozenset("left right top bottom middle center centre front back side".split())
+# "Is there anything white on the table?": a value said of "anything" before a relation is said of a
+# thing ("a white thing on the table"), which composition reads, as it reads "a white cup on the table".
+_ANYTHING_VALUE = re.compile(
+    r"\b(is|are)\s+there\s+(?:anything|something)\s+([a-z]+)\s+"
+    r"(on|in|at|under|behind|near|beside|inside|above|below|by|over|next|to)\b",
+    re.I,
+)
+
+
+def _value_of_a_thing(match: re.Match[str]) -> str:
+    value, preposition = match[2].lower(), match[3].lower()
+    if not any(value in values for values in attribute_table().values()):
+        return match[0]
+    # A value that makes a relation with the preposition after it is that relation ("anything parked
+    # on the tent", "anything sitting under the menu").
+    made = f"{value}_{preposition}"
+    if value.endswith("ing") or any(r == made or r.startswith(made + "_") for r in bundled_ontology().relations):
+        return match[0]
+    return f"{match[1]} there a {match[2]} thing {match[3]}"
 
 
 def _relation_once(match: re.Match[str]) -> str:
@@ -237,5 +260,6 @@ def read_as_scene(question: str) -> str:
         text = pattern.sub(replacement, text)
     text = _CATEGORY_CHOICE.sub(_category_choice, text)
     text = _REPEATED_RELATION.sub(_relation_once, text)
+    text = _ANYTHING_VALUE.sub(_value_of_a_thing, text)
     text = _HYPHENATED.sub(_joined, text)
     return re.sub(r"\s+([?,.])", r"\1", re.sub(r"\s{2,}", " ", text)).strip()
