@@ -299,15 +299,17 @@ def format_nested(program: Program) -> str:
             f"the nested form would have {size} calls (limit {MAX_NESTED_CALLS}): "
             "too many shared steps, use the code-like form"
         )
-    memo: dict[int, str] = {}
+    return nested_step(program, program.answer)
 
-    def text_of(step_id: int) -> str:
-        if step_id not in memo:
-            step = program.step(step_id)
-            memo[step_id] = format_call(step, [text_of(d) for d in step.dependencies])
-        return memo[step_id]
 
-    return text_of(program.answer)
+def nested_step(program: Program, step_id: int, memo: dict[int, str] | None = None) -> str:
+    """Step `step_id` and all it reads as one nested expression: the same text for the same objects
+    or answer, whatever the steps' ids (shared steps written out at each use, `memo` keeping each once)."""
+    memo = {} if memo is None else memo
+    if step_id not in memo:
+        step = program.step(step_id)
+        memo[step_id] = format_call(step, [nested_step(program, d, memo) for d in step.dependencies])
+    return memo[step_id]
 
 
 def _expanded_size(program: Program, step_id: int, sizes: dict[int, int]) -> int:

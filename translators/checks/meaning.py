@@ -113,6 +113,14 @@ _SAMENESS = tuple(sorted(SAMENESS_OPERATIONS))  # "the same color", "different",
 _LEFT_RIGHT = _says("left", "right", "hposition")
 _UP_DOWN = _says("top", "bottom", "middle", "vposition", "above", "below", "under", "hposition")
 _ANY_OBJECT = _has("relate_any", "relate_attr", "filter", "filter_any")
+
+
+def _any_thing(named: _Named) -> bool:
+    """ "Is anything on the shed?", "Is there anything made of glass?": objects of any class, as the
+    bank's programs read them (`relate_any`, a filter of the scene, `thing`)."""
+    return _ANY_OBJECT(named) or "thing" in named.words
+
+
 # Frame words: accounted for by the form of the program rather than by an argument.
 FRAME_CUES: dict[str, Callable[[_Named], bool]] = {
     "many": _has(*_COUNTS),
@@ -148,10 +156,8 @@ FRAME_CUES: dict[str, Callable[[_Named], bool]] = {
     "front": _says("front"),
     "behind": _says("behind"),
     "wear": _says("wearing", "dressed", "in"),
-    # "Is anything on the shed?", "Is there anything made of glass?": objects of any class, as the
-    # bank's programs read them (`relate_any`, a filter of the scene, `thing`).
-    "anything": lambda named: _ANY_OBJECT(named) or "thing" in named.words,
-    "something": lambda named: _ANY_OBJECT(named) or "thing" in named.words,
+    "anything": _any_thing,
+    "something": _any_thing,
 }
 
 

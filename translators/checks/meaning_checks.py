@@ -115,12 +115,11 @@ def not_relations(program: Program, ontology: Ontology) -> tuple[str, ...]:
     """Relations of `program` that are no relation of the ontology but one of its classes or values
     ("Does the man have a beard?" read as the man related to a beard by `beard`, "... long hair?" by
     `long`)."""
-    relations = set(ontology.relations)
     found: dict[str, None] = {}
     for words in program_words(program).steps:
         for argument in words.relations:
             named = singular(argument) in ontology.classes or ontology.categories_of(argument)
-            if argument not in relations and named:
+            if argument not in ontology.relations and named:
                 found.setdefault(argument, None)
     return tuple(found)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from theory.nested import nested_step
 from theory.program import Program, Step
 from theory.program_words import program_words
 from translators.wording.grounded_words import QUANTIFIERS, SPELLINGS, stem
@@ -60,11 +61,6 @@ def _check_of(program: Program, step: Step) -> tuple[str, Step] | None:
     return None if value is None else (value, program.step(step.dependencies[0]))
 
 
-def _shape(program: Program, step: Step) -> tuple[object, ...]:
-    """A step with everything it reads, whatever the steps' ids."""
-    return (step.operation, step.arguments, tuple(_shape(program, program.step(d)) for d in step.dependencies))
-
-
 def _says(word: str, value: str) -> bool:
     return stem(word) == stem(value) or SPELLINGS.get(word) == value  # "metallic" says `metal`
 
@@ -81,7 +77,7 @@ def checks_split(program: Program, surface: Sequence[str]) -> Step | None:
         if left is None or right is None:
             continue
         (first, one), (second, other) = left, right
-        if _shape(program, one) == _shape(program, other):
+        if nested_step(program, one.id) == nested_step(program, other.id):
             continue
         if any(_says(a, first) and _says(b, second) or _says(a, second) and _says(b, first) for a, b in pairs):
             return step

@@ -22,16 +22,16 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from functools import lru_cache
 from typing import Protocol
 
-from theory.nested import format_nested, parse_nested
+from theory.nested import format_nested, nested_step, parse_nested
 from theory.operations import Kind, operations_where
 from theory.program import Program, ProgramError
 from translators.rules.template_fill import FilledProgram
 
-_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-'][A-Za-z0-9]+)*")
-_YES_NO = frozenset("is are was were does do did".split())
+# A question's words, hyphens and apostrophes inside kept; the words a yes/no question opens with.
+QUESTION_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-'][A-Za-z0-9]+)*")
+YES_NO_OPENERS = frozenset("is are was were does do did".split())
 # The yes/no checks of one object's attribute or relation ("Is the cup red and small?").
 _VERIFICATIONS = operations_where(lambda spec: spec.output is Kind.BOOL and spec.family in ("attribute", "relation"))
-Tree = tuple[str, tuple[str, ...], tuple["Tree", ...]]
 _LOOKS = re.compile(
     r"^(?P<aux>does|do) (?P<object>.+?) (?:looks?|appears?(?: to be)?|seems?(?: to be)?) (?P<predicate>.+)$", re.I
 )
@@ -48,8 +48,8 @@ class Filler(Protocol):
 
 def coordinated_parts(question: str) -> Iterator[tuple[str, str]]:
     """The two questions a yes/no question with "A and B" may stand for, one cut at a time."""
-    words = _TOKEN.findall(question)
-    if len(words) < 5 or words[0].lower() not in _YES_NO:
+    words = QUESTION_TOKEN.findall(question)
+    if len(words) < 5 or words[0].lower() not in YES_NO_OPENERS:
         return
     for cut, word in enumerate(words):
         if word.lower() != "and" or cut < 3 or cut == len(words) - 1:
@@ -82,7 +82,7 @@ def _sentence(words: Sequence[str]) -> str:
     return f"{text[0].upper()}{text[1:]}?"
 
 
-def _object_of(program: Program) -> Tree | None:
+def _object_of(program: Program) -> str | None:
     """The object a verification is about (the sub-program it reads), or None for another operation. A
     value of no category is verified as ``exist(filter_any(OBJECT, value))``."""
     last = program.step(program.answer)
@@ -92,13 +92,7 @@ def _object_of(program: Program) -> Tree | None:
             return None
     elif last.operation not in _VERIFICATIONS:
         return None
-    return _tree(program, last.dependencies[0])
-
-
-def _tree(program: Program, step_id: int) -> Tree:
-    """The step and all it reads, ids left out: equal for the same object in two programs."""
-    step = program.step(step_id)
-    return step.operation, step.arguments, tuple(_tree(program, d) for d in step.dependencies)
+    return nested_step(program, last.dependencies[0])  # ids left out: equal for the same object in two programs
 
 
 class CoordinatedFiller:

@@ -24,19 +24,16 @@ Example:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from theory.nested import format_call, parse_nested
+from theory.nested import format_call, nested_step, parse_nested
 from theory.program import Program, ProgramError, Step
-from translators.rules.coordination import Filler
+from translators.rules.coordination import QUESTION_TOKEN, YES_NO_OPENERS, Filler
 from translators.rules.template_fill import FilledProgram
 from translators.wording.grounded_words import FUNCTION_WORDS, QUANTIFIERS, singular
 from translators.wording.ontology import Ontology
 
-_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-'][A-Za-z0-9]+)*")
-_YES_NO = frozenset("is are was were does do did".split())
 # Words of a comparison among the objects or of two joined predicates, which other rules read.
 _OTHER_READINGS = frozenset({"same", "different", "and", "or", "there"})
 _FILTERS = frozenset({"filter", "filter_any"})
@@ -44,9 +41,9 @@ _FILTERS = frozenset({"filter", "filter_any"})
 
 def quantified_plain(question: str) -> str | None:
     """The question with its quantifier left out, or None when it has none to leave out."""
-    words = _TOKEN.findall(question)
+    words = QUESTION_TOKEN.findall(question)
     lowered = [word.lower() for word in words]
-    if len(words) < 4 or lowered[0] not in _YES_NO or _OTHER_READINGS & set(lowered):
+    if len(words) < 4 or lowered[0] not in YES_NO_OPENERS or _OTHER_READINGS & set(lowered):
         return None
     at = next((i for i, word in enumerate(lowered) if word in QUANTIFIERS), None)
     if at is None or at < 1 or at == len(words) - 1:
@@ -86,12 +83,6 @@ class _Objects:
         return self.on(f"relate({other}, {self.cls}, {relation}, {position})")
 
 
-def _nested(program: Program, step_id: int) -> str:
-    """Step `step_id` and all it reads, in nested form."""
-    step = program.step(step_id)
-    return format_call(step, [_nested(program, d) for d in step.dependencies])
-
-
 def _objects(program: Program, step_id: int, ontology: Ontology) -> _Objects | None:
     """The objects step `step_id` gives, with a plural class made singular ("all the cows" are cows);
     None unless they are a class, of the scene or related to other objects, filtered by attributes."""
@@ -104,7 +95,7 @@ def _objects(program: Program, step_id: int, ontology: Ontology) -> _Objects | N
     if step.operation == "select" and source is not None and source.operation == "scene":
         related_to = None
     elif step.operation == "relate" and source is not None:
-        related_to = (_nested(program, source.id), step.arguments[1], step.arguments[2])
+        related_to = (nested_step(program, source.id), step.arguments[1], step.arguments[2])
     else:
         return None
     cls = step.arguments[0]
@@ -178,7 +169,7 @@ class QuantifiedFiller:
         made = every(filled.program, self.ontology) if filled is not None else None
         if filled is not None and made is not None:
             found.append((made, filled))
-        words = _TOKEN.findall(plain)
+        words = QUESTION_TOKEN.findall(plain)
         last = singular(words[-1].lower())
         # "Are the animals sheep?": a class said right after the objects, not at the end of a relation.
         named_after = len(words) > 3 and words[-2].lower() not in FUNCTION_WORDS
