@@ -27,7 +27,7 @@ sure (`abstained`) counts as not answered, for either kind, and is counted apart
 goes in as text with the default settings (translation, scene graph encoding, solving); the top
 answer must be one of the expected words. Prints a table by kind (right, declined, abstained),
 writes bench/results/<set>.json (one entry per `--label`; rows name question ids, not question
-text) and exits 1 below the target (90 % of each kind). `--recount` counts the stored entries of a
+text, and whether each is of a form the bank lacks, counted beside the whole) and exits 1 below the target (90 % of each kind). `--recount` counts the stored entries of a
 set's results file again from their rows by this rule, without translating anything.
 """
 
@@ -48,7 +48,11 @@ from app.config import load_settings  # noqa: E402
 from app.demo_scenes import demo_scenes  # noqa: E402
 from app.inputs import AskedQuestion  # noqa: E402
 from app.pipeline import Pipeline, PipelineError  # noqa: E402
+from bench.translation_accuracy import is_new_form  # noqa: E402
 from evaluation.interpreter import sanitise_answer  # noqa: E402
+from translators.examples.bundled import default_bank  # noqa: E402
+from translators.rules.template_fill import TemplateFiller  # noqa: E402
+from translators.wording.ontology import bundled_ontology  # noqa: E402
 
 GQA_DIR = Path(os.environ.get("ASPVQA_GQA_DIR", ROOT / "../shared/data/gqa"))
 DATA = ROOT / "bench" / "data"
@@ -133,6 +137,7 @@ def counted(set_name: str, rows: list[dict]) -> dict:
     declined: Counter[str] = Counter(r["kind"] for r in rows if r["answer"] == UNSUPPORTED)
     abstained: Counter[str] = Counter(r["kind"] for r in rows if r["answer"] == ABSTAINED)
     right = sum(right_by_kind.values())
+    novel = [r for r in rows if r.get("new_form")]
     return {
         "set": set_name,
         "data": str(SETS[set_name].relative_to(ROOT)),
@@ -145,6 +150,9 @@ def counted(set_name: str, rows: list[dict]) -> dict:
         "by_kind": {k: [right_by_kind[k], n] for k, n in sorted(by_kind.items())},
         "declined_by_kind": {k: declined[k] for k in sorted(by_kind)},
         "abstained_by_kind": {k: abstained[k] for k in sorted(by_kind)},
+        # Questions of a form the bank has no example of (`bench/translation_accuracy.py`'s definition):
+        # [right, of them]; absent from runs stored before rows said so.
+        "new_forms": [sum(r["right"] for r in novel), len(novel)] if any("new_form" in r for r in rows) else None,
         "target": TARGET,
     }
 
@@ -154,6 +162,8 @@ def print_table(entry: dict) -> None:
     for kind, (right, n) in entry["by_kind"].items():
         declined, abstained = entry["declined_by_kind"][kind], entry["abstained_by_kind"][kind]
         print(f"{kind:14} {right:>3} / {n:<3} {declined:>9} {abstained:>10}")
+    if entry.get("new_forms"):
+        print(f"{'new forms':14} {entry['new_forms'][0]:>3} / {entry['new_forms'][1]:<3}  (of a form the bank lacks)")
     print(f"{'all':14} {entry['right']:>3} / {entry['questions']:<3} = {entry['share']:.0%}", end="  ")
     print(f"(target >= {TARGET:.0%} of each kind; a {entry['use']} set: {entry['why']})")
 
@@ -194,6 +204,7 @@ def main() -> None:
     started = time.perf_counter()
     pipeline.warm_up()
     print(f"ready in {time.perf_counter() - started:.1f} s; {len(items)} questions")
+    filler = TemplateFiller(default_bank(), bundled_ontology())
     rows = []
     for item in items:
         started = time.perf_counter()
@@ -202,7 +213,7 @@ def main() -> None:
         right = is_right(answer, item["expected"])
         rows.append(
             {"id": item["id"], "scene": item["scene"], "kind": item["kind"], "answer": answer, "status": status}
-            | {"right": right, "s": round(seconds, 4)}
+            | {"right": right, "new_form": is_new_form(filler, item["question"]), "s": round(seconds, 4)}
         )
         mark = "ok " if right else "NO "
         print(
