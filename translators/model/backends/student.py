@@ -66,7 +66,8 @@ class StudentBackend(Backend):
             )
         except ModelNotAvailableError as exc:
             raise BackendError(str(exc)) from exc
-        ranked = [Written(swapped.restore(w.text), w.token_logprobs) for w in written]
+        restored = ((swapped.restore(w.text), w.token_logprobs) for w in written)
+        ranked = [Written(text, logprobs) for text, logprobs in restored if text is not None]
         with self._lock:
             self._last = ((question, things, values), ranked)
         return ranked

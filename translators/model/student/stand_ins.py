@@ -38,7 +38,7 @@ from translators.wording.grounded_words import FUNCTION_WORDS, IRREGULAR_PLURALS
 from translators.wording.ontology import OTHER_CATEGORY
 
 # Changes what the student's programs say: part of the translation cache key.
-STAND_INS_VERSION = "stand-ins-3"
+STAND_INS_VERSION = "stand-ins-4"
 # Plain hand-held objects with regular plurals that the bank asks about in every form, in the order
 # they are tried (the first the question does not say is used).
 STAND_INS: tuple[tuple[str, str], ...] = (("box", "boxes"), ("bag", "bags"), ("bottle", "bottles"), ("cup", "cups"))
@@ -64,11 +64,19 @@ class StandIns:
     swaps: tuple[StandIn, ...] = ()
     values: frozenset[str] = frozenset()  # the names of `swaps` that are values
 
-    def restore(self, text: str) -> str:
+    def restore(self, text: str) -> str | None:
         """A program written for `asked` with the question's own names in the stand-ins' places, a value
-        read where a category goes with it of no category in particular (see the module docstring)."""
+        read where a category goes with it of no category in particular (see the module docstring);
+        None when it writes a stand-in where its word cannot go: a thing's as a relation ("What does
+        the dog want?" read with "want" as a thing, the dog related to its stand-in by `box`), a
+        value's anywhere but as a value."""
         if not self.swaps:
             return text
+        try:
+            if any(_misplaced(step, self.swaps, self.values) for step in parse_nested(text)):
+                return None
+        except ProgramError:
+            pass  # the translator's parser says what is wrong with it, once the names are back
         back = {swap.stand_in: swap.name for swap in self.swaps}
         restored = program_text(back.get(token, token) for token in program_tokens(text))
         if not self.values:
@@ -76,8 +84,16 @@ class StandIns:
         try:
             program = parse_nested(restored)
         except ProgramError:
-            return restored  # the translator's parser says what is wrong with it
+            return restored
         return format_nested(Program(tuple(_uncategorised(step, self.values) for step in program), program.answer))
+
+
+def _misplaced(step: Step, swaps: Sequence[StandIn], values: frozenset[str]) -> bool:
+    """Whether `step` writes a stand-in in a role its word cannot have: a thing's anywhere but as a
+    class or a value ("a tap or a cup" is a choice of names), a value's anywhere but as a value."""
+    allowed = {swap.stand_in: ("value",) if swap.name in values else ("class", "value") for swap in swaps}
+    roles = OPERATIONS[step.operation].arguments
+    return any(role not in allowed.get(argument, (role,)) for role, argument in zip(roles, step.arguments))
 
 
 def _uncategorised(step: Step, values: frozenset[str]) -> Step:
@@ -110,7 +126,8 @@ def _values_stood_in(question: str, values: Collection[str], known: Collection[s
     for value in sorted(values, key=lambda v: -v.count("_")):
         if not free or value in known or ("_" not in value and _known(value, parts)):
             continue
-        pattern = r"\b" + r"\s+".join(re.escape(word) for word in value.split("_")) + r"\b"
+        # A word after "to" is a verb ("trying to go"), whatever WordNet also reads it as: no value.
+        pattern = r"(?<!\bto )\b" + r"\s+".join(re.escape(word) for word in value.split("_")) + r"\b"
         question, found = re.subn(pattern, free[0], question, flags=re.IGNORECASE)
         if found:
             swaps.append(StandIn(value, free.pop(0)))

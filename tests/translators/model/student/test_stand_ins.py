@@ -89,6 +89,26 @@ def test_a_value_of_several_words_is_stood_in_whole() -> None:
     )
 
 
+def test_a_stand_in_written_where_its_word_cannot_go_refuses_the_program() -> None:
+    # "want" read as a thing: a program relating the dog to it by its stand-in means nothing the question says.
+    swapped = stand_ins("What does the dog want?", ("want",), KNOWN)
+    assert swapped.asked == "What does the dog box?"
+    assert swapped.restore("query(unique(relate_any(select(scene(), dog), box, object)), name)") is None
+    assert swapped.restore("exist(select(scene(), box))") == "exist(select(scene(), want))"
+    # A thing may be a value of its name; a value may be nothing but a value.
+    tap = stand_ins("Is this a tap or a cup?", ("tap", "cup"), KNOWN)
+    assert tap.restore("choose_attr(unique(select(scene(), this)), name, box, cup)") == (
+        "choose_attr(unique(select(scene(), this)), name, tap, cup)"
+    )
+    dull = stand_ins("Is the box dull?", (), KNOWN, ("dull",))
+    assert dull.restore("exist(select(scene(), striped))") is None
+
+
+def test_a_word_after_to_is_no_value_to_stand_in() -> None:
+    swapped = stand_ins("Where is the cup trying to go?", (), KNOWN, ("trying", "go"))
+    assert swapped.asked == "Where is the cup striped to go?"
+
+
 _WORDS = st.sampled_from(["the", "tap", "taps", "storage", "box", "man", "is", "near", "silver", "grinder", "cup"])
 
 
