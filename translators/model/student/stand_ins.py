@@ -26,7 +26,7 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -72,8 +72,11 @@ class StandIns:
         value's anywhere but as a value."""
         if not self.swaps:
             return text
+        # The roles each stand-in's word may have: a thing's a class or a value ("a tap or a cup" is a
+        # choice of names), a value's a value.
+        roles = {swap.stand_in: ("value",) if swap.name in self.values else ("class", "value") for swap in self.swaps}
         try:
-            if any(_misplaced(step, self.swaps, self.values) for step in parse_nested(text)):
+            if any(_misplaced(step, roles) for step in parse_nested(text)):
                 return None
         except ProgramError:
             pass  # the translator's parser says what is wrong with it, once the names are back
@@ -88,10 +91,8 @@ class StandIns:
         return format_nested(Program(tuple(_uncategorised(step, self.values) for step in program), program.answer))
 
 
-def _misplaced(step: Step, swaps: Sequence[StandIn], values: frozenset[str]) -> bool:
-    """Whether `step` writes a stand-in in a role its word cannot have: a thing's anywhere but as a
-    class or a value ("a tap or a cup" is a choice of names), a value's anywhere but as a value."""
-    allowed = {swap.stand_in: ("value",) if swap.name in values else ("class", "value") for swap in swaps}
+def _misplaced(step: Step, allowed: Mapping[str, tuple[str, ...]]) -> bool:
+    """Whether `step` writes a stand-in of `allowed` in a role it does not allow."""
     roles = OPERATIONS[step.operation].arguments
     return any(role not in allowed.get(argument, (role,)) for role, argument in zip(roles, step.arguments))
 
