@@ -28,7 +28,11 @@ from translators.wording.grounded_words import singular
 
 WEIGHTS_DIR = Path(__file__).resolve().parents[2] / "data" / "student"
 # The beam search's rules (when it stops, the grammar it keeps to): part of the translation cache key.
-SEARCH_VERSION = "search-4"
+SEARCH_VERSION = "search-5"
+# Live beams the search keeps, whatever the number of programs asked for: a likelier short program
+# ("Is the boy wearing shorts?" as a check of an attribute) would otherwise crowd out the longer one
+# meant, which the ranking by per-token likelihood then puts first.
+SEARCH_WIDTH = 8
 # The training steps (batches of 64 pairs, about two and a half passes) the shipped weights were trained for.
 DEFAULT_STEPS = 3500
 _EPSILON = 1e-5  # PyTorch's LayerNorm default
@@ -46,6 +50,11 @@ class Written:
     def logprob(self) -> float:
         """The whole program's log-probability."""
         return float(sum(self.token_logprobs))
+
+    @property
+    def per_token(self) -> float:
+        """The mean log-probability of its tokens: what the programs are ranked by."""
+        return self.logprob / len(self.token_logprobs)
 
 
 def _norm(x: np.ndarray, w: dict[str, np.ndarray], name: str) -> np.ndarray:
@@ -106,6 +115,11 @@ def _settled(done: list[tuple[list[int], list[float]]], alive: list[list[float]]
         return False
     last = sorted((sum(logprobs) for _, logprobs in done), reverse=True)[beams - 1]
     return all(sum(logprobs) <= last for logprobs in alive)
+
+
+def ranked(written: Iterable[Written], beams: int) -> list[Written]:
+    """The `beams` programs of `written` whose tokens are likeliest on average, likeliest first."""
+    return sorted(written, key=lambda w: -w.per_token)[:beams]
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:
@@ -272,12 +286,14 @@ class StudentWriter:
         answers: Collection[str] | None = None,
         sides: tuple[Collection[str], Collection[str]] | None = None,
     ) -> list[Written]:
-        """The `beams` likeliest programs of `question`, likeliest first; with `said`, only programs
+        """The `beams` likeliest programs of `question` by their tokens' mean log-probability, likeliest
+        first (a whole program's log-probability favours the shortest, Wu et al. 2016); with `said`, only programs
         whose classes, values and relations it accepts (the words of the question, as the
         translator's grammar allows a language model); with `answers`, only programs ending in one
         of those operations (what the question's frame allows); with `sides` (the names said before and
         after the question's "or", in the singular), a choice only between one of each."""
         w = self._load()
+        width = max(beams, SEARCH_WIDTH)
         unsaid = self._unsaid(question, said)
         states, _ = self.reader.states([question])
         memory = self._memory(w, states)
@@ -289,13 +305,13 @@ class StudentWriter:
         ]
         cache = self._empty_cache(1)
         done: list[tuple[list[int], list[float]]] = []
-        while alive and not _settled(done, [logprobs for _, logprobs, _ in alive], beams):
+        while alive and not _settled(done, [logprobs for _, logprobs, _ in alive], width):
             newest = np.array([ids[-1] for ids, _, _ in alive], dtype=np.int64)
             scores, cache = self._step(w, memory, cache, newest, len(alive[0][0]) - 1)
             grown: list[tuple[float, int, list[int], list[float], CallState]] = []
             for parent, ((ids, logprobs, state), row) in enumerate(zip(alive, scores)):
                 row = np.where(grammar.mask(state), row + unsaid, -np.inf)
-                for token in np.argsort(row)[::-1][:beams]:
+                for token in np.argsort(row)[::-1][:width]:
                     if not np.isfinite(row[token]):
                         break
                     value = float(row[token])
@@ -303,13 +319,12 @@ class StudentWriter:
                     grown.append((sum(logprobs) + value, parent, [*ids, int(token)], [*logprobs, value], after))
             grown.sort(key=lambda g: -g[0])
             alive, parents = [], []
-            for _, parent, ids, logprobs, state in grown[:beams]:
+            for _, parent, ids, logprobs, state in grown[:width]:
                 if ids[-1] == self._end:
                     done.append((ids, logprobs))
                 elif len(ids) < limit:
                     alive.append((ids, logprobs, state))
                     parents.append(parent)
             cache = [(keys[parents], values[parents]) for keys, values in cache]
-        done.sort(key=lambda d: -sum(d[1]))
         tokens = self.vocabulary.tokens
-        return [Written(program_text(tokens[i] for i in ids[1:-1]), tuple(lp)) for ids, lp in done[:beams]]
+        return ranked([Written(program_text(tokens[i] for i in ids[1:-1]), tuple(lp)) for ids, lp in done], beams)

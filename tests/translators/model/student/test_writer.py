@@ -78,7 +78,17 @@ def test_a_learnt_program_is_written_back_first(tmp_path: Path) -> None:
     save_weights(model.eval(), writer.vocabulary, tmp_path)
     written = StudentWriter(tmp_path, writer.reader).write("any question", beams=3)
     assert written[0].text == text
-    assert [w.logprob for w in written] == sorted((w.logprob for w in written), reverse=True)
+    assert [w.per_token for w in written] == sorted((w.per_token for w in written), reverse=True)
+
+
+def test_a_longer_program_of_likelier_tokens_is_ranked_first() -> None:
+    from translators.model.student.writer import Written, ranked
+
+    short = Written("exist(select(scene(), cat))", (-0.5, -0.5, -0.2))
+    meant = Written("exist(relate(select(scene(), dog), cat, near, subject))", (-0.15,) * 10)
+    assert short.logprob > meant.logprob  # likelier as a whole, less likely token by token
+    assert ranked([short, meant], 2) == [meant, short]
+    assert ranked([short, meant], 1) == [meant]
 
 
 def test_no_weights_is_a_clear_error(tmp_path: Path) -> None:
