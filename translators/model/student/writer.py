@@ -29,9 +29,9 @@ from translators.wording.grounded_words import singular
 WEIGHTS_DIR = Path(__file__).resolve().parents[2] / "data" / "student"
 # The beam search's rules (when it stops, the grammar it keeps to): part of the translation cache key.
 SEARCH_VERSION = "search-5"
-# Live beams the search keeps, whatever the number of programs asked for: a likelier short program
-# ("Is the boy wearing shorts?" as a check of an attribute) would otherwise crowd out the longer one
-# meant, which the ranking by per-token likelihood then puts first.
+# Live beams the search keeps, whatever the number of programs asked for: with four, likelier short
+# programs that leave a word of the question out crowd out the longer one meant, which the ranking by
+# per-token likelihood would put first.
 SEARCH_WIDTH = 8
 # The training steps (batches of 64 pairs, about two and a half passes) the shipped weights were trained for.
 DEFAULT_STEPS = 3500
@@ -54,7 +54,7 @@ class Written:
     @property
     def per_token(self) -> float:
         """The mean log-probability of its tokens: what the programs are ranked by."""
-        return self.logprob / len(self.token_logprobs)
+        return self.logprob / max(1, len(self.token_logprobs))
 
 
 def _norm(x: np.ndarray, w: dict[str, np.ndarray], name: str) -> np.ndarray:
@@ -287,7 +287,8 @@ class StudentWriter:
         sides: tuple[Collection[str], Collection[str]] | None = None,
     ) -> list[Written]:
         """The `beams` likeliest programs of `question` by their tokens' mean log-probability, likeliest
-        first (a whole program's log-probability favours the shortest, Wu et al. 2016); with `said`, only programs
+        first (a whole program's favours the shortest; the mean is the plainest length normalisation);
+        with `said`, only programs
         whose classes, values and relations it accepts (the words of the question, as the
         translator's grammar allows a language model); with `answers`, only programs ending in one
         of those operations (what the question's frame allows); with `sides` (the names said before and
