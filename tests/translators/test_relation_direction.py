@@ -31,6 +31,21 @@ from translators.rules.relation_direction import direct_relations, word_order_di
             "query(unique(relate_any(select(scene(), table), on, subject)), name)",
         ),
         (
+            "What does the table have on it?",
+            "query(unique(relate_any(select(scene(), table), on, object)), name)",
+            "query(unique(relate_any(select(scene(), table), on, subject)), name)",
+        ),
+        (
+            "Does the table have a plate on it?",
+            "verify_rel(unique(select(scene(), table)), plate, on, object)",
+            "verify_rel(unique(select(scene(), table)), plate, on, subject)",
+        ),
+        (
+            "Which animal has a hat on it?",
+            "query(unique(relate(select(scene(), hat), animal, on, subject)), name)",
+            "query(unique(relate(select(scene(), hat), animal, on, object)), name)",
+        ),
+        (
             "Is the cup to the left or to the right of the plate?",
             "choose_rel(unique(select(scene(), cup)), plate, to_the_left_of, to_the_right_of, subject)",
             "choose_rel(unique(select(scene(), cup)), plate, to_the_left_of, to_the_right_of, object)",
