@@ -26,7 +26,8 @@ from theory.attributes import category_values
 from theory.entailment import MATERIAL_ADJECTIVES, Entailments, build_entailments
 from theory.scene_facts import asp_constant
 
-# Readings that no suffix, group or hypernym rule finds: spatial words with one more general word.
+# Readings that no suffix, group or hypernym rule finds: spatial words with one more general word,
+# and what someone wears, holds or carries as something they have ("Does the man have a hat?").
 HAND_WRITTEN: tuple[tuple[str, str, str], ...] = (
     ("relation", "on top of", "on"),
     ("relation", "inside", "in"),
@@ -36,6 +37,9 @@ HAND_WRITTEN: tuple[tuple[str, str, str], ...] = (
     ("relation", "close to", "near"),
     ("relation", "riding", "on"),
     ("relation", "riding on", "on"),
+    ("relation", "wearing", "has"),
+    ("relation", "holding", "has"),
+    ("relation", "carrying", "has"),
 )
 
 

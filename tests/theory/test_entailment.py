@@ -181,3 +181,16 @@ def test_the_bundled_table_reads_a_material_said_as_its_adjective():
         "scene(0). select(1,0,pole). unique(2,1). verify_attr(3,2,material,metal). end(3).",
     ):
         assert solve(program, shed, entailments=table).answers[0].answer == "yes"
+
+
+def test_the_bundled_table_reads_what_someone_wears_holds_or_carries_as_what_they_have():
+    table = bundled_entailments()
+    street = build_scene(
+        {1: {"class": "man"}, 2: {"class": "hat"}, 3: {"class": "bag"}, 4: {"class": "dog"}, 5: {"class": "ball"}},
+        [(1, "wearing", 2), (1, "holding", 3), (4, "near", 5)],
+    )
+    has = "scene(0). select(1,0,{}). unique(2,1). verify_rel(3,2,{},has,object). end(3)."
+    assert solve(has.format("man", "hat"), street, entailments=table).answers[0].answer == "yes"
+    assert solve(has.format("man", "bag"), street, entailments=table).answers[0].answer == "yes"
+    assert solve(has.format("dog", "ball"), street, entailments=table).answers[0].answer == "no"  # near is no having
+    assert solve(has.format("man", "hat"), street).answers[0].answer == "no"  # without the table, only `has` itself

@@ -39,6 +39,9 @@ def test_relations_need_their_words_but_not_their_glue():
     assert words.supports_relation("to_the_left_of") and not words.supports_relation("to_the_right_of")
     assert question_words("What color is the woman's hair?").supports_relation("of")
     assert question_words("Where is the skier?").supports_relation("on")
+    assert question_words("Does the man have a hat?").supports_relation("has")  # "have" to its stem "ha"
+    assert question_words("Which dog has a collar?").supports_relation("has")
+    assert not question_words("Does the man hold a hat?").supports_relation("has")
 
 
 def test_invented_arguments_are_named_with_their_role():

@@ -65,6 +65,7 @@ FRAME_RELATIONS: dict[str, tuple[str, ...]] = {
     "its": ("of",),
     "their": ("of",),
     "s": ("of",),  # "the girl's hair"
+    "have": ("has",),  # "has" is said by its stem; "have" is another word to it
 }
 # Other names GQA's programs write for a thing the question names (the question's word -> the name).
 # Pronouns name an object as GQA's programs do ("her" -> she); an object pronoun is named so even
