@@ -72,7 +72,7 @@ from translators.wording.vocabulary import Grounder
 __all__ = ["GROUNDING_VERSION", "Attempt", "Translation", "TranslationSettings", "Translator"]
 
 # Changes whenever what a question's words or frame allow changes, so stored translations are not reused.
-GROUNDING_VERSION = 61
+GROUNDING_VERSION = 62
 
 
 @dataclass(frozen=True)
@@ -358,7 +358,11 @@ class Translator:
         # Programs were written, but none means the question: a decline that names what was left out;
         # none was written: one that names the words the vocabulary lacks, where there are such.
         if program is None and not candidates.retryable:
-            why = decline(judge.unmeant) if judge.unmeant else unwritten(judge.asked, self._stems, self.kinship)
+            why = (
+                decline(judge.unmeant, judge.asked, self._stems)
+                if judge.unmeant
+                else unwritten(judge.asked, self._stems, self.kinship)
+            )
             if why is not None:
                 result.error, result.unsupported = why.message, why.kind
         return result

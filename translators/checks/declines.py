@@ -28,9 +28,15 @@ def beyond_language(
     return Unsupported("inexpressible", cannot) if cannot else None
 
 
-def decline(unmeant: Sequence[Unmeant]) -> Unsupported:
-    """The decline of a question none of whose candidate programs meant it: the words they left out
-    most often (or, when each said every word, the first wrong reading)."""
+def decline(unmeant: Sequence[Unmeant], asked: str = "", stems: WordStems | None = None) -> Unsupported:
+    """The decline of a question none of whose candidate programs meant it: its words the vocabulary
+    lacks, where it has such and given its `stems`, else the words the programs left out most often
+    (or, when each said every word, the first wrong reading)."""
+    # A word no program can say is the likelier cause than one the programs could say and left out:
+    # "What does the brown dog want?" was read with "want" as the thing and declined for "dog".
+    unknown = () if stems is None else _unknown(asked, stems)
+    if unknown:
+        return Unsupported("inexpressible", unknown)
     counts: dict[str, int] = {}
     for candidate in unmeant:
         for word in candidate.left_out:
@@ -47,9 +53,10 @@ def unwritten(asked: str, stems: WordStems, kinship: WordKinship | None) -> Unsu
     when there are none (or no WordNet to tell), and the failure is the writer's own."""
     if kinship is None:
         return None
-    unknown = tuple(
-        w
-        for w in content_words(asked)
-        if stem(w) not in stems.known and w not in FRAME_CUES and not kinship.thing(w) and not kinship.value(w)
-    )
+    unknown = tuple(w for w in _unknown(asked, stems) if not kinship.thing(w) and not kinship.value(w))
     return Unsupported("inexpressible", unknown) if unknown else None
+
+
+def _unknown(asked: str, stems: WordStems) -> tuple[str, ...]:
+    """The question's content words that are no word of the vocabulary."""
+    return tuple(w for w in content_words(asked) if stem(w) not in stems.known and w not in FRAME_CUES)
