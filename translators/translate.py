@@ -355,8 +355,9 @@ class Translator:
             result.samples = [format_flat(p) if p is not None else None for p in vote.programs]
             result.agreement = vote.agreement
         result.schema_fixes = fixes + composed_fix
-        # Programs were written, but none means the question: a decline that names what was left out;
-        # none was written: one that names the words the vocabulary lacks, where there are such.
+        # Programs were written, but none means the question: a decline that names the words the
+        # vocabulary lacks, else what was left out; none was written: one that names the words the
+        # vocabulary lacks that are no thing or value either, where there are such.
         if program is None and not candidates.retryable:
             why = (
                 decline(judge.unmeant, judge.asked, self._stems)
