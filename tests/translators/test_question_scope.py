@@ -23,6 +23,11 @@ QUESTIONS = GQA_DIR / "questions"
         ("How come the street is wet?", "reason"),
         ("What if the cat jumped off the chair?", "hypothetical"),
         ("Suppose the light turns red: who stops?", "hypothetical"),
+        ("What is the boy about to eat?", "future"),
+        ("Is the girl about to jump?", "future"),
+        ("What is the woman going to eat?", "future"),
+        ("What will the dog do next?", "future"),
+        ("Will the man fall?", "future"),
         ("How did the man get on the horse?", "manner"),
         ("When was this picture taken?", "time"),
         ("What time is it?", "time"),
@@ -67,6 +72,9 @@ def test_forms_outside_the_language_are_refused_with_what_can_be_answered(questi
         "Does the man look happy?",
         "Which side is the sign on?",
         "What color is the price tag?",
+        "Is the bus going to the station?",
+        "Is the man going down the hill?",
+        "What is the dog next to?",
     ],
 )
 def test_questions_the_programs_express_pass(question):

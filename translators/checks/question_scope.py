@@ -2,7 +2,8 @@
 
 The operations select, relate, filter, query, verify, choose, compare and count objects, their
 attributes and relations in one scene. A question that asks for a reason ("why"), a manner or a
-way ("how did", "how can"), a hypothetical ("what if"), an opinion or advice ("would you",
+way ("how did", "how can"), a hypothetical ("what if"), what will happen ("about to", "going to
+eat", "do next"), an opinion or advice ("would you",
 "should I", "do you like"), a time ("when"), a smell or taste, or text read off the picture ("what
 does the sign say") has no program in that language; a model would still write one and answer something. Such
 a question is refused with what the service can answer instead. The forms are a short declared
@@ -37,6 +38,14 @@ _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     for kind, pattern in (
         ("reason", r"^(why|how come)\b|\bfor what reason\b|\bwhat is the reason\b"),
         ("hypothetical", r"^(what if|what would happen|what will happen|suppose|imagine)\b"),
+        # "What is the boy about to eat?" was answered with what he eats, "What will the dog do next?"
+        # with what the dog is next to. "Going to the station" is a destination and stays.
+        (
+            "future",
+            r"\b(about|going) to (?!(the|a|an|this|that|these|those|his|her|its|their|my|your)\b)\w+"
+            r"|^(what|where|who|which|how) will\b|^will (the|this|that|these|those|it|he|she|they)\b"
+            r"|\b(do|does|happen|happens) next\b",
+        ),
         ("manner", r"^how (did|does|do|can|could|would|will|should|to)\b(?!.*\b(look|looks|seem|seems)\b)"),
         # "How long has the car been waiting?", "How long do dogs live?": a duration. "How long is the
         # table?" asks for a length and stays.
@@ -71,6 +80,7 @@ _EXPLANATIONS = {
     "wordless": "it has no words to translate (a question needs a word of two letters or more)",
     "reason": "it asks why, and a picture shows what is there, not reasons",
     "hypothetical": "it asks about something that is not in the picture (what if)",
+    "future": "it asks what will happen, and a picture shows one moment",
     "manner": "it asks how something is done, not what the picture shows",
     "time": "it asks when or for how long, and the scene has no time",
     "brand": "it asks for a make or a brand, a name the scene does not hold",
