@@ -355,15 +355,11 @@ class Translator:
             result.samples = [format_flat(p) if p is not None else None for p in vote.programs]
             result.agreement = vote.agreement
         result.schema_fixes = fixes + composed_fix
-        # Programs were written, but none means the question: a decline that names the words the
-        # vocabulary lacks, else what was left out; none was written: one that names the words the
-        # vocabulary lacks that are no thing or value either, where there are such.
+        # Programs were written, none means the question: name the words the vocabulary lacks, else what
+        # was left out; none was written: the words it lacks that are no thing or value either, if any.
         if program is None and not candidates.retryable:
-            why = (
-                decline(judge.unmeant, judge.asked, self._stems)
-                if judge.unmeant
-                else unwritten(judge.asked, self._stems, self.kinship)
-            )
+            stems, asked = self._stems, judge.asked
+            why = decline(judge.unmeant, asked, stems) if judge.unmeant else unwritten(asked, stems, self.kinship)
             if why is not None:
                 result.error, result.unsupported = why.message, why.kind
         return result
