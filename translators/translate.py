@@ -72,7 +72,7 @@ from translators.wording.vocabulary import Grounder
 __all__ = ["GROUNDING_VERSION", "Attempt", "Translation", "TranslationSettings", "Translator"]
 
 # Changes whenever what a question's words or frame allow changes, so stored translations are not reused.
-GROUNDING_VERSION = 63
+GROUNDING_VERSION = 64
 
 
 @dataclass(frozen=True)

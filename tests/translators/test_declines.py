@@ -29,3 +29,8 @@ def test_a_declined_question_names_the_word_no_program_can_say_before_one_the_pr
     assert decline(unmeant, "What does the brown dog hold?", STEMS).words == ("dog",)  # every word known
     wrong = [Unmeant((), "a relation read twice")]
     assert decline(wrong, "Is the cup on the table?", STEMS).reason == "a relation read twice"
+
+
+def test_a_number_or_an_irregular_plural_is_no_word_the_vocabulary_lacks():
+    unmeant = [Unmeant(("umbrella",), "the program does not express 'umbrella'")]
+    assert decline(unmeant, "Are two men holding the umbrella?", STEMS).words == ("umbrella",)

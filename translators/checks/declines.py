@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from translators.checks.meaning import FRAME_CUES, WordKinship, content_words, inexpressible
+from translators.checks.meaning import WordKinship, inexpressible, unaccounted
 from translators.checks.meaning_checks import Unmeant, WordStems
 from translators.checks.question_scope import Unsupported, beyond_the_scene, out_of_scope
 from translators.wording.grounded_words import stem
@@ -34,7 +34,7 @@ def decline(unmeant: Sequence[Unmeant], asked: str = "", stems: WordStems | None
     (or, when each said every word, the first wrong reading)."""
     # A word no program can say is the likelier cause than one the programs could say and left out:
     # "What does the brown dog want?" was read with "want" as the thing and declined for "dog".
-    unknown = () if stems is None else _unknown(asked, stems)
+    unknown = () if stems is None else unaccounted(asked, lambda w: stem(w) in stems.known)
     if unknown:
         return Unsupported("inexpressible", unknown)
     counts: dict[str, int] = {}
@@ -53,10 +53,7 @@ def unwritten(asked: str, stems: WordStems, kinship: WordKinship | None) -> Unsu
     when there are none (or no WordNet to tell), and the failure is the writer's own."""
     if kinship is None:
         return None
-    unknown = tuple(w for w in _unknown(asked, stems) if not kinship.thing(w) and not kinship.value(w))
+    unknown = tuple(
+        w for w in unaccounted(asked, lambda w: stem(w) in stems.known) if not kinship.thing(w) and not kinship.value(w)
+    )
     return Unsupported("inexpressible", unknown) if unknown else None
-
-
-def _unknown(asked: str, stems: WordStems) -> tuple[str, ...]:
-    """The question's content words that are no word of the vocabulary."""
-    return tuple(w for w in content_words(asked) if stem(w) not in stems.known and w not in FRAME_CUES)

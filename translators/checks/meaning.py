@@ -317,14 +317,18 @@ def inexpressible(question: str, known: Callable[[str], bool], kinship: WordKins
         and not kinship.adjective_only(first)
         and kinship.thing(head)
     }
+    return tuple(w for w in unaccounted(question, known) if w not in compounded and not kinship.expressible(w))
+
+
+def unaccounted(question: str, known: Callable[[str], bool]) -> tuple[str, ...]:
+    """Content words that no word of the ontology (`known`), frame word, number, spelling or irregular
+    plural accounts for: the words a question says that the vocabulary lacks."""
     return tuple(
         w
         for w in content_words(question)
-        if w not in compounded
-        and not known(w)
+        if not known(w)
         and w not in FRAME_CUES
         and w not in _NUMBERS
         and w not in SPELLINGS
         and w not in IRREGULAR_PLURALS
-        and not kinship.expressible(w)
     )
